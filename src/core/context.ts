@@ -1,0 +1,26 @@
+/** What the gateway hands each endpoint handler. @module */
+import type { Engine, ModelInfo } from './engine.ts';
+import type { ModelScope } from './models.ts';
+
+export interface RequestContext {
+  readonly request: Request;
+  readonly requestId: string;
+  /** Which protocol's shapes this request gets (decided from its path and headers). */
+  readonly flavour: 'openai' | 'anthropic';
+  readonly engine: Engine;
+  /** Every model the engine serves; use `scope` to see which this caller may use. */
+  readonly models: readonly ModelInfo[];
+  readonly scope: ModelScope;
+  /** The request body as a JSON object (read once, size-capped). */
+  body(): Promise<Record<string, unknown>>;
+  /** Path parameters after the endpoint prefix, e.g. the id in `/models/{id}`. */
+  readonly rest: string;
+}
+
+export type Handler = (context: RequestContext) => Promise<Response>;
+
+export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
+  const response = new Response(JSON.stringify(body), { status, headers });
+  response.headers.set('content-type', 'application/json');
+  return response;
+}

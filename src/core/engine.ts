@@ -1,0 +1,92 @@
+/**
+ * The one interface between the HTTP-shaped gateway and whatever runs the models.
+ * Engines see only these neutral types, never a wire format (OpenAI or Anthropic).
+ * @module
+ */
+
+/** What an engine says about one model it can serve. Drives validation and `GET /models`. */
+export interface ModelInfo {
+  /** The id clients send as `model`. */
+  readonly id: string;
+  readonly kind: 'chat' | 'embedding';
+  /** Which engine serves it, e.g. `transformers`, `webllm`. Shown to users, not interpreted. */
+  readonly engine: string;
+  /** Human name for listings (Anthropic `display_name`). */
+  readonly displayName?: string;
+  /** Unix seconds; shown as OpenAI `created` and Anthropic `created_at`. */
+  readonly created?: number;
+  /** Prompt plus output tokens the model can attend to. */
+  readonly contextWindow: number;
+  /** Largest allowed `max_tokens` (chat models). */
+  readonly maxOutputTokens?: number;
+  /** Native vector length (embedding models). */
+  readonly dimensions?: number;
+  /** True when vectors may be truncated to fewer `dimensions` and re-normalised (Matryoshka). */
+  readonly supportsDimensions?: boolean;
+}
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  readonly role: ChatRole;
+  readonly content: string;
+}
+
+/** A chat request after protocol parsing: one shape for both flavours. */
+export interface ChatRequest {
+  readonly model: string;
+  /** In conversation order. A trailing `assistant` message is a prefill for the answer to continue. */
+  readonly messages: readonly ChatMessage[];
+  /**
+   * Cap on generated tokens; the gateway enforces it too. When the prompt plus this cap would not
+   * fit the context window, the engine stops at the window's end (reporting `length`); only a
+   * prompt that leaves no room at all is a `context_length_exceeded` error.
+   */
+  readonly maxTokens: number;
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly topK?: number;
+  readonly seed?: number;
+  readonly presencePenalty?: number;
+  readonly frequencyPenalty?: number;
+  /** Stop strings. The gateway cuts output at them; engines may also use them to stop early. */
+  readonly stop: readonly string[];
+}
+
+/**
+ * What an engine yields while generating, in this order:
+ * one `start` (after the prompt is tokenised), then one `token` per generated token,
+ * then optionally one `end`. Ending the iteration without `end` means a natural stop.
+ */
+export type ChatEvent =
+  | { readonly type: 'start'; readonly promptTokens: number }
+  /** Exactly one generated token; `text` may be '' (e.g. half a UTF-8 character). */
+  | { readonly type: 'token'; readonly text: string }
+  | { readonly type: 'end'; readonly reason: 'stop' | 'length' };
+
+export interface EmbedRequest {
+  readonly model: string;
+  /** One or more non-empty texts, in input order. */
+  readonly input: readonly string[];
+}
+
+export interface EmbedResult {
+  /** One full-length vector per input, in input order. Pooled and normalised as the model defines. */
+  readonly embeddings: readonly Float32Array[];
+  readonly promptTokens: number;
+}
+
+export interface CallOptions {
+  /** Aborts when the client goes away; the engine must stop work promptly. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Implemented by the real engines (transformers.js, web-llm), by the worker link, and by test doubles.
+ * Failures that map to a specific HTTP status are thrown as `GatewayError`; anything else becomes a 500.
+ */
+export interface Engine {
+  listModels(): Promise<readonly ModelInfo[]>;
+  chat(request: ChatRequest, options: CallOptions): AsyncIterable<ChatEvent>;
+  embed(request: EmbedRequest, options: CallOptions): Promise<EmbedResult>;
+}

@@ -1,0 +1,85 @@
+/**
+ * One error type for every failure the gateway reports. Protocol modules render it in their own
+ * wire shape; it crosses worker boundaries as plain data (`toJSON` / `GatewayError.from`).
+ * @module
+ */
+
+/** Each code fixes the HTTP status; the protocol renderers map codes to their own `type` names. */
+export const STATUS_BY_CODE = {
+  invalid_request: 400,
+  context_length_exceeded: 400,
+  authentication: 401,
+  permission: 403,
+  not_found: 404,
+  model_not_found: 404,
+  method_not_allowed: 405,
+  request_too_large: 413,
+  queue_full: 429,
+  internal: 500,
+  model_unavailable: 503,
+  engine_unavailable: 503,
+  /** The client went away; nobody reads this status, but it must not look like a success. */
+  aborted: 499,
+} as const;
+
+export type GatewayErrorCode = keyof typeof STATUS_BY_CODE;
+
+export interface GatewayErrorData {
+  readonly code: GatewayErrorCode;
+  readonly message: string;
+  /** The request field at fault, in the flavour's notation (`messages[0].content`, `max_tokens`). */
+  readonly param?: string;
+  /** Seconds a client should wait before retrying (429, 503). */
+  readonly retryAfter?: number;
+}
+
+export class GatewayError extends Error implements GatewayErrorData {
+  override readonly name = 'GatewayError';
+  readonly code: GatewayErrorCode;
+  readonly param?: string;
+  readonly retryAfter?: number;
+
+  constructor(code: GatewayErrorCode, message: string, options: { param?: string; retryAfter?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    if (options.param !== undefined) this.param = options.param;
+    if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+  }
+
+  get status(): number {
+    return STATUS_BY_CODE[this.code];
+  }
+
+  /**
+   * Whether a client retry could succeed. Deterministic failures (bad input, auth, unknown model,
+   * a model that cannot be fetched) are not retryable, so the SDKs are told not to retry them.
+   */
+  get retryable(): boolean {
+    return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.retryAfter !== undefined;
+  }
+
+  toJSON(): GatewayErrorData & { name: 'GatewayError' } {
+    return { name: 'GatewayError', code: this.code, message: this.message, param: this.param, retryAfter: this.retryAfter };
+  }
+
+  /** Rebuilds an error that crossed `postMessage` as data; anything else becomes `internal`. */
+  static from(value: unknown): GatewayError {
+    if (value instanceof GatewayError) return value;
+    if (isGatewayErrorData(value)) {
+      return new GatewayError(value.code, value.message, { param: value.param ?? undefined, retryAfter: value.retryAfter ?? undefined });
+    }
+    const message = value instanceof Error ? value.message : String(value);
+    return new GatewayError('internal', message || 'The engine failed.', { cause: value });
+  }
+}
+
+/** Matches by shape, not `instanceof`, so errors rebuilt in another realm still count. */
+export function isGatewayError(value: unknown): value is GatewayError {
+  return isGatewayErrorData(value) && (value as { name?: unknown }).name === 'GatewayError';
+}
+
+function isGatewayErrorData(value: unknown): value is GatewayErrorData {
+  if (typeof value !== 'object' || value === null) return false;
+  const { code, message } = value as { code?: unknown; message?: unknown };
+  return typeof code === 'string' && Object.hasOwn(STATUS_BY_CODE, code) && typeof message === 'string';
+}

@@ -1,0 +1,172 @@
+/**
+ * Turns an engine's token stream into what both protocols report: text pieces, then one finish
+ * with exact usage. Stop sequences and the token cap are enforced here, once, whatever the engine
+ * does, and the engine is told to stop as soon as the answer is complete.
+ * @module
+ */
+import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
+import { GatewayError } from './errors.ts';
+
+export type FinishReason = 'stop' | 'length' | 'stop_sequence';
+
+export interface Usage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export type GenerationEvent =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence: string | null; readonly usage: Usage };
+
+export interface Generation {
+  readonly promptTokens: number;
+  /** Text pieces, then exactly one `finish`. Throws a GatewayError if the engine fails midway. */
+  readonly events: AsyncIterator<GenerationEvent>;
+  /** Stops the engine now (the client went away). Safe to call more than once. */
+  cancel(): void;
+}
+
+/**
+ * Starts a generation and waits until the engine has read the prompt, so that failures before the
+ * first token (unknown model, load failure, prompt too long) can still be normal HTTP errors.
+ */
+export async function startGeneration(engine: Engine, request: ChatRequest, signal: AbortSignal): Promise<Generation> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) throw aborted();
+  signal.addEventListener('abort', onAbort, { once: true });
+
+  const source = engine.chat(request, { signal: controller.signal })[Symbol.asyncIterator]();
+  let first: IteratorResult<unknown>;
+  try {
+    first = await source.next();
+  } catch (error) {
+    signal.removeEventListener('abort', onAbort);
+    throw controller.signal.aborted ? aborted() : GatewayError.from(error);
+  }
+  const cancel = () => controller.abort(new GatewayError('aborted', 'The generation was stopped.'));
+  const pending = first.done ? [] : [first.value as ChatEvent];
+  const promptTokens = pending[0]?.type === 'start' ? pending[0].promptTokens : 0;
+  const events = run(source, pending, request, promptTokens, controller, () => signal.removeEventListener('abort', onAbort));
+  return { promptTokens, events, cancel };
+}
+
+async function* run(
+  source: AsyncIterator<ChatEvent>,
+  pending: ChatEvent[],
+  request: ChatRequest,
+  promptTokens: number,
+  controller: AbortController,
+  cleanup: () => void,
+): AsyncGenerator<GenerationEvent> {
+  const stops = new StopMatcher(request.stop);
+  let completionTokens = 0;
+  const finish = (reason: FinishReason, stopSequence: string | null = null): GenerationEvent => ({
+    type: 'finish',
+    reason,
+    stopSequence,
+    usage: { promptTokens, completionTokens },
+  });
+  try {
+    let endReason: 'stop' | 'length' = 'stop';
+    for (;;) {
+      let event: ChatEvent | undefined = pending.shift();
+      if (event === undefined) {
+        let next: IteratorResult<ChatEvent>;
+        try {
+          next = await source.next();
+        } catch (error) {
+          throw controller.signal.aborted ? aborted() : GatewayError.from(error);
+        }
+        if (next.done) break;
+        event = next.value;
+      }
+      if (event.type === 'end') {
+        endReason = event.reason;
+        break;
+      }
+      if (event.type !== 'token') continue;
+      completionTokens++;
+      const { text, matched } = stops.push(event.text);
+      if (text) yield { type: 'text', text };
+      if (matched !== null) {
+        yield finish('stop_sequence', matched);
+        return;
+      }
+      if (completionTokens >= request.maxTokens) {
+        const rest = stops.flush();
+        if (rest) yield { type: 'text', text: rest };
+        yield finish('length');
+        return;
+      }
+    }
+    if (controller.signal.aborted) throw aborted();
+    const rest = stops.flush();
+    if (rest) yield { type: 'text', text: rest };
+    yield finish(endReason);
+  } finally {
+    cleanup();
+    // Stop the engine whenever we leave before it did: cap reached, stop sequence, cancel or error.
+    // The controller is this generation's own, so aborting after a natural end is harmless.
+    controller.abort(new GatewayError('aborted', 'Generation complete.'));
+    await source.return?.(undefined).catch(() => {});
+  }
+}
+
+function aborted(): GatewayError {
+  return new GatewayError('aborted', 'The request was aborted by the client.');
+}
+
+/**
+ * Finds stop sequences across token boundaries. Text that could still be the start of a stop
+ * sequence is held back until it is known not to be one, so no part of a stop sequence leaks.
+ */
+export class StopMatcher {
+  readonly #stops: readonly string[];
+  #held = '';
+
+  constructor(stops: readonly string[]) {
+    this.#stops = stops.filter((s) => s.length > 0);
+  }
+
+  push(piece: string): { text: string; matched: string | null } {
+    if (this.#stops.length === 0) return { text: piece, matched: null };
+    const buffer = this.#held + piece;
+    let at = -1;
+    let matched: string | null = null;
+    for (const stop of this.#stops) {
+      const i = buffer.indexOf(stop);
+      if (i !== -1 && (at === -1 || i < at)) {
+        at = i;
+        matched = stop;
+      }
+    }
+    if (matched !== null) {
+      this.#held = '';
+      return { text: buffer.slice(0, at), matched };
+    }
+    const keep = this.#longestPrefixSuffix(buffer);
+    this.#held = buffer.slice(buffer.length - keep);
+    return { text: buffer.slice(0, buffer.length - keep), matched: null };
+  }
+
+  flush(): string {
+    const rest = this.#held;
+    this.#held = '';
+    return rest;
+  }
+
+  /** Length of the longest suffix of `text` that is a proper prefix of some stop sequence. */
+  #longestPrefixSuffix(text: string): number {
+    let best = 0;
+    for (const stop of this.#stops) {
+      for (let n = Math.min(stop.length - 1, text.length); n > best; n--) {
+        if (text.endsWith(stop.slice(0, n))) {
+          best = n;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Reads a request body as one JSON object, with a size cap that holds even when the client
+ * sends no (or a false) Content-Length.
+ * @module
+ */
+import { GatewayError } from './errors.ts';
+
+export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  const type = request.headers.get('content-type');
+  if (!isJsonMediaType(type)) {
+    throw new GatewayError('invalid_request', `Expected a JSON body with Content-Type: application/json, got ${type ? `'${type}'` : 'no Content-Type'}.`);
+  }
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+
+  const bytes = await readBytes(request, maxBytes);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new GatewayError('invalid_request', 'The request body is not valid UTF-8.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new GatewayError('invalid_request', 'We could not parse the JSON body of your request: it is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GatewayError('invalid_request', 'The request body must be a JSON object.');
+  }
+  return value as Record<string, unknown>;
+}
+
+export function isJsonMediaType(type: string | null): boolean {
+  if (!type) return false;
+  const essence = type.split(';', 1)[0]!.trim().toLowerCase();
+  return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
+}
+
+async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+function tooLarge(maxBytes: number): GatewayError {
+  return new GatewayError('request_too_large', `The request body is larger than the limit of ${maxBytes} bytes.`);
+}

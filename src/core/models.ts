@@ -1,0 +1,27 @@
+/** Model lookup shared by every endpoint: existence, per-key visibility and kind. @module */
+import type { ModelInfo } from './engine.ts';
+import { GatewayError } from './errors.ts';
+
+/** Which models a caller's key may use; `undefined` means all of them. */
+export type ModelScope = ReadonlySet<string> | undefined;
+
+export function visibleModels(models: readonly ModelInfo[], scope: ModelScope): ModelInfo[] {
+  return scope ? models.filter((m) => scope.has(m.id)) : [...models];
+}
+
+/**
+ * The model named by the request. A model the key may not use is reported exactly like one that
+ * does not exist, so keys do not reveal what else is installed.
+ */
+export function findModel(models: readonly ModelInfo[], id: string, scope: ModelScope, kind?: ModelInfo['kind']): ModelInfo {
+  const model = models.find((m) => m.id === id);
+  if (!model || (scope && !scope.has(id))) {
+    throw new GatewayError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
+  }
+  if (kind && model.kind !== kind) {
+    const what = model.kind === 'embedding' ? 'an embedding model' : 'a chat model';
+    const use = model.kind === 'embedding' ? '/embeddings' : '/chat/completions or /messages';
+    throw new GatewayError('invalid_request', `The model '${id}' is ${what}: use it with ${use}.`, { param: 'model' });
+  }
+  return model;
+}

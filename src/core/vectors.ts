@@ -1,0 +1,28 @@
+/** Vector helpers for embeddings: Matryoshka truncation and the base64 wire encoding. @module */
+
+/** The first `dimensions` components, scaled back to unit length. */
+export function truncateAndNormalize(vector: Float32Array, dimensions: number): Float32Array {
+  const out = vector.slice(0, dimensions);
+  let sum = 0;
+  for (const v of out) sum += v * v;
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < out.length; i++) out[i] = out[i]! / norm;
+  return out;
+}
+
+/** Standard base64 of the vector's IEEE-754 float32 bytes, little-endian (what openai-node decodes). */
+export function float32ToBase64(vector: Float32Array): string {
+  const bytes = new Uint8Array(vector.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i]!, true);
+  return bytesToBase64(bytes);
+}
+
+function bytesToBase64(bytes: Uint8Array): string {
+  const native = (bytes as Uint8Array & { toBase64?: () => string }).toBase64;
+  if (typeof native === 'function') return native.call(bytes);
+  let binary = '';
+  const step = 0x8000; // keeps String.fromCharCode's argument list well under engine limits
+  for (let i = 0; i < bytes.length; i += step) binary += String.fromCharCode(...bytes.subarray(i, i + step));
+  return btoa(binary);
+}

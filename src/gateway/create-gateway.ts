@@ -1,0 +1,147 @@
+/**
+ * The gateway: one pure function from a fetch `Request` to a `Response`, answering the OpenAI and
+ * Anthropic endpoints under a base URL. It runs the same in Node, a worker and a service worker;
+ * runtime adapters only decide which requests to hand it.
+ * @module
+ */
+import type { Handler, RequestContext } from '../core/context.ts';
+import type { Engine } from '../core/engine.ts';
+import { GatewayError } from '../core/errors.ts';
+import { randomId } from '../core/ids.ts';
+import { readJsonObject } from '../core/json-body.ts';
+import * as anthropic from '../protocol/anthropic/routes.ts';
+import * as openai from '../protocol/openai/routes.ts';
+import { authenticate, createKeyTable, type ApiKey } from './auth.ts';
+import { flavourOf, renderError } from './flavour.ts';
+
+export interface GatewayOptions {
+  readonly engine: Engine;
+  /**
+   * Where the API lives: a path (`/v1`, matched on any origin) or an absolute URL
+   * (`https://llm.local/v1`, matched on that origin only). Default `/v1`.
+   */
+  readonly baseUrl?: string;
+  /** Accepted keys; none (the default) accepts every caller. A key object may be limited to some models. */
+  readonly apiKeys?: readonly ApiKey[];
+  /** Largest accepted request body. Default 16 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+export interface Gateway {
+  /** Answers any request; requests outside the base URL get a 404 (check `handles` first to pass them through). */
+  fetch(request: Request): Promise<Response>;
+  /** True when `url` is under the base URL, i.e. the gateway should answer it. */
+  handles(url: string | URL): boolean;
+  readonly baseUrl: string;
+}
+
+interface Route {
+  readonly methods: Readonly<Record<string, Handler>>;
+  /** Matches `path` exactly, or `path/{rest}` when true. */
+  readonly withRest?: boolean;
+}
+
+const ROUTES: Readonly<Record<string, Route>> = {
+  '/chat/completions': { methods: { POST: openai.chatCompletions } },
+  '/embeddings': { methods: { POST: openai.embeddings } },
+  '/messages': { methods: { POST: anthropic.messages } },
+  '/models': { methods: { GET: (ctx) => (ctx.flavour === 'anthropic' ? anthropic.models(ctx) : openai.models(ctx)) }, withRest: true },
+};
+
+const EXPOSED_HEADERS = 'x-request-id, request-id, retry-after, x-should-retry';
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const base = parseBase(options.baseUrl ?? '/v1');
+  const keys = createKeyTable(options.apiKeys);
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+
+  const pathOf = (url: URL): string | null => {
+    if (base.origin !== null && url.origin !== base.origin) return null;
+    if (url.pathname === base.path) return '';
+    return url.pathname.startsWith(`${base.path}/`) ? url.pathname.slice(base.path.length) : null;
+  };
+
+  async function answer(request: Request, requestId: string): Promise<Response> {
+    const url = new URL(request.url);
+    const path = pathOf(url);
+    const flavour = flavourOf(path, request.headers);
+    try {
+      if (path === null) throw new GatewayError('not_found', `Unknown request URL: ${request.method} ${url.pathname}: it is outside ${base.text}.`);
+      if (request.method === 'OPTIONS') return preflight(request);
+      const [routePath, rest] = splitRoute(path);
+      const route = routePath === undefined ? undefined : ROUTES[routePath];
+      if (!route || (rest && !route.withRest)) throw notFound(request.method, url.pathname, path, base.text);
+      const handler = route.methods[request.method];
+      if (!handler) {
+        const error = new GatewayError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}: use ${Object.keys(route.methods).join(' or ')}.`);
+        const response = renderError(error, flavour, requestId);
+        response.headers.set('allow', Object.keys(route.methods).join(', '));
+        return response;
+      }
+      const scope = authenticate(request.headers, flavour, keys);
+      const context: RequestContext = {
+        request,
+        requestId,
+        flavour,
+        engine: options.engine,
+        models: await options.engine.listModels(),
+        scope,
+        rest: rest ? decodeURIComponent(rest) : '',
+        body: () => readJsonObject(request, maxBodyBytes),
+      };
+      return await handler(context);
+    } catch (error) {
+      const failure = request.signal.aborted ? new GatewayError('aborted', 'The request was aborted by the client.') : GatewayError.from(error);
+      return renderError(failure, flavour, requestId);
+    }
+  }
+
+  return {
+    baseUrl: base.text,
+    handles: (url) => pathOf(new URL(url)) !== null,
+    async fetch(request) {
+      const requestId = randomId('req_');
+      const response = await answer(request, requestId);
+      // Both ids: openai-node reads x-request-id, the Anthropic SDK request-id.
+      response.headers.set('x-request-id', requestId);
+      response.headers.set('request-id', requestId);
+      response.headers.set('access-control-allow-origin', '*');
+      response.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
+      return response;
+    },
+  };
+}
+
+function parseBase(baseUrl: string): { origin: string | null; path: string; text: string } {
+  const absolute = /^[a-z][a-z\d+.-]*:\/\//i.test(baseUrl);
+  const url = new URL(baseUrl, 'http://base.invalid');
+  const path = url.pathname.replace(/\/+$/, '');
+  return { origin: absolute ? url.origin : null, path, text: absolute ? `${url.origin}${path}` : path };
+}
+
+function splitRoute(path: string): [string | undefined, string] {
+  for (const prefix of Object.keys(ROUTES)) {
+    if (path === prefix) return [prefix, ''];
+    if (path.startsWith(`${prefix}/`)) return [prefix, path.slice(prefix.length + 1)];
+  }
+  return [undefined, ''];
+}
+
+function notFound(method: string, pathname: string, path: string, base: string): GatewayError {
+  // The Anthropic SDK adds /v1 itself: a base URL that already ends in /v1 yields /v1/v1/messages.
+  const hint = path.startsWith('/v1/')
+    ? ` The Anthropic SDK adds /v1 itself: give it the base URL without the trailing /v1 (here '${base.replace(/\/v1$/, '') || '/'}').`
+    : '';
+  return new GatewayError('not_found', `Unknown request URL: ${method} ${pathname}.${hint}`);
+}
+
+function preflight(request: Request): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-headers': request.headers.get('access-control-request-headers') ?? '*',
+      'access-control-max-age': '86400',
+    },
+  });
+}

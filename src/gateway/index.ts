@@ -1,0 +1,7 @@
+/** The gateway's public surface. @module */
+export { createGateway } from './create-gateway.ts';
+export type { Gateway, GatewayOptions } from './create-gateway.ts';
+export type { ApiKey } from './auth.ts';
+export { GatewayError, isGatewayError } from '../core/errors.ts';
+export type { GatewayErrorCode, GatewayErrorData } from '../core/errors.ts';
+export type { ChatEvent, ChatMessage, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo, CallOptions } from '../core/engine.ts';

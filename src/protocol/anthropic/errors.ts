@@ -1,0 +1,29 @@
+/**
+ * Anthropic error bodies: `{type:'error', error:{type,message}, request_id}`. The SDK keeps the
+ * whole body as `err.error` and picks its error class from the status.
+ * @see https://docs.anthropic.com/en/api/errors
+ * @module
+ */
+import type { GatewayError, GatewayErrorCode } from '../../core/errors.ts';
+
+const TYPES: Record<GatewayErrorCode, string> = {
+  invalid_request: 'invalid_request_error',
+  context_length_exceeded: 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  not_found: 'not_found_error',
+  model_not_found: 'not_found_error',
+  method_not_allowed: 'invalid_request_error',
+  request_too_large: 'request_too_large',
+  queue_full: 'rate_limit_error',
+  internal: 'api_error',
+  model_unavailable: 'api_error',
+  engine_unavailable: 'overloaded_error',
+  aborted: 'invalid_request_error',
+};
+
+export function toAnthropicErrorBody(error: GatewayError, requestId: string) {
+  // Anthropic names the field in the message text ("max_tokens: Field required"); there is no `param`.
+  const message = error.param && !error.message.includes(error.param) ? `${error.param}: ${error.message}` : error.message;
+  return { type: 'error', error: { type: TYPES[error.code], message }, request_id: requestId };
+}

@@ -1,0 +1,48 @@
+/**
+ * `GET /models` and `GET /models/{id}` in the Anthropic shape, with the cursor pagination its SDK
+ * follows (`after_id` / `before_id`, `has_more`), so auto-pagination terminates.
+ * @see https://docs.anthropic.com/en/api/models-list
+ * @module
+ */
+import type { ModelInfo } from '../../core/engine.ts';
+import { checkNumber, invalid } from '../../core/fields.ts';
+
+export function toAnthropicModel(model: ModelInfo) {
+  return {
+    type: 'model',
+    id: model.id,
+    display_name: model.displayName ?? model.id,
+    created_at: new Date((model.created ?? 0) * 1000).toISOString().replace('.000Z', 'Z'),
+    max_input_tokens: model.contextWindow,
+    max_tokens: model.maxOutputTokens ?? null,
+  };
+}
+
+export function toAnthropicModelPage(models: readonly ModelInfo[], query: URLSearchParams) {
+  const rawLimit = query.get('limit');
+  const limit = rawLimit === null ? 20 : checkNumber(Number(rawLimit), { integer: true, min: 1, max: 1000 }, 'limit');
+  const afterId = query.get('after_id');
+  const beforeId = query.get('before_id');
+  const indexOf = (id: string, param: string) => {
+    const i = models.findIndex((m) => m.id === id);
+    if (i === -1) throw invalid(param, `${param}: no model with id '${id}'`);
+    return i;
+  };
+  let page: readonly ModelInfo[];
+  let hasMore: boolean;
+  if (beforeId !== null) {
+    const end = indexOf(beforeId, 'before_id');
+    page = models.slice(Math.max(0, end - limit), end);
+    hasMore = end - limit > 0;
+  } else {
+    const start = afterId !== null ? indexOf(afterId, 'after_id') + 1 : 0;
+    page = models.slice(start, start + limit);
+    hasMore = start + limit < models.length;
+  }
+  return {
+    data: page.map(toAnthropicModel),
+    has_more: hasMore,
+    first_id: page[0]?.id ?? null,
+    last_id: page.at(-1)?.id ?? null,
+  };
+}

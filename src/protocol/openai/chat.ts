@@ -1,0 +1,197 @@
+/**
+ * `POST /chat/completions`: request parsing into the neutral ChatRequest, and shaping of the
+ * non-streaming body and the `chat.completion.chunk` stream.
+ * @see https://platform.openai.com/docs/api-reference/chat
+ * @module
+ */
+import type { ChatMessage, ChatRequest, ChatRole, ModelInfo } from '../../core/engine.ts';
+import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../core/fields.ts';
+import type { FinishReason, Generation, Usage } from '../../core/generation.ts';
+import type { SSEMessage } from '../../core/sse.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { toOpenAIErrorBody } from './errors.ts';
+
+export interface ParsedChatCompletion {
+  readonly chat: ChatRequest;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+}
+
+const ROLES: Record<string, ChatRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' };
+
+/** Validates a chat completion body against the model it names; never mutates `body`. */
+export function parseChatCompletion(body: Readonly<Record<string, unknown>>, model: ModelInfo): ParsedChatCompletion {
+  const messages = parseMessages(body.messages);
+  const stream = optionalBoolean(body, 'stream') ?? false;
+  const streamOptions = body.stream_options;
+  if (streamOptions !== undefined && streamOptions !== null && !isRecord(streamOptions)) {
+    throw invalid('stream_options', `Invalid type for 'stream_options': expected an object, but got ${describe(streamOptions)}.`);
+  }
+  const includeUsage = (isRecord(streamOptions) && optionalBoolean(streamOptions, 'include_usage', 'stream_options.include_usage')) || false;
+
+  const n = optionalNumber(body, 'n', { integer: true, min: 1 });
+  if (n !== undefined && n > 1) throw invalid('n', `'n' > 1 is not supported by model '${model.id}': ask for one choice per request.`);
+  if (Array.isArray(body.tools) && body.tools.length > 0) {
+    throw invalid('tools', `Tool calling is not supported by model '${model.id}'.`);
+  }
+  const format = body.response_format;
+  if (isRecord(format) && format.type !== undefined && format.type !== 'text') {
+    throw invalid('response_format', `response_format of type ${describe(format.type)} is not supported by model '${model.id}': only 'text' is.`);
+  }
+  if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported by model '${model.id}'.`);
+
+  return {
+    chat: {
+      model: model.id,
+      messages,
+      maxTokens: parseMaxTokens(body, model),
+      temperature: optionalNumber(body, 'temperature', { min: 0, max: 2 }),
+      topP: optionalNumber(body, 'top_p', { min: 0, max: 1 }),
+      seed: optionalNumber(body, 'seed', { integer: true }),
+      presencePenalty: optionalNumber(body, 'presence_penalty', { min: -2, max: 2 }),
+      frequencyPenalty: optionalNumber(body, 'frequency_penalty', { min: -2, max: 2 }),
+      stop: parseStop(body.stop),
+    },
+    stream,
+    includeUsage: stream && includeUsage,
+  };
+}
+
+function parseMaxTokens(body: Readonly<Record<string, unknown>>, model: ModelInfo): number {
+  // max_completion_tokens is the current name; max_tokens the deprecated one many clients still send.
+  const key = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
+  const limit = model.maxOutputTokens ?? model.contextWindow;
+  const value = optionalNumber(body, key, { integer: true, min: 1 });
+  if (value === undefined) return limit;
+  if (value > limit) {
+    throw invalid(key, `${key} is too large: ${value}. This model supports at most ${limit} completion tokens, whereas you provided ${value}.`);
+  }
+  return value;
+}
+
+function parseStop(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return value ? [value] : [];
+  if (!Array.isArray(value) || value.some((s) => typeof s !== 'string')) {
+    throw invalid('stop', `Invalid type for 'stop': expected a string or an array of strings, but got ${describe(value)}.`);
+  }
+  if (value.length > 4) throw invalid('stop', `Invalid 'stop': array too long. Expected an array with maximum length 4, but got ${value.length}.`);
+  return (value as string[]).filter((s) => s.length > 0);
+}
+
+function parseMessages(value: unknown): ChatMessage[] {
+  if (value === undefined || value === null) throw invalid('messages', `Missing required parameter: 'messages'.`);
+  if (!Array.isArray(value)) throw invalid('messages', `Invalid type for 'messages': expected an array, but got ${describe(value)}.`);
+  if (value.length === 0) throw invalid('messages', `Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.`);
+  return value.map((message, i) => {
+    const at = `messages[${i}]`;
+    if (!isRecord(message)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(message)}.`);
+    const role = message.role;
+    if (typeof role !== 'string') throw invalid(`${at}.role`, `Missing required parameter: '${at}.role'.`);
+    if (role === 'tool' || role === 'function') throw invalid(`${at}.role`, `Messages with role '${role}' are not supported: this model has no tool calling.`);
+    const mapped = ROLES[role];
+    if (!mapped) {
+      throw invalid(`${at}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'developer', 'user' and 'assistant'.`);
+    }
+    return { role: mapped, content: parseContent(message.content, `${at}.content`, mapped) };
+  });
+}
+
+function parseContent(content: unknown, at: string, role: ChatRole): string {
+  if (typeof content === 'string') return content;
+  if ((content === null || content === undefined) && role === 'assistant') return '';
+  if (content === null || content === undefined) throw invalid(at, `Missing required parameter: '${at}'.`);
+  if (!Array.isArray(content)) throw invalid(at, `Invalid type for '${at}': expected a string or an array of content parts, but got ${describe(content)}.`);
+  return content
+    .map((part, j) => {
+      const partAt = `${at}[${j}]`;
+      if (!isRecord(part)) throw invalid(partAt, `Invalid type for '${partAt}': expected an object, but got ${describe(part)}.`);
+      const key = part.type === 'text' ? 'text' : part.type === 'refusal' && role === 'assistant' ? 'refusal' : undefined;
+      if (!key) {
+        throw invalid(`${partAt}.type`, `Content parts of type ${describe(part.type)} are not supported: this model reads text only.`);
+      }
+      if (typeof part[key] !== 'string') throw invalid(`${partAt}.${key}`, `Missing required parameter: '${partAt}.${key}'.`);
+      return part[key] as string;
+    })
+    .join('\n');
+}
+
+/** OpenAI reports a matched stop sequence as plain `stop`. */
+export function toFinishReason(reason: FinishReason): 'stop' | 'length' {
+  return reason === 'length' ? 'length' : 'stop';
+}
+
+export function toUsage({ promptTokens, completionTokens }: Usage) {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+}
+
+interface CompletionMeta {
+  readonly id: string;
+  readonly created: number;
+  readonly model: string;
+}
+
+/** Drains the generation into one `chat.completion` body. */
+export async function toChatCompletion(generation: Generation, meta: CompletionMeta) {
+  let content = '';
+  for (;;) {
+    const next = await generation.events.next();
+    if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
+    const event = next.value;
+    if (event.type === 'text') {
+      content += event.text;
+      continue;
+    }
+    return {
+      id: meta.id,
+      object: 'chat.completion',
+      created: meta.created,
+      model: meta.model,
+      choices: [
+        { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: toFinishReason(event.reason) },
+      ],
+      usage: toUsage(event.usage),
+    };
+  }
+}
+
+/**
+ * The chunk sequence: a role chunk, content chunks, a finish chunk, the usage chunk when asked
+ * for, then `[DONE]`. A failure after the first byte becomes an in-band `{"error":…}` event.
+ */
+export async function* toChatCompletionChunks(generation: Generation, meta: CompletionMeta, includeUsage: boolean): AsyncGenerator<SSEMessage> {
+  const chunk = (choices: unknown[], usage?: unknown) =>
+    ({
+      data: JSON.stringify({
+        id: meta.id,
+        object: 'chat.completion.chunk',
+        created: meta.created,
+        model: meta.model,
+        choices,
+        ...(includeUsage ? { usage: usage ?? null } : {}),
+      }),
+    }) satisfies SSEMessage;
+  const choice = (delta: object, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish });
+
+  yield chunk([choice({ role: 'assistant', content: '' })]);
+  try {
+    for (;;) {
+      const next = await generation.events.next();
+      if (next.done) return;
+      const event = next.value;
+      if (event.type === 'text') {
+        yield chunk([choice({ content: event.text })]);
+        continue;
+      }
+      yield chunk([choice({}, toFinishReason(event.reason))]);
+      if (includeUsage) yield chunk([], toUsage(event.usage));
+      yield { data: '[DONE]' };
+      return;
+    }
+  } catch (error) {
+    // No `event:` line: every openai-node version throws APIError for a `data: {"error":…}` event.
+    yield { data: JSON.stringify(toOpenAIErrorBody(GatewayError.from(error))) };
+  } finally {
+    await generation.events.return?.(undefined);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * OpenAI error bodies: `{error:{message,type,param,code}}`, the inverse of openai-node's
+ * status → class table, so each failure surfaces as the SDK's own typed error.
+ * @see https://platform.openai.com/docs/guides/error-codes
+ * @module
+ */
+import type { GatewayError, GatewayErrorCode } from '../../core/errors.ts';
+
+const WIRE: Record<GatewayErrorCode, { type: string; code: string | null }> = {
+  invalid_request: { type: 'invalid_request_error', code: null },
+  context_length_exceeded: { type: 'invalid_request_error', code: 'context_length_exceeded' },
+  authentication: { type: 'invalid_request_error', code: 'invalid_api_key' },
+  permission: { type: 'invalid_request_error', code: 'permission_denied' },
+  not_found: { type: 'invalid_request_error', code: 'unknown_url' },
+  model_not_found: { type: 'invalid_request_error', code: 'model_not_found' },
+  method_not_allowed: { type: 'invalid_request_error', code: 'method_not_allowed' },
+  request_too_large: { type: 'invalid_request_error', code: 'request_too_large' },
+  queue_full: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+  internal: { type: 'server_error', code: null },
+  model_unavailable: { type: 'service_unavailable_error', code: 'model_unavailable' },
+  engine_unavailable: { type: 'service_unavailable_error', code: 'engine_unavailable' },
+  aborted: { type: 'invalid_request_error', code: 'request_aborted' },
+};
+
+export function toOpenAIErrorBody(error: GatewayError) {
+  const { type, code } = WIRE[error.code];
+  return { error: { message: error.message, type, param: error.param ?? null, code } };
+}

@@ -1,0 +1,33 @@
+/** The OpenAI-flavoured endpoints as gateway handlers. @module */
+import { jsonResponse, type RequestContext } from '../../core/context.ts';
+import { requiredString } from '../../core/fields.ts';
+import { startGeneration } from '../../core/generation.ts';
+import { randomId } from '../../core/ids.ts';
+import { findModel, visibleModels } from '../../core/models.ts';
+import { SSE_HEADERS, toSSEStream } from '../../core/sse.ts';
+import { parseChatCompletion, toChatCompletion, toChatCompletionChunks } from './chat.ts';
+import { parseEmbeddings, toEmbeddingsResponse } from './embeddings.ts';
+import { toOpenAIModel, toOpenAIModelList } from './models.ts';
+
+export async function chatCompletions(ctx: RequestContext): Promise<Response> {
+  const body = await ctx.body();
+  const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'chat');
+  const parsed = parseChatCompletion(body, model);
+  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.request.signal);
+  const meta = { id: randomId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: model.id };
+  if (!parsed.stream) return jsonResponse(await toChatCompletion(generation, meta));
+  return new Response(toSSEStream(toChatCompletionChunks(generation, meta, parsed.includeUsage), generation.cancel), { headers: SSE_HEADERS });
+}
+
+export async function embeddings(ctx: RequestContext): Promise<Response> {
+  const body = await ctx.body();
+  const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'embedding');
+  const parsed = parseEmbeddings(body, model);
+  const result = await ctx.engine.embed({ model: model.id, input: parsed.input }, { signal: ctx.request.signal });
+  return jsonResponse(toEmbeddingsResponse(result, parsed, model.id));
+}
+
+export async function models(ctx: RequestContext): Promise<Response> {
+  if (ctx.rest) return jsonResponse(toOpenAIModel(findModel(ctx.models, ctx.rest, ctx.scope)));
+  return jsonResponse(toOpenAIModelList(visibleModels(ctx.models, ctx.scope)));
+}

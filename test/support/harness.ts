@@ -1,0 +1,70 @@
+/**
+ * Points the real `openai` and `@anthropic-ai/sdk` clients at a gateway, through one of the two
+ * ways apps wire it in Node: the SDK's own `fetch` option, or msw/node intercepting the base URL.
+ * Every request the gateway sees is recorded, so tests can count retries and read wire bodies.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { http } from 'msw';
+import { setupServer } from 'msw/node';
+import OpenAI from 'openai';
+import { createGateway, type GatewayOptions } from '../../src/gateway/index.ts';
+
+export const ORIGIN = 'https://llm.test';
+export const BASE = `${ORIGIN}/v1`;
+
+export type TransportName = 'fetch option' | 'msw/node';
+export const TRANSPORTS: readonly TransportName[] = ['fetch option', 'msw/node'];
+
+export interface Harness {
+  /** Requests as the gateway received them (clones, body readable). */
+  readonly seen: Request[];
+  openai(options?: Partial<ConstructorParameters<typeof OpenAI>[0]>): OpenAI;
+  anthropic(options?: Partial<ConstructorParameters<typeof Anthropic>[0]>): Anthropic;
+  /** A plain fetch that reaches the gateway by the same transport. */
+  fetch(input: string, init?: RequestInit): Promise<Response>;
+  close(): void;
+}
+
+export function createHarness(transport: TransportName, options: Omit<GatewayOptions, 'baseUrl'>): Harness {
+  const gateway = createGateway({ ...options, baseUrl: BASE });
+  const seen: Request[] = [];
+  const answer = (request: Request) => {
+    seen.push(request.clone());
+    return gateway.fetch(request);
+  };
+  let server: ReturnType<typeof setupServer> | undefined;
+  let fetchImpl: typeof fetch;
+  if (transport === 'msw/node') {
+    server = setupServer(http.all(`${BASE}/*`, ({ request }) => answer(request)));
+    server.listen({ onUnhandledRequest: 'error' });
+    fetchImpl = (input, init) => globalThis.fetch(input, init);
+  } else {
+    fetchImpl = (input, init) => answer(new Request(input, init));
+  }
+  const sdkFetch = transport === 'msw/node' ? {} : { fetch: fetchImpl };
+  return {
+    seen,
+    openai: (o) => new OpenAI({ apiKey: 'sk-local', baseURL: BASE, maxRetries: 0, ...sdkFetch, ...o }),
+    // The Anthropic SDK appends /v1 itself, so its base URL is the origin.
+    anthropic: (o) => new Anthropic({ apiKey: 'sk-ant-local', baseURL: ORIGIN, maxRetries: 0, ...sdkFetch, ...o }),
+    fetch: (input, init) => fetchImpl(input, init),
+    close: () => server?.close(),
+  };
+}
+
+/** Reads an SSE body into `{event, data}` records, splitting only on blank lines. */
+export async function readSSE(response: Response): Promise<{ event: string | null; data: string }[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim())
+    .map((block) => {
+      let event: string | null = null;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data.push(line.slice(6));
+      }
+      return { event, data: data.join('\n') };
+    });
+}
