@@ -48,7 +48,9 @@ async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
+      // Not awaited: cancelling one branch of a tee'd body (a cloned Request) settles only once
+      // the other branch is cancelled too.
+      reader.cancel().catch(() => {});
       throw tooLarge(maxBytes);
     }
     chunks.push(value);

@@ -32,17 +32,30 @@ function failure(fault: keyof typeof FAULTS): Error {
   }
 }
 
-export function withFaults(engine: Engine): Engine {
+/** What happened to one chat call, as seen from outside the engine. */
+export interface ChatCallRecord {
+  tokens: number;
+  /** True when the engine finished its answer on its own; false when it was stopped early. */
+  completed: boolean;
+  readonly signal: AbortSignal;
+}
+
+export function withFaults(engine: Engine, calls: ChatCallRecord[] = []): Engine {
   return {
     listModels: () => engine.listModels(),
     async *chat(request: ChatRequest, options): AsyncGenerator<ChatEvent> {
       const fault = faultIn(request.messages.at(-1)?.content);
       if (fault && fault !== 'midstream') throw failure(fault);
-      let tokens = 0;
+      const call: ChatCallRecord = { tokens: 0, completed: false, signal: options.signal };
+      calls.push(call);
       for await (const event of engine.chat(request, options)) {
-        if (fault === 'midstream' && event.type === 'token' && ++tokens > 2) throw new GatewayError('internal', 'The engine failed mid-generation.');
+        if (event.type === 'token') call.tokens++;
+        if (event.type === 'end') call.completed = true;
+        if (fault === 'midstream' && call.tokens > 2) throw new GatewayError('internal', 'The engine failed mid-generation.');
         yield event;
       }
+      // Ran out on its own (no `end` event) without having been stopped.
+      if (!options.signal.aborted) call.completed = true;
     },
     async embed(request: EmbedRequest, options): Promise<EmbedResult> {
       const fault = faultIn(request.input[0]);
