@@ -36,7 +36,7 @@ export function createHarness(transport: TransportName, options: Omit<GatewayOpt
   let fetchImpl: typeof fetch;
   if (transport === 'msw/node') {
     server = setupServer(http.all(`${BASE}/*`, ({ request }) => answer(request)));
-    server.listen({ onUnhandledRequest: 'error' });
+    server.listen({ onUnhandledFrame: 'error' });
     fetchImpl = (input, init) => globalThis.fetch(input, init);
   } else {
     fetchImpl = (input, init) => answer(new Request(input, init));
