@@ -62,7 +62,8 @@ export type ChatEvent =
   | { readonly type: 'start'; readonly promptTokens: number }
   /** Exactly one generated token; `text` may be '' (e.g. half a UTF-8 character). */
   | { readonly type: 'token'; readonly text: string }
-  | { readonly type: 'end'; readonly reason: 'stop' | 'length' };
+  /** `promptTokens`, when given, corrects the count sent with `start` (for engines that learn it late). */
+  | { readonly type: 'end'; readonly reason: 'stop' | 'length'; readonly promptTokens?: number };
 
 export interface EmbedRequest {
   readonly model: string;

@@ -67,6 +67,15 @@ async function* run(
     stopSequence,
     usage: { promptTokens, completionTokens },
   });
+  // Stop the engine whenever we are done with it: cap reached, stop sequence, natural end, cancel
+  // or error. It runs *before* the finish is yielded, because non-streaming consumers stop reading
+  // at the finish and would otherwise never reach the `finally` below. The controller is this
+  // generation's own, so aborting after a natural end is harmless. Safe to run twice.
+  const stopEngine = async () => {
+    cleanup();
+    controller.abort(new GatewayError('aborted', 'Generation complete.'));
+    await source.return?.(undefined).catch(() => {});
+  };
   try {
     let endReason: 'stop' | 'length' = 'stop';
     for (;;) {
@@ -88,12 +97,14 @@ async function* run(
       if (event.type !== 'token') continue;
       completionTokens++;
       const { text, matched } = stops.push(event.text);
+      const capped = matched === null && completionTokens >= request.maxTokens;
+      if (matched !== null || capped) await stopEngine();
       if (text) yield { type: 'text', text };
       if (matched !== null) {
         yield finish('stop_sequence', matched);
         return;
       }
-      if (completionTokens >= request.maxTokens) {
+      if (capped) {
         const rest = stops.flush();
         if (rest) yield { type: 'text', text: rest };
         yield finish('length');
@@ -101,15 +112,12 @@ async function* run(
       }
     }
     if (controller.signal.aborted) throw aborted();
+    await stopEngine();
     const rest = stops.flush();
     if (rest) yield { type: 'text', text: rest };
     yield finish(endReason);
   } finally {
-    cleanup();
-    // Stop the engine whenever we leave before it did: cap reached, stop sequence, cancel or error.
-    // The controller is this generation's own, so aborting after a natural end is harmless.
-    controller.abort(new GatewayError('aborted', 'Generation complete.'));
-    await source.return?.(undefined).catch(() => {});
+    await stopEngine();
   }
 }
 

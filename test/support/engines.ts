@@ -5,6 +5,12 @@
 import type { Engine } from '../../src/core/engine.ts';
 import { withFaults, type ChatCallRecord } from './fault-engine.ts';
 import { ScriptedEngine } from './scripted-engine.ts';
+import { ScriptedAdapter } from './scripted-adapter.ts';
+import { wrap } from 'comlink';
+import { createModelHost } from '../../src/engines/model-host.ts';
+import type { EngineHostApi } from '../../src/rpc/contract.ts';
+import { createHostService } from '../../src/rpc/expose-host.ts';
+import { linkEngine } from '../../src/rpc/engine-link.ts';
 
 export interface EngineFixture {
   readonly name: string;
@@ -28,4 +34,22 @@ export const scriptedFixture: EngineFixture = {
   fixedEmbedModel: 'scripted-embed-fixed',
 };
 
-export const ENGINE_FIXTURES: readonly EngineFixture[] = [scriptedFixture];
+/**
+ * The same test double behind the real runtime plumbing: model host → comlink over a
+ * MessageChannel → engine link, with faults injected on the worker side so errors cross as data.
+ */
+export const scriptedOverRpcFixture: EngineFixture = {
+  ...scriptedFixture,
+  name: 'scripted engine (test double) through the worker RPC',
+  async create() {
+    const calls: ChatCallRecord[] = [];
+    const host = createModelHost({ adapters: [new ScriptedAdapter({ answerTokens: 64, tokenDelayMs: 1 })] });
+    const faulty = withFaults(host, calls);
+    const service = createHostService({ ...host, chat: faulty.chat, embed: faulty.embed });
+    const { port1, port2 } = new MessageChannel();
+    service.serve(port1);
+    return { engine: linkEngine(wrap<EngineHostApi>(port2)), calls };
+  },
+};
+
+export const ENGINE_FIXTURES: readonly EngineFixture[] = [scriptedFixture, scriptedOverRpcFixture];

@@ -185,7 +185,8 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
       yield event({
         type: 'message_delta',
         delta: { stop_reason: toStopReason(item.reason), stop_sequence: item.stopSequence, stop_details: null, container: null },
-        usage: { output_tokens: item.usage.completionTokens },
+        // Cumulative counts; input_tokens repeats (or corrects) the figure sent in message_start.
+        usage: { input_tokens: item.usage.promptTokens, output_tokens: item.usage.completionTokens },
       });
       yield event({ type: 'message_stop' });
       return;

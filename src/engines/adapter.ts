@@ -1,0 +1,31 @@
+/**
+ * What an inference library adapter provides to the model host: the gateway's Engine calls plus
+ * explicit load and unload, so the host can bound how many models sit in (GPU) memory.
+ * @module
+ */
+import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo } from '../core/engine.ts';
+
+/** Load progress, one union for every engine (after transformers.js's ProgressInfo). */
+export type LoadProgress =
+  | { readonly status: 'initiate'; readonly model: string }
+  /** Bytes of one file; `total` may be unknown (0). */
+  | { readonly status: 'progress'; readonly model: string; readonly file: string; readonly loaded: number; readonly total: number }
+  /** A stage without byte counts (e.g. shader compilation), `fraction` in 0..1 over the whole load. */
+  | { readonly status: 'stage'; readonly model: string; readonly text: string; readonly fraction: number }
+  | { readonly status: 'ready'; readonly model: string; readonly device: string; readonly ms: number }
+  | { readonly status: 'error'; readonly model: string; readonly message: string };
+
+export interface LoadOptions {
+  readonly onProgress?: (progress: LoadProgress) => void;
+}
+
+export interface EngineAdapter {
+  /** The models this adapter serves (static: from the catalog). */
+  readonly models: readonly ModelInfo[];
+  /** Loads a model so later calls start at once. Idempotent; throws GatewayError('model_unavailable') on failure. */
+  load(model: string, options?: LoadOptions): Promise<void>;
+  /** Frees the model's memory. Safe for a model that is not loaded. */
+  unload(model: string): Promise<void>;
+  chat(request: ChatRequest, options: CallOptions): AsyncIterable<ChatEvent>;
+  embed(request: EmbedRequest, options: CallOptions): Promise<EmbedResult>;
+}

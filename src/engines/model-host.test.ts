@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatRequest } from '../core/engine.ts';
+import { GatewayError } from '../core/errors.ts';
+import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
+import { createModelHost } from './model-host.ts';
+
+const chat = (model = 'scripted-chat', maxTokens = 4): ChatRequest => ({ model, messages: [{ role: 'user', content: 'hi' }], maxTokens, stop: [] });
+const drain = async (it: AsyncIterable<unknown>) => {
+  const out = [];
+  for await (const e of it) out.push(e);
+  return out;
+};
+const signal = () => new AbortController().signal;
+
+describe('model host', () => {
+  it('loads a model on first use, once', async () => {
+    const adapter = new ScriptedAdapter();
+    const host = createModelHost({ adapters: [adapter] });
+    await drain(host.chat(chat(), { signal: signal() }));
+    await drain(host.chat(chat(), { signal: signal() }));
+    expect(adapter.loadLog).toEqual(['scripted-chat']);
+    expect(host.status().find((s) => s.model === 'scripted-chat')).toMatchObject({ state: 'loaded', loads: 1 });
+  });
+
+  it('keeps at most maxLoaded models, unloading the least recently used (A, B, A)', async () => {
+    const adapter = new ScriptedAdapter();
+    const host = createModelHost({ adapters: [adapter], maxLoaded: 1 });
+    await host.embed({ model: 'scripted-embed', input: ['a'] }, { signal: signal() });
+    expect([...adapter.loaded]).toEqual(['scripted-embed']);
+    await host.embed({ model: 'scripted-embed-fixed', input: ['a'] }, { signal: signal() });
+    expect([...adapter.loaded]).toEqual(['scripted-embed-fixed']);
+    await host.embed({ model: 'scripted-embed', input: ['a'] }, { signal: signal() });
+    expect([...adapter.loaded]).toEqual(['scripted-embed']);
+    expect(adapter.loadLog).toEqual(['scripted-embed', 'scripted-embed-fixed', 'scripted-embed']);
+    expect(host.status().filter((s) => s.state === 'loaded').map((s) => s.model)).toEqual(['scripted-embed']);
+  });
+
+  it('with room for two, unloads the one used longest ago', async () => {
+    const adapter = new ScriptedAdapter();
+    const host = createModelHost({ adapters: [adapter], maxLoaded: 2 });
+    for (const model of ['scripted-embed', 'scripted-embed-fixed', 'scripted-embed', 'scripted-chat']) {
+      if (model === 'scripted-chat') await drain(host.chat(chat(), { signal: signal() }));
+      else await host.embed({ model, input: ['a'] }, { signal: signal() });
+    }
+    expect([...adapter.loaded].sort()).toEqual(['scripted-chat', 'scripted-embed']);
+  });
+
+  it('runs one generation at a time per model, in arrival order', async () => {
+    const adapter = new ScriptedAdapter({ tokenDelayMs: 2 });
+    const host = createModelHost({ adapters: [adapter] });
+    const order: string[] = [];
+    const run = async (name: string) => {
+      for await (const e of host.chat(chat('scripted-chat', 3), { signal: signal() })) if (e.type === 'token') order.push(name);
+    };
+    await Promise.all([run('a'), run('b')]);
+    expect(order).toEqual(['a', 'a', 'a', 'b', 'b', 'b']);
+  });
+
+  it('refuses work beyond the queue bound with a 429 that says when to retry', async () => {
+    const adapter = new ScriptedAdapter({ tokenDelayMs: 5 });
+    const host = createModelHost({ adapters: [adapter], maxQueue: 1 });
+    const first = drain(host.chat(chat('scripted-chat', 5), { signal: signal() }));
+    const second = drain(host.chat(chat('scripted-chat', 1), { signal: signal() }));
+    await new Promise((r) => setTimeout(r, 1));
+    const third = await drain(host.chat(chat('scripted-chat', 1), { signal: signal() })).catch((e) => e);
+    expect(third).toBeInstanceOf(GatewayError);
+    expect(third).toMatchObject({ code: 'queue_full', retryAfter: 1 });
+    await Promise.all([first, second]);
+  });
+
+  it('drops a waiting call whose client aborts', async () => {
+    const adapter = new ScriptedAdapter({ tokenDelayMs: 5 });
+    const host = createModelHost({ adapters: [adapter], maxQueue: 1 });
+    const first = drain(host.chat(chat('scripted-chat', 4), { signal: signal() }));
+    const controller = new AbortController();
+    const waiting = drain(host.chat(chat(), { signal: controller.signal })).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 1));
+    controller.abort();
+    expect(await waiting).toMatchObject({ code: 'aborted' });
+    // The queue has room again.
+    await expect(drain(host.chat(chat('scripted-chat', 1), { signal: signal() }))).resolves.toHaveLength(3);
+    await first;
+  });
+
+  it('reports a model whose files cannot be fetched as model_unavailable, and can retry later', async () => {
+    const adapter = new ScriptedAdapter();
+    adapter.broken.add('scripted-chat');
+    const host = createModelHost({ adapters: [adapter] });
+    const error = await drain(host.chat(chat(), { signal: signal() })).catch((e) => e);
+    expect(error).toMatchObject({ code: 'model_unavailable' });
+    expect(host.status().find((s) => s.model === 'scripted-chat')).toMatchObject({ state: 'failed', error: expect.stringContaining('Could not fetch') });
+    adapter.broken.clear();
+    await expect(drain(host.chat(chat(), { signal: signal() }))).resolves.toHaveLength(6);
+  });
+
+  it('answers model_not_found for an id no adapter serves', async () => {
+    const host = createModelHost({ adapters: [new ScriptedAdapter()] });
+    await expect(host.embed({ model: 'nope', input: ['a'] }, { signal: signal() })).rejects.toMatchObject({ code: 'model_not_found' });
+  });
+});

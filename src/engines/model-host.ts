@@ -1,0 +1,169 @@
+/**
+ * The model host: one Engine over several adapters. It runs one call at a time per model with a
+ * bounded wait queue (overflow is a 429), loads models on first use, and keeps at most `maxLoaded`
+ * models in memory by unloading the least recently used idle one.
+ * @module
+ */
+import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo } from '../core/engine.ts';
+import { GatewayError } from '../core/errors.ts';
+import type { EngineAdapter, LoadProgress } from './adapter.ts';
+
+export interface ModelHostOptions {
+  readonly adapters: readonly EngineAdapter[];
+  /** Models kept loaded at once. Default 2 (one chat and one embedding model). */
+  readonly maxLoaded?: number;
+  /** Calls allowed to wait per model behind the running one. Default 16. */
+  readonly maxQueue?: number;
+  readonly onProgress?: (progress: LoadProgress) => void;
+}
+
+export type ModelState = 'available' | 'loading' | 'loaded' | 'failed';
+
+export interface ModelHost extends Engine {
+  /** Loads a model ahead of its first request. */
+  load(model: string): Promise<void>;
+  unload(model: string): Promise<void>;
+  /** Each model's state; `loads` counts completed loads (tests use it to see a model load once). */
+  status(): { model: string; state: ModelState; loads: number; error?: string }[];
+}
+
+interface Slot {
+  readonly adapter: EngineAdapter;
+  busy: boolean;
+  readonly waiting: (() => void)[];
+  state: ModelState;
+  loading?: Promise<void>;
+  lastUsed: number;
+  loads: number;
+  error?: string;
+}
+
+export function createModelHost(options: ModelHostOptions): ModelHost {
+  const maxLoaded = options.maxLoaded ?? 2;
+  const maxQueue = options.maxQueue ?? 16;
+  const slots = new Map<string, Slot>();
+  const models: ModelInfo[] = [];
+  for (const adapter of options.adapters) {
+    for (const info of adapter.models) {
+      if (slots.has(info.id)) throw new Error(`Model id '${info.id}' is served by two adapters.`);
+      slots.set(info.id, { adapter, busy: false, waiting: [], state: 'available', lastUsed: 0, loads: 0 });
+      models.push(info);
+    }
+  }
+  let clock = 0;
+
+  const slotOf = (model: string): Slot => {
+    const slot = slots.get(model);
+    if (!slot) throw new GatewayError('model_not_found', `The model '${model}' does not exist or you do not have access to it.`, { param: 'model' });
+    return slot;
+  };
+
+  async function ensureLoaded(model: string, slot: Slot): Promise<void> {
+    slot.lastUsed = ++clock;
+    if (slot.state === 'loaded') return;
+    if (!slot.loading) {
+      await evictFor(model);
+      slot.state = 'loading';
+      slot.loading = slot.adapter
+        .load(model, { onProgress: options.onProgress })
+        .then(() => {
+          slot.state = 'loaded';
+          slot.loads++;
+          slot.error = undefined;
+        })
+        .catch((error: unknown) => {
+          slot.state = 'failed';
+          const failure = GatewayError.from(error);
+          slot.error = failure.message;
+          options.onProgress?.({ status: 'error', model, message: failure.message });
+          throw failure.code === 'internal' ? new GatewayError('model_unavailable', `The model '${model}' could not be loaded: ${failure.message}`) : failure;
+        })
+        .finally(() => (slot.loading = undefined));
+    }
+    await slot.loading;
+  }
+
+  /** Unloads least recently used idle models until there is room for one more. */
+  async function evictFor(model: string): Promise<void> {
+    const loaded = [...slots].filter(([id, s]) => id !== model && (s.state === 'loaded' || s.state === 'loading'));
+    const idle = loaded.filter(([, s]) => s.state === 'loaded' && !s.busy && s.waiting.length === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    // A busy model is never unloaded under its user; the bound is then exceeded until it frees up.
+    for (let excess = loaded.length + 1 - maxLoaded; excess > 0 && idle.length > 0; excess--) {
+      const [id, slot] = idle.shift()!;
+      slot.state = 'available';
+      await slot.adapter.unload(id);
+    }
+  }
+
+  /** Waits for the model's turn; the returned function gives it back. */
+  async function acquire(model: string, slot: Slot, signal: AbortSignal): Promise<() => void> {
+    if (slot.busy) {
+      if (slot.waiting.length >= maxQueue) {
+        throw new GatewayError('queue_full', `Too many requests are waiting for '${model}' (${maxQueue} queued); try again shortly.`, { retryAfter: 1 });
+      }
+      await new Promise<void>((resolve, reject) => {
+        const turn = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          slot.waiting.splice(slot.waiting.indexOf(turn), 1);
+          reject(new GatewayError('aborted', 'The request was aborted while waiting for the model.'));
+        };
+        slot.waiting.push(turn);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+    slot.busy = true;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      slot.busy = false;
+      slot.waiting.shift()?.();
+    };
+  }
+
+  async function run<T>(model: string, signal: AbortSignal, work: (slot: Slot) => Promise<T>): Promise<[T, () => void]> {
+    const slot = slotOf(model);
+    const release = await acquire(model, slot, signal);
+    try {
+      await ensureLoaded(model, slot);
+      return [await work(slot), release];
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  return {
+    async listModels() {
+      return models;
+    },
+    async *chat(request: ChatRequest, callOptions: CallOptions): AsyncGenerator<ChatEvent> {
+      const [events, release] = await run(request.model, callOptions.signal, async (slot) => slot.adapter.chat(request, callOptions));
+      try {
+        yield* events;
+      } finally {
+        release();
+      }
+    },
+    async embed(request: EmbedRequest, callOptions: CallOptions): Promise<EmbedResult> {
+      const [result, release] = await run(request.model, callOptions.signal, (slot) => slot.adapter.embed(request, callOptions));
+      release();
+      return result;
+    },
+    async load(model) {
+      await ensureLoaded(model, slotOf(model));
+    },
+    async unload(model) {
+      const slot = slotOf(model);
+      await slot.loading?.catch(() => {});
+      slot.state = 'available';
+      await slot.adapter.unload(model);
+    },
+    status() {
+      return [...slots].map(([model, s]) => ({ model, state: s.state, loads: s.loads, ...(s.error ? { error: s.error } : {}) }));
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The caller side of the contract: an Engine whose work runs in the engine worker. Streams arrive
+ * as callback batches; aborts become `cancel(id)`; errors are rebuilt from data. A host that stops
+ * answering (its tab closed, its worker died) fails pending calls with a 503 instead of hanging.
+ * @module
+ */
+import { proxy, type Remote } from 'comlink';
+import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine } from '../core/engine.ts';
+import { GatewayError } from '../core/errors.ts';
+import { randomId } from '../core/ids.ts';
+import type { EngineHostApi, StreamMessage } from './contract.ts';
+
+export interface EngineLink extends Engine {
+  /** Fails every pending call with 503 (the host is gone) and refuses new ones. */
+  sever(reason: string): void;
+  readonly severed: boolean;
+}
+
+export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
+  const pending = new Set<(error: GatewayError) => void>();
+  let severedBy: GatewayError | undefined;
+
+  const guard = () => {
+    if (severedBy) throw severedBy;
+  };
+  /** Races `promise` against the link being severed. */
+  const watch = <T>(promise: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      pending.add(reject);
+      promise.then(resolve, (error) => reject(GatewayError.from(error))).finally(() => pending.delete(reject));
+    });
+
+  return {
+    get severed() {
+      return severedBy !== undefined;
+    },
+    sever(reason) {
+      severedBy = new GatewayError('engine_unavailable', reason, { retryAfter: 1 });
+      for (const fail of pending) fail(severedBy);
+      pending.clear();
+    },
+    async listModels() {
+      guard();
+      return watch(remote.listModels());
+    },
+    async embed(request: EmbedRequest, { signal }: CallOptions): Promise<EmbedResult> {
+      guard();
+      const id = randomId('emb_');
+      const onAbort = () => void remote.cancel(id);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        return await watch(remote.embed(request, id));
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+    async *chat(request: ChatRequest, { signal }: CallOptions): AsyncGenerator<ChatEvent> {
+      guard();
+      const id = randomId('gen_');
+      const queue: StreamMessage[] = [];
+      let wake: (() => void) | undefined;
+      let failure: GatewayError | undefined;
+      let finished = false;
+      const fail = (error: GatewayError) => {
+        failure = error;
+        wake?.();
+      };
+      pending.add(fail);
+      const onAbort = () => void remote.cancel(id);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        remote.chat(request, id, proxy((batch: readonly StreamMessage[]) => {
+          queue.push(...batch);
+          wake?.();
+        }));
+        for (;;) {
+          while (queue.length === 0 && !failure) await new Promise<void>((resolve) => (wake = resolve));
+          if (failure) throw failure;
+          const message = queue.shift()!;
+          if (message.type === 'done' || message.type === 'error') finished = true;
+          if (message.type === 'done') return;
+          if (message.type === 'error') throw GatewayError.from(message.error);
+          yield message;
+        }
+      } finally {
+        pending.delete(fail);
+        signal.removeEventListener('abort', onAbort);
+        // Leaving early (cap reached, client gone): stop the worker's generation too.
+        if (!finished && !severedBy) void Promise.resolve(remote.cancel(id)).catch(() => {});
+      }
+    },
+  };
+}
