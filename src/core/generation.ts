@@ -44,11 +44,36 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
     signal.removeEventListener('abort', onAbort);
     throw controller.signal.aborted ? aborted() : GatewayError.from(error);
   }
-  const cancel = () => controller.abort(new GatewayError('aborted', 'The generation was stopped.'));
+  // Releasing the engine must not depend on `events` being iterated to its end: non-streaming
+  // consumers stop reading at the finish, and a client may leave before the first token, when
+  // returning the unstarted generator would skip its `finally`. The controller is this
+  // generation's own, so aborting after a natural end is harmless.
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      signal.removeEventListener('abort', onAbort);
+      controller.abort(new GatewayError('aborted', 'The generation is over.'));
+      await source.return?.(undefined).catch(() => {});
+    })());
   const pending = first.done ? [] : [first.value as ChatEvent];
   const promptTokens = pending[0]?.type === 'start' ? pending[0].promptTokens : 0;
-  const events = run(source, pending, request, promptTokens, controller, () => signal.removeEventListener('abort', onAbort));
-  return { promptTokens, events, cancel };
+  const inner = run(source, pending, request, promptTokens, controller, close);
+  const events: AsyncIterator<GenerationEvent> = {
+    next: () => inner.next(),
+    async return() {
+      await inner.return(undefined);
+      await close();
+      return { done: true, value: undefined };
+    },
+  };
+  return {
+    promptTokens,
+    events,
+    cancel() {
+      controller.abort(new GatewayError('aborted', 'The generation was stopped.'));
+      void close();
+    },
+  };
 }
 
 async function* run(
@@ -57,7 +82,7 @@ async function* run(
   request: ChatRequest,
   promptTokens: number,
   controller: AbortController,
-  cleanup: () => void,
+  close: () => Promise<void>,
 ): AsyncGenerator<GenerationEvent> {
   const stops = new StopMatcher(request.stop);
   let completionTokens = 0;
@@ -67,15 +92,6 @@ async function* run(
     stopSequence,
     usage: { promptTokens, completionTokens },
   });
-  // Stop the engine whenever we are done with it: cap reached, stop sequence, natural end, cancel
-  // or error. It runs *before* the finish is yielded, because non-streaming consumers stop reading
-  // at the finish and would otherwise never reach the `finally` below. The controller is this
-  // generation's own, so aborting after a natural end is harmless. Safe to run twice.
-  const stopEngine = async () => {
-    cleanup();
-    controller.abort(new GatewayError('aborted', 'Generation complete.'));
-    await source.return?.(undefined).catch(() => {});
-  };
   try {
     let endReason: 'stop' | 'length' = 'stop';
     for (;;) {
@@ -92,13 +108,15 @@ async function* run(
       }
       if (event.type === 'end') {
         endReason = event.reason;
+        if (event.promptTokens !== undefined) promptTokens = event.promptTokens;
         break;
       }
       if (event.type !== 'token') continue;
       completionTokens++;
       const { text, matched } = stops.push(event.text);
       const capped = matched === null && completionTokens >= request.maxTokens;
-      if (matched !== null || capped) await stopEngine();
+      // Stop the engine before yielding the finish: the consumer may not read past it.
+      if (matched !== null || capped) await close();
       if (text) yield { type: 'text', text };
       if (matched !== null) {
         yield finish('stop_sequence', matched);
@@ -112,12 +130,12 @@ async function* run(
       }
     }
     if (controller.signal.aborted) throw aborted();
-    await stopEngine();
+    await close();
     const rest = stops.flush();
     if (rest) yield { type: 'text', text: rest };
     yield finish(endReason);
   } finally {
-    await stopEngine();
+    await close();
   }
 }
 

@@ -71,7 +71,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       const [routePath, rest] = splitRoute(path);
       const route = routePath === undefined ? undefined : ROUTES[routePath];
       if (!route || (rest && !route.withRest)) throw notFound(request.method, url.pathname, path, base.text);
-      const handler = route.methods[request.method];
+      // Own keys only: a request method may be any token, including 'constructor' or 'toString'.
+      const handler = Object.hasOwn(route.methods, request.method) ? route.methods[request.method] : undefined;
       if (!handler) {
         const error = new GatewayError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}: use ${Object.keys(route.methods).join(' or ')}.`);
         const response = renderError(error, flavour, requestId);
@@ -86,7 +87,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         engine: options.engine,
         models: await options.engine.listModels(),
         scope,
-        rest: rest ? decodeURIComponent(rest) : '',
+        rest: rest ? decodePathPart(rest, request.method, url.pathname) : '',
         body: () => readJsonObject(request, maxBodyBytes),
       };
       return await handler(context);
@@ -125,6 +126,15 @@ function splitRoute(path: string): [string | undefined, string] {
     if (path.startsWith(`${prefix}/`)) return [prefix, path.slice(prefix.length + 1)];
   }
   return [undefined, ''];
+}
+
+/** A malformed percent-escape (`%ZZ`) cannot name anything: a 404, not a server error. */
+function decodePathPart(part: string, method: string, pathname: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new GatewayError('not_found', `Unknown request URL: ${method} ${pathname}: it contains a malformed percent-escape.`);
+  }
 }
 
 function notFound(method: string, pathname: string, path: string, base: string): GatewayError {

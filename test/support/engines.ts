@@ -7,7 +7,12 @@ import { withFaults, type ChatCallRecord } from './fault-engine.ts';
 import { ScriptedEngine } from './scripted-engine.ts';
 import { ScriptedAdapter } from './scripted-adapter.ts';
 import { wrap } from 'comlink';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost, type ModelHost } from '../../src/engines/model-host.ts';
+import { createTransformersAdapter, tinyModelSpecs } from '../../src/engines/transformers/index.ts';
+import { generateTinyModels } from '../../scripts/tiny-models/generate.ts';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EngineHostApi } from '../../src/rpc/contract.ts';
 import { createHostService } from '../../src/rpc/expose-host.ts';
 import { linkEngine } from '../../src/rpc/engine-link.ts';
@@ -52,4 +57,28 @@ export const scriptedOverRpcFixture: EngineFixture = {
   },
 };
 
-export const ENGINE_FIXTURES: readonly EngineFixture[] = [scriptedFixture, scriptedOverRpcFixture];
+let tinyModels: Promise<string> | undefined;
+/** The generated tiny models, written once per test process to a temporary folder. */
+export function tinyModelDir(): Promise<string> {
+  return (tinyModels ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inpage-tiny-'));
+    await generateTinyModels(dir);
+    return dir;
+  })());
+}
+
+let tinyHost: Promise<ModelHost> | undefined;
+/** Real transformers.js inference (onnxruntime-node) on the generated tiny models: no test double. */
+export const transformersFixture: EngineFixture = {
+  name: 'transformers.js on the tiny models',
+  async create() {
+    const host = await (tinyHost ??= (async () =>
+      createModelHost({ adapters: [createTransformersAdapter({ models: tinyModelSpecs, localModelPath: await tinyModelDir(), device: 'cpu' })] }))());
+    const calls: ChatCallRecord[] = [];
+    return { engine: withFaults(host, calls), calls };
+  },
+  chatModel: 'tiny-chat',
+  embedModel: 'tiny-embed',
+};
+
+export const ENGINE_FIXTURES: readonly EngineFixture[] = [scriptedFixture, scriptedOverRpcFixture, transformersFixture];

@@ -89,7 +89,8 @@ function parseMessages(value: unknown): ChatMessage[] {
     const role = message.role;
     if (typeof role !== 'string') throw invalid(`${at}.role`, `Missing required parameter: '${at}.role'.`);
     if (role === 'tool' || role === 'function') throw invalid(`${at}.role`, `Messages with role '${role}' are not supported: this model has no tool calling.`);
-    const mapped = ROLES[role];
+    // Own keys only: 'constructor', 'toString', '__proto__' are not roles.
+    const mapped = Object.hasOwn(ROLES, role) ? ROLES[role] : undefined;
     if (!mapped) {
       throw invalid(`${at}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'developer', 'user' and 'assistant'.`);
     }

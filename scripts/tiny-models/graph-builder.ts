@@ -1,0 +1,64 @@
+/**
+ * Builds an ONNX graph node by node with generated, deterministic value names, so the model files
+ * read like the math they implement.
+ * @module
+ */
+
+import { DataType, type Attribute, type Graph, type Node, type Tensor, type ValueInfo } from './onnx-proto.ts';
+
+export class GraphBuilder {
+  readonly nodes: Node[] = [];
+  readonly initializers: Tensor[] = [];
+  private counter = 0;
+
+  /** A named float32 initializer (a trained-looking weight). */
+  weight(name: string, dims: readonly number[], data: Float32Array): string {
+    if (data.length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`${name}: size mismatch`);
+    this.initializers.push({ name, dataType: DataType.FLOAT, dims, raw: float32Bytes(data) });
+    return name;
+  }
+
+  /** A float32 constant; `dims` [] makes a scalar. */
+  floats(values: readonly number[], dims: readonly number[] = [values.length]): string {
+    return this.weight(this.fresh('const'), dims, Float32Array.from(values));
+  }
+
+  /** An int64 constant; `dims` [] makes a scalar. */
+  int64s(values: readonly number[], dims: readonly number[] = [values.length]): string {
+    const raw = new Uint8Array(values.length * 8);
+    const view = new DataView(raw.buffer);
+    values.forEach((v, i) => view.setBigInt64(i * 8, BigInt(v), true));
+    const name = this.fresh('const');
+    this.initializers.push({ name, dataType: DataType.INT64, dims, raw });
+    return name;
+  }
+
+  /** Adds a one-output node and returns its output name. */
+  op(opType: string, inputs: readonly string[], attributes: readonly Attribute[] = [], output?: string): string {
+    const out = output ?? this.fresh(opType);
+    this.nodes.push({ opType, inputs, outputs: [out], name: `${opType}_${this.counter++}`, attributes });
+    return out;
+  }
+
+  build(name: string, inputs: readonly ValueInfo[], outputs: readonly ValueInfo[]): Graph {
+    return { name, nodes: this.nodes, initializers: this.initializers, inputs, outputs };
+  }
+
+  private fresh(prefix: string): string {
+    return `${prefix}_${this.counter++}`;
+  }
+}
+
+function float32Bytes(data: Float32Array): Uint8Array {
+  const raw = new Uint8Array(data.length * 4);
+  const view = new DataView(raw.buffer);
+  data.forEach((v, i) => view.setFloat32(i * 4, v, true));
+  return raw;
+}
+
+/** Attribute shorthands. */
+export const attr = {
+  i: (name: string, i: number): Attribute => ({ name, i }),
+  f: (name: string, f: number): Attribute => ({ name, f }),
+  ints: (name: string, ints: readonly number[]): Attribute => ({ name, ints }),
+};

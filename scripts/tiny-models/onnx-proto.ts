@@ -1,0 +1,207 @@
+/**
+ * A minimal, dependency-free encoder for the subset of the ONNX protobuf schema the tiny models need
+ * (ModelProto, GraphProto, NodeProto, AttributeProto, TensorProto, ValueInfoProto).
+ * Field numbers follow onnx/onnx.proto. Output is a pure function of the input, so the same model
+ * description always gives the same bytes.
+ * @module
+ */
+
+/** TensorProto.DataType values used here. */
+export const DataType = { FLOAT: 1, INT64: 7, BOOL: 9 } as const;
+export type DataType = (typeof DataType)[keyof typeof DataType];
+
+export interface Tensor {
+  readonly name: string;
+  readonly dataType: DataType;
+  readonly dims: readonly number[];
+  /** Little-endian element bytes (TensorProto.raw_data). */
+  readonly raw: Uint8Array;
+}
+
+/** Tagged so an integer attribute is never mistaken for a float one. */
+export type Attribute =
+  | { readonly name: string; readonly i: number }
+  | { readonly name: string; readonly f: number }
+  | { readonly name: string; readonly ints: readonly number[] }
+  | { readonly name: string; readonly s: string };
+
+export interface Node {
+  readonly opType: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+  readonly name: string;
+  readonly attributes?: readonly Attribute[];
+}
+
+/** A dimension is a fixed size or a symbolic name (dim_param). */
+export type Dim = number | string;
+
+export interface ValueInfo {
+  readonly name: string;
+  readonly elemType: DataType;
+  readonly shape: readonly Dim[];
+}
+
+export interface Graph {
+  readonly name: string;
+  readonly nodes: readonly Node[];
+  readonly initializers: readonly Tensor[];
+  readonly inputs: readonly ValueInfo[];
+  readonly outputs: readonly ValueInfo[];
+}
+
+export interface ModelOptions {
+  readonly irVersion?: number;
+  readonly opset?: number;
+  readonly producer?: string;
+}
+
+/** Serialises a model: ir_version 8 and the default-domain opset 17 unless told otherwise. */
+export function encodeModel(graph: Graph, options: ModelOptions = {}): Uint8Array {
+  const w = new Writer();
+  w.varintField(1, options.irVersion ?? 8);
+  w.stringField(2, options.producer ?? 'inpage-llm tiny-models');
+  w.messageField(7, encodeGraph(graph));
+  const opset = new Writer();
+  opset.stringField(1, '');
+  opset.varintField(2, options.opset ?? 17);
+  w.messageField(8, opset.finish());
+  return w.finish();
+}
+
+function encodeGraph(graph: Graph): Uint8Array {
+  const w = new Writer();
+  for (const node of graph.nodes) w.messageField(1, encodeNode(node));
+  w.stringField(2, graph.name);
+  for (const tensor of graph.initializers) w.messageField(5, encodeTensor(tensor));
+  for (const input of graph.inputs) w.messageField(11, encodeValueInfo(input));
+  for (const output of graph.outputs) w.messageField(12, encodeValueInfo(output));
+  return w.finish();
+}
+
+function encodeNode(node: Node): Uint8Array {
+  const w = new Writer();
+  for (const input of node.inputs) w.stringField(1, input);
+  for (const output of node.outputs) w.stringField(2, output);
+  w.stringField(3, node.name);
+  w.stringField(4, node.opType);
+  for (const attribute of node.attributes ?? []) w.messageField(5, encodeAttribute(attribute));
+  return w.finish();
+}
+
+// AttributeProto.AttributeType: FLOAT=1, INT=2, STRING=3, INTS=7.
+function encodeAttribute(attribute: Attribute): Uint8Array {
+  const w = new Writer();
+  w.stringField(1, attribute.name);
+  if ('f' in attribute) {
+    w.float32Field(2, attribute.f);
+    w.varintField(20, 1);
+  } else if ('i' in attribute) {
+    w.varintField(3, attribute.i);
+    w.varintField(20, 2);
+  } else if ('s' in attribute) {
+    w.stringField(4, attribute.s);
+    w.varintField(20, 3);
+  } else {
+    for (const value of attribute.ints) w.varintField(8, value);
+    w.varintField(20, 7);
+  }
+  return w.finish();
+}
+
+function encodeTensor(tensor: Tensor): Uint8Array {
+  const w = new Writer();
+  for (const dim of tensor.dims) w.varintField(1, dim);
+  w.varintField(2, tensor.dataType);
+  w.stringField(8, tensor.name);
+  w.bytesField(9, tensor.raw);
+  return w.finish();
+}
+
+function encodeValueInfo(info: ValueInfo): Uint8Array {
+  const shape = new Writer();
+  for (const dim of info.shape) {
+    const d = new Writer();
+    if (typeof dim === 'number') d.varintField(1, dim);
+    else d.stringField(2, dim);
+    shape.messageField(1, d.finish());
+  }
+  const tensorType = new Writer();
+  tensorType.varintField(1, info.elemType);
+  tensorType.messageField(2, shape.finish());
+  const type = new Writer();
+  type.messageField(1, tensorType.finish());
+  const w = new Writer();
+  w.stringField(1, info.name);
+  w.messageField(2, type.finish());
+  return w.finish();
+}
+
+/** Protobuf wire-format writer. Repeated scalars are written unpacked, which every parser accepts. */
+class Writer {
+  private buffer = new Uint8Array(256);
+  private length = 0;
+
+  varintField(field: number, value: number): void {
+    this.tag(field, 0);
+    this.varint(value);
+  }
+
+  float32Field(field: number, value: number): void {
+    this.tag(field, 5);
+    const bytes = new Uint8Array(4);
+    new DataView(bytes.buffer).setFloat32(0, value, true);
+    this.raw(bytes);
+  }
+
+  stringField(field: number, value: string): void {
+    this.bytesField(field, new TextEncoder().encode(value));
+  }
+
+  messageField(field: number, message: Uint8Array): void {
+    this.bytesField(field, message);
+  }
+
+  bytesField(field: number, bytes: Uint8Array): void {
+    this.tag(field, 2);
+    this.varint(bytes.length);
+    this.raw(bytes);
+  }
+
+  finish(): Uint8Array {
+    return this.buffer.slice(0, this.length);
+  }
+
+  private tag(field: number, wireType: number): void {
+    this.varint(field * 8 + wireType);
+  }
+
+  /** Negative values are int64 two's complement (ten bytes), as protobuf requires. */
+  private varint(value: number): void {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
+    let v = BigInt.asUintN(64, BigInt(value));
+    do {
+      const byte = Number(v & 0x7fn);
+      v >>= 7n;
+      this.byte(v === 0n ? byte : byte | 0x80);
+    } while (v !== 0n);
+  }
+
+  private byte(value: number): void {
+    this.ensure(1);
+    this.buffer[this.length++] = value;
+  }
+
+  private raw(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  private ensure(extra: number): void {
+    if (this.length + extra <= this.buffer.length) return;
+    const next = new Uint8Array(Math.max(this.buffer.length * 2, this.length + extra));
+    next.set(this.buffer.subarray(0, this.length));
+    this.buffer = next;
+  }
+}

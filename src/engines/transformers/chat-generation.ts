@@ -1,0 +1,93 @@
+/**
+ * One chat completion on a loaded text-generation pipeline, as the engine's event stream.
+ * @module
+ */
+
+import { LogitsProcessorList, type Tensor, type TextGenerationPipeline, type TextStreamer } from '@huggingface/transformers';
+import type { ChatEvent, ChatRequest, ModelInfo } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { AbortCriteria } from './abort-criteria.ts';
+import { renderChatPrompt } from './chat-prompt.ts';
+import { abortedError } from './engine-errors.ts';
+import { createEventChannel } from './event-channel.ts';
+import { needsSampler, TokenSampler } from './token-sampler.ts';
+import { TokenStreamer } from './token-streamer.ts';
+
+/**
+ * Yields `start`, one `token` per generated token (the end token itself is not one), then `end`:
+ * `stop` when the model produced its end token, `length` when `maxTokens` ran out.
+ * An aborted call throws `GatewayError('aborted')` (not a silent end, which would read as a
+ * natural stop); generation stops within one token. Leaving the iteration early also stops it.
+ */
+export async function* generateChat(
+  pipe: TextGenerationPipeline,
+  info: ModelInfo,
+  request: ChatRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ChatEvent> {
+  const { tokenizer, model } = pipe;
+  const prompt = renderChatPrompt(tokenizer, request.messages);
+  // The template already placed any special tokens, as transformers.js's own pipeline assumes.
+  const inputs = tokenizer(prompt, { add_special_tokens: false }) as { input_ids: Tensor; attention_mask: Tensor };
+  const promptTokens = inputs.input_ids.dims.at(-1) ?? 0;
+  // A prompt that fills the window leaves no room; otherwise the answer stops at the window's end.
+  if (promptTokens >= info.contextWindow) {
+    throw new GatewayError(
+      'context_length_exceeded',
+      `This model's maximum context length is ${info.contextWindow} tokens, but the messages have ${promptTokens}.`,
+      { param: 'messages' },
+    );
+  }
+  const maxNewTokens = Math.min(request.maxTokens, info.contextWindow - promptTokens);
+  if (signal.aborted) throw abortedError(info.id);
+  yield { type: 'start', promptTokens };
+  if (maxNewTokens <= 0) {
+    yield { type: 'end', reason: 'length' };
+    return;
+  }
+
+  // Stops generation on client abort and when the consumer leaves the iteration.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const channel = createEventChannel<string>();
+  const streamer = new TokenStreamer({ tokenizer, endTokenIds: endTokenIds(model), onToken: (text) => channel.push(text) });
+  const processors = new LogitsProcessorList();
+  if (needsSampler(request)) processors.push(new TokenSampler(request, promptTokens));
+  const generation = model
+    .generate({
+      ...inputs,
+      max_new_tokens: maxNewTokens,
+      // Sampling, when asked for, happens in TokenSampler; the model must not add its own.
+      do_sample: false,
+      num_beams: 1,
+      // The typings want a TextStreamer; generate only calls the BaseStreamer methods.
+      streamer: streamer as unknown as TextStreamer,
+      stopping_criteria: [new AbortCriteria(stop.signal)],
+      logits_processor: processors,
+    })
+    .then(() => channel.close(), (error: unknown) => channel.fail(error));
+
+  try {
+    for await (const text of channel) {
+      if (signal.aborted) break;
+      yield { type: 'token', text };
+    }
+    if (signal.aborted) throw abortedError(info.id);
+    yield { type: 'end', reason: streamer.sawEnd ? 'stop' : 'length' };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    stop.abort();
+    await generation;
+  }
+}
+
+/** The ids `generate` stops at: from generation_config.json, else config.json. */
+function endTokenIds(model: TextGenerationPipeline['model']): Set<number> {
+  const { generation_config: generation, config } = model as unknown as {
+    generation_config?: { eos_token_id?: number | number[] | null };
+    config: { eos_token_id?: number | number[] | null };
+  };
+  const ids = generation?.eos_token_id ?? config.eos_token_id ?? [];
+  return new Set(Array.isArray(ids) ? ids : [ids]);
+}

@@ -1,0 +1,31 @@
+/**
+ * transformers.js reads its configuration from one mutable module-global (`env`), consulted when a
+ * model is resolved and when the onnxruntime backend starts. Setting it here, once per engine
+ * factory call and before any load, keeps every env write in one audited place; a second engine
+ * created with different settings overrides the first for loads that start after it.
+ * @module
+ */
+
+import { env } from '@huggingface/transformers';
+
+export interface EnvOptions {
+  /** Where local model ids resolve: a directory in Node, a URL path ending in `/` (e.g. `/models/`) in a browser. */
+  readonly localModelPath?: string;
+  /** Default false: nothing is fetched from the Hugging Face hub unless asked for. */
+  readonly allowRemoteModels?: boolean;
+  /**
+   * Where the onnxruntime-web `.wasm` files are served (a path prefix, or a map such as
+   * `{ wasm: '/ort/ort-wasm-simd-threaded.asyncify.wasm' }`). Without it a browser fetches them from
+   * a CDN, which fails offline.
+   */
+  readonly wasmPaths?: string | { readonly wasm?: string; readonly mjs?: string };
+}
+
+export function configureEnv(options: EnvOptions): void {
+  if (options.localModelPath !== undefined) env.localModelPath = options.localModelPath;
+  // Browsers default to false; local models are this project's normal case.
+  env.allowLocalModels = true;
+  env.allowRemoteModels = options.allowRemoteModels ?? false;
+  const wasm = env.backends.onnx?.wasm;
+  if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = options.wasmPaths;
+}

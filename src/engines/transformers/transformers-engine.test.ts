@@ -1,0 +1,179 @@
+// Real onnxruntime-node inference on the generated tiny models (scripts/tiny-models).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AutoTokenizer, pipeline } from '@huggingface/transformers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateTinyModels } from '../../../scripts/tiny-models/generate.ts';
+import { TINY_CHAT } from '../../../scripts/tiny-models/tiny-chat.ts';
+import { TINY_EMBED } from '../../../scripts/tiny-models/tiny-embed.ts';
+import type { ChatEvent, ChatMessage, ChatRequest } from '../../core/engine.ts';
+import type { EngineAdapter, LoadProgress } from '../adapter.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { tinyModelSpecs } from './tiny-model-specs.ts';
+import { createTransformersAdapter } from './transformers-engine.ts';
+
+let dir: string;
+let engine: EngineAdapter;
+const progress: LoadProgress[] = [];
+const signal = new AbortController().signal;
+const hello: ChatMessage[] = [{ role: 'system', content: 'You are helpful.' }, { role: 'user', content: 'Hello, how are you?' }];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tiny-models-'));
+  await generateTinyModels(dir);
+  engine = createTransformersAdapter({ models: tinyModelSpecs, localModelPath: dir, device: 'cpu' });
+  await engine.load('tiny-chat', { onProgress: (p) => progress.push(p) });
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const chatRequest = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'tiny-chat', messages: hello, maxTokens: 32, stop: [], ...overrides });
+
+async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
+  const out: ChatEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+const tokens = (events: ChatEvent[]) => events.flatMap((e) => (e.type === 'token' ? [e.text] : []));
+
+async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(GatewayError);
+  return error as GatewayError;
+}
+
+describe('transformers engine: chat', () => {
+  it('greedy output is deterministic, readable, and hits the token limit', async () => {
+    const first = await collect(engine.chat(chatRequest(), { signal }));
+    const second = await collect(engine.chat(chatRequest(), { signal }));
+    expect(second).toEqual(first);
+    expect(first[0]?.type).toBe('start');
+    expect(tokens(first)).toHaveLength(32);
+    expect(first.at(-1)).toEqual({ type: 'end', reason: 'length' });
+    expect(tokens(first).join('')).toMatch(/^( [a-z]+){32}$/);
+    expect(progress[0]).toEqual({ status: 'initiate', model: 'tiny-chat' });
+    expect(progress.filter((p) => p.status === 'progress').map((p) => (p as { file: string }).file)).toContain('onnx/model.onnx');
+    expect(progress.at(-1)).toMatchObject({ status: 'ready', model: 'tiny-chat', device: 'cpu' });
+  });
+
+  it('reports the exact prompt token count', async () => {
+    const [start] = await collect(engine.chat(chatRequest({ maxTokens: 1 }), { signal }));
+    const tokenizer = await AutoTokenizer.from_pretrained('tiny-chat');
+    const rendered = '<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nHello, how are you?<|im_end|>\n<|im_start|>assistant\n';
+    expect(start).toEqual({ type: 'start', promptTokens: tokenizer.encode(rendered, { add_special_tokens: false }).length });
+  });
+
+  it('streams token texts that concatenate to the non-streamed output', async () => {
+    const streamed = tokens(await collect(engine.chat(chatRequest(), { signal }))).join('');
+    const generator = await pipeline('text-generation', 'tiny-chat', { device: 'cpu' });
+    const [output] = (await generator(hello, { max_new_tokens: 32, do_sample: false })) as { generated_text: ChatMessage[] }[];
+    expect(streamed).toBe(output?.generated_text.at(-1)?.content);
+  });
+
+  it('stops naturally at the end token when the budget allows', async () => {
+    const events = await collect(engine.chat(chatRequest({ maxTokens: 100 }), { signal }));
+    expect(tokens(events)).toHaveLength(TINY_CHAT.stopAfter);
+    expect(events.at(-1)).toEqual({ type: 'end', reason: 'stop' });
+  });
+
+  it('continues a trailing assistant message (prefill)', async () => {
+    const plain = await collect(engine.chat(chatRequest({ maxTokens: 1 }), { signal }));
+    const events = await collect(engine.chat(chatRequest({ messages: [...hello, { role: 'assistant', content: ' the cat' }], maxTokens: 100 }), { signal }));
+    const added = (events[0] as { promptTokens: number }).promptTokens - (plain[0] as { promptTokens: number }).promptTokens;
+    expect(added).toBe(2); // " the", " cat"; no end-of-turn marker
+    // The stop rule counts the prefill as part of the assistant turn.
+    expect(tokens(events)).toHaveLength(TINY_CHAT.stopAfter - 2);
+  });
+
+  it('samples reproducibly with a seed', async () => {
+    const run = (seed: number) => collect(engine.chat(chatRequest({ temperature: 1, topP: 0.9, topK: 20, seed }), { signal })).then(tokens);
+    const [a, b, c] = [await run(7), await run(7), await run(8)];
+    expect(a).toEqual(b);
+    expect(c).not.toEqual(a);
+    expect(a.join('')).toMatch(/^( [a-z]+)+$/);
+  });
+
+  it('stops at the end of the context window, and refuses a prompt that fills it', async () => {
+    const events = await collect(engine.chat(chatRequest({ maxTokens: 256, messages: [{ role: 'user', content: 'word '.repeat(245) }] }), { signal }));
+    const start = events[0] as { promptTokens: number };
+    expect(start.promptTokens + tokens(events).length).toBe(tinyModelSpecs[0]!.info.contextWindow);
+    expect(events.at(-1)).toEqual({ type: 'end', reason: 'length' });
+    const error = await rejection(collect(engine.chat(chatRequest({ messages: [{ role: 'user', content: 'word '.repeat(600) }] }), { signal })));
+    expect(error).toMatchObject({ code: 'context_length_exceeded', param: 'messages' });
+  });
+
+  it('stops promptly on abort and frees the model', async () => {
+    const controller = new AbortController();
+    const seen: ChatEvent[] = [];
+    const run = (async () => {
+      for await (const event of engine.chat(chatRequest({ maxTokens: 200 }), { signal: controller.signal })) {
+        seen.push(event);
+        if (tokens(seen).length === 3) controller.abort();
+      }
+    })();
+    expect(await rejection(run)).toMatchObject({ code: 'aborted' });
+    expect(tokens(seen)).toHaveLength(3);
+    expect(tokens(await collect(engine.chat(chatRequest({ maxTokens: 2 }), { signal })))).toHaveLength(2);
+  });
+
+  it('unloads a model and loads it again on demand', async () => {
+    const before = tokens(await collect(engine.chat(chatRequest({ maxTokens: 4 }), { signal })));
+    await engine.unload('tiny-chat');
+    const seen: LoadProgress[] = [];
+    await engine.load('tiny-chat', { onProgress: (p) => seen.push(p) });
+    expect(seen.at(-1)).toMatchObject({ status: 'ready' });
+    expect(tokens(await collect(engine.chat(chatRequest({ maxTokens: 4 }), { signal })))).toEqual(before);
+  });
+
+  it('reports an unknown model', async () => {
+    expect(await rejection(collect(engine.chat(chatRequest({ model: 'nope' }), { signal })))).toMatchObject({ code: 'model_not_found' });
+  });
+});
+
+describe('transformers engine: embeddings', () => {
+  const texts = ['The cat sleeps under the tree.', 'Hello, how are you?', 'The cat sleeps under the tree.', 'What is the capital of France?'];
+  const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+  it('embeds to unit vectors of the hidden size with the expected similarities', async () => {
+    const { embeddings } = await engine.embed({ model: 'tiny-embed', input: texts }, { signal });
+    const [a, b, c, d] = embeddings as [Float32Array, Float32Array, Float32Array, Float32Array];
+    for (const v of embeddings) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v).toHaveLength(TINY_EMBED.hiddenSize);
+      expect(Math.sqrt(cosine(v, v))).toBeCloseTo(1, 5);
+    }
+    expect(cosine(a, c)).toBeCloseTo(1, 6);
+    expect(cosine(a, b)).toBeLessThan(0.99);
+    expect(cosine(b, d)).toBeLessThan(0.99);
+  });
+
+  it('gives a text the same vector in a batch as alone', async () => {
+    const batch = await engine.embed({ model: 'tiny-embed', input: texts }, { signal });
+    for (const [i, text] of texts.entries()) {
+      const single = await engine.embed({ model: 'tiny-embed', input: [text] }, { signal });
+      expect(single.embeddings[0]).toEqual(batch.embeddings[i]);
+    }
+  });
+
+  it('counts prompt tokens exactly, special tokens included', async () => {
+    const { promptTokens } = await engine.embed({ model: 'tiny-embed', input: texts }, { signal });
+    const tokenizer = await AutoTokenizer.from_pretrained('tiny-embed');
+    expect(promptTokens).toBe(texts.reduce((sum, t) => sum + tokenizer.encode(t).length, 0));
+    expect(tokenizer.encode('hello')).toHaveLength(3); // [CLS] hello [SEP]
+  });
+
+  it('reports a model that cannot be loaded as model_unavailable', async () => {
+    const broken = createTransformersAdapter({
+      models: [{ info: { id: 'ghost', kind: 'embedding', engine: 'transformers', contextWindow: 8 }, source: 'no-such-model' }],
+      localModelPath: dir,
+      device: 'cpu',
+    });
+    const error = await rejection(broken.embed({ model: 'ghost', input: ['hi'] }, { signal }));
+    expect(error.code).toBe('model_unavailable');
+    expect(error.message).toContain('"ghost"');
+  });
+});

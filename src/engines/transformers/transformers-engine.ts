@@ -1,0 +1,87 @@
+/**
+ * The transformers.js adapter: serves chat and embedding models from ONNX files through
+ * `@huggingface/transformers`. It only translates; queueing and memory bounds are the model host's.
+ * @module
+ */
+
+import type { ProgressInfo } from '@huggingface/transformers';
+import type { ModelInfo } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import type { EngineAdapter, LoadProgress } from '../adapter.ts';
+import { generateChat } from './chat-generation.ts';
+import { configureEnv, type EnvOptions } from './configure-env.ts';
+import { resolveDevice, type DeviceOption, type TransformersDevice } from './device.ts';
+import { embedTexts } from './embedding.ts';
+import { createPipelineLoader } from './pipeline-loader.ts';
+
+export interface TransformersModelSpec {
+  readonly info: ModelInfo;
+  /** A model id under `localModelPath`, or a hub repo id (under `remoteHost`) when remote models are allowed. */
+  readonly source: string;
+  /** Embedding models: how token vectors become one vector (default `mean`). */
+  readonly pooling?: 'mean' | 'cls';
+  /** Embedding models: scale vectors to unit length (default true). */
+  readonly normalize?: boolean;
+  /** ONNX weight variant (`fp32`, `fp16`, `q8`, `q4`, ...); default: the model's `transformers.js_config`. */
+  readonly dtype?: string;
+}
+
+export interface TransformersAdapterOptions extends EnvOptions {
+  readonly models: readonly TransformersModelSpec[];
+  /** Default `auto`: `cpu` in Node; in a browser `webgpu` when an adapter exists, else `wasm`. */
+  readonly device?: DeviceOption;
+}
+
+export function createTransformersAdapter(options: TransformersAdapterOptions): EngineAdapter & { device(): Promise<TransformersDevice> } {
+  configureEnv(options);
+  let device: Promise<TransformersDevice> | undefined;
+  const loader = createPipelineLoader(() => (device ??= resolveDevice(options.device)));
+  const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
+
+  const lookup = (id: string, kind?: ModelInfo['kind']): TransformersModelSpec => {
+    const spec = specs.get(id);
+    if (!spec) throw new GatewayError('model_not_found', `The model "${id}" does not exist.`, { param: 'model' });
+    if (kind && spec.info.kind !== kind) {
+      throw new GatewayError('invalid_request', `The model "${id}" is a ${spec.info.kind} model, not a ${kind} model.`, { param: 'model' });
+    }
+    return spec;
+  };
+  const task = (spec: TransformersModelSpec) => (spec.info.kind === 'chat' ? 'text-generation' : 'feature-extraction');
+  const request = ({ info, source, dtype }: TransformersModelSpec) => ({ id: info.id, source, dtype });
+
+  return {
+    models: options.models.map((spec) => spec.info),
+    device: () => loader.device(),
+    async load(model, { onProgress } = {}) {
+      const spec = lookup(model);
+      const started = performance.now();
+      onProgress?.({ status: 'initiate', model });
+      await loader.load(task(spec), request(spec), (info) => {
+        const progress = toLoadProgress(model, info);
+        if (progress) onProgress?.(progress);
+      });
+      onProgress?.({ status: 'ready', model, device: await loader.device(), ms: performance.now() - started });
+    },
+    async unload(model) {
+      const pipe = await loader.forget(model);
+      await pipe?.dispose().catch(() => {});
+    },
+    async *chat(chat, { signal }) {
+      const spec = lookup(chat.model, 'chat');
+      const pipe = await loader.load('text-generation', request(spec));
+      yield* generateChat(pipe, spec.info, chat, signal);
+    },
+    async embed(embed, { signal }) {
+      const spec = lookup(embed.model, 'embedding');
+      const pipe = await loader.load('feature-extraction', request(spec));
+      return embedTexts(pipe, spec.info, embed.input, { pooling: spec.pooling ?? 'mean', normalize: spec.normalize ?? true }, signal);
+    },
+  };
+}
+
+/** transformers.js reports bytes per file; that is all a progress bar needs. */
+function toLoadProgress(model: string, info: ProgressInfo): LoadProgress | undefined {
+  if (info.status === 'progress') return { status: 'progress', model, file: info.file, loaded: info.loaded, total: info.total };
+  if (info.status === 'done') return { status: 'progress', model, file: info.file, loaded: 1, total: 1 };
+  return undefined;
+}
