@@ -1,6 +1,47 @@
-import { defineConfig } from 'vite';
+import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineConfig, type Plugin } from 'vite';
 
-export default defineConfig({
-  server: { port: 5173, strictPort: false },
-  build: { target: 'es2022' },
+const root = import.meta.dirname;
+
+/**
+ * The service worker must be served from the site root (its scope) under a fixed name. In a build
+ * it is its own entry emitted as `sw.js`; in dev `/sw.js` is a module worker importing the source.
+ */
+function serviceWorker(): Plugin {
+  return {
+    name: 'inpage-llm:service-worker',
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        if (req.url?.split('?')[0] !== '/sw.js') return next();
+        res.setHeader('content-type', 'text/javascript');
+        res.end(`import '/src/sw/main.ts';\n`);
+      });
+    },
+  };
+}
+
+export default defineConfig(({ mode }) => {
+  // Browser tests build extra pages (bundling the official SDKs); the product build does not.
+  const testPages =
+    mode === 'e2e'
+      ? Object.fromEntries(
+          readdirSync(resolve(root, 'e2e/pages'))
+            .filter((f) => f.endsWith('.html'))
+            .map((f) => [`e2e-${f.replace(/\.html$/, '')}`, resolve(root, 'e2e/pages', f)]),
+        )
+      : {};
+  return {
+    plugins: [serviceWorker()],
+    define: { __INPAGE_BUILD__: JSON.stringify(`${process.env.npm_package_version ?? '0'}-${Date.now().toString(36)}`) },
+    worker: { format: 'es' },
+    build: {
+      target: 'es2022',
+      rollupOptions: {
+        input: { main: resolve(root, 'index.html'), sw: resolve(root, 'src/sw/main.ts'), ...testPages },
+        output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+      },
+    },
+    preview: { port: 4173, strictPort: true },
+  };
 });

@@ -19,7 +19,7 @@ export interface RequestContext {
 
 export type Handler = (context: RequestContext) => Promise<Response>;
 
-export function jsonResponse(body: unknown, status = 200, headers?: HeadersInit): Response {
+export function jsonResponse(body: unknown, status = 200, headers?: Record<string, string>): Response {
   const response = new Response(JSON.stringify(body), { status, headers });
   response.headers.set('content-type', 'application/json');
   return response;

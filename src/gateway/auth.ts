@@ -22,7 +22,8 @@ export function createKeyTable(keys: readonly ApiKey[] | undefined): KeyTable | 
 export function authenticate(headers: Headers, flavour: Flavour, table: KeyTable | undefined): ModelScope {
   if (!table) return undefined;
   const bearer = /^Bearer\s+(.+)$/i.exec(headers.get('authorization') ?? '')?.[1]?.trim();
-  const key = flavour === 'anthropic' ? (headers.get('x-api-key') ?? bearer) : bearer;
+  // An empty x-api-key does not hide a Bearer key sent alongside it.
+  const key = flavour === 'anthropic' ? headers.get('x-api-key')?.trim() || bearer : bearer;
   if (!key) {
     throw new GatewayError(
       'authentication',

@@ -21,6 +21,8 @@ export interface LoadRequest {
   readonly id: string;
   readonly source: string;
   readonly dtype?: string;
+  /** Never look beyond `localModelPath` (bundled models: their optional files must not be sought on the hub). */
+  readonly localOnly?: boolean;
 }
 
 export interface PipelineLoader {
@@ -41,6 +43,7 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>):
           pipeline(task, model.source, {
             device: await device(),
             dtype: model.dtype as PipelineOptions['dtype'],
+            local_files_only: model.localOnly ?? false,
             progress_callback: (info: ProgressInfo) => {
               try {
                 onProgress?.(info);

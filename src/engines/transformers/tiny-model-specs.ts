@@ -13,11 +13,13 @@ export const tinyModelSpecs: readonly TransformersModelSpec[] = [
       contextWindow: 512, maxOutputTokens: 256,
     },
     source: 'tiny-chat',
+    bundled: true,
   },
   {
     // Declared Matryoshka-capable so the `dimensions` path runs on real inference too.
     info: { id: 'tiny-embed', kind: 'embedding', engine: 'transformers', displayName: 'Tiny Embed (test model)', contextWindow: 128, dimensions: 32, supportsDimensions: true },
     source: 'tiny-embed',
+    bundled: true,
     pooling: 'mean',
     normalize: true,
   },

@@ -24,6 +24,8 @@ export interface TransformersModelSpec {
   readonly normalize?: boolean;
   /** ONNX weight variant (`fp32`, `fp16`, `q8`, `q4`, ...); default: the model's `transformers.js_config`. */
   readonly dtype?: string;
+  /** The files ship with the app under `localModelPath`: never fetch anything for it from the hub. */
+  readonly bundled?: boolean;
 }
 
 export interface TransformersAdapterOptions extends EnvOptions {
@@ -47,7 +49,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     return spec;
   };
   const task = (spec: TransformersModelSpec) => (spec.info.kind === 'chat' ? 'text-generation' : 'feature-extraction');
-  const request = ({ info, source, dtype }: TransformersModelSpec) => ({ id: info.id, source, dtype });
+  const request = ({ info, source, dtype, bundled }: TransformersModelSpec) => ({ id: info.id, source, dtype, localOnly: bundled });
 
   return {
     models: options.models.map((spec) => spec.info),

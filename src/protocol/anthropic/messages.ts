@@ -27,7 +27,7 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
     throw invalid('max_tokens', `max_tokens: ${maxTokens} > ${limit}, which is the maximum allowed number of output tokens for ${model.id}`);
   }
   for (const key of ['temperature', 'top_p', 'top_k'] as const) {
-    if (body[key] !== undefined && !allowsSamplingParameters(version)) {
+    if (body[key] !== undefined && body[key] !== null && !allowsSamplingParameters(version)) {
       throw invalid(key, `${key}: not supported with anthropic-version ${version}, which removed sampling parameters; send anthropic-version 2023-06-01 to use it.`);
     }
   }

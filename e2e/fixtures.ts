@@ -1,0 +1,35 @@
+/**
+ * Browser test fixtures: a page of the built app (the SDK test page) that has started the runtime,
+ * so its fetches to the base URL are answered by the service worker and the engine worker.
+ */
+import { test as base, expect, type Page } from '@playwright/test';
+
+export const SDK_PAGE = '/e2e/pages/sdk.html';
+
+export interface StartArgs {
+  readonly baseUrl?: string;
+  readonly device?: 'wasm' | 'webgpu' | 'auto';
+  readonly apiKeys?: string[];
+}
+
+/** Opens the SDK page and starts the runtime in it; resolves when the page is controlled. */
+export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
+  await page.goto(SDK_PAGE);
+  await expect(page.locator('body[data-ready="true"]')).toBeAttached();
+  await page.evaluate(async ({ baseUrl, device, apiKeys }) => {
+    const inference = await window.harness.startInference({ baseUrl, apiKeys, engine: { device: device ?? 'wasm' } });
+    (window as unknown as { inference: unknown }).inference = inference;
+  }, args);
+}
+
+export const test = base.extend<{ runtimePage: Page }>({
+  runtimePage: async ({ page }, use) => {
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') console.log(`[page error] ${msg.text()}`);
+    });
+    await startRuntime(page);
+    await use(page);
+  },
+});
+
+export { expect };

@@ -1,0 +1,18 @@
+/**
+ * What the browser tests drive: the official SDKs, bundled as an app would bundle them, and the
+ * client library. Tests call these through `page.evaluate`.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { setupWorker } from 'msw/browser';
+import OpenAI from 'openai';
+import { createWorkerEngine, installFetchShim, startInference } from '../../src/client/index.ts';
+import { createHandlers } from '../../src/msw/handlers.ts';
+
+const harness = { OpenAI, Anthropic, startInference, installFetchShim, createWorkerEngine, createHandlers, setupWorker };
+declare global {
+  interface Window {
+    harness: typeof harness;
+  }
+}
+window.harness = harness;
+document.body.dataset.ready = 'true';

@@ -1,0 +1,38 @@
+/**
+ * The API without a service worker: wraps `globalThis.fetch` in this page so that requests under
+ * the base URL are answered by the gateway directly. For pages that cannot register a worker.
+ * @module
+ */
+import type { Engine } from '../core/engine.ts';
+import type { ApiKey } from '../gateway/auth.ts';
+import { createGateway, type Gateway } from '../gateway/index.ts';
+
+export interface FetchShimOptions {
+  readonly engine: Engine;
+  /** Default `/v1` (resolved against the page's origin), or an absolute virtual URL. */
+  readonly baseUrl?: string;
+  readonly apiKeys?: readonly ApiKey[];
+}
+
+export interface FetchShim {
+  readonly gateway: Gateway;
+  /** Puts the original fetch back. */
+  uninstall(): void;
+}
+
+export function installFetchShim(options: FetchShimOptions): FetchShim {
+  const gateway = createGateway({ engine: options.engine, baseUrl: options.baseUrl ?? '/v1', apiKeys: options.apiKeys });
+  const original = globalThis.fetch;
+  const shim: typeof fetch = (input, init) => {
+    const url = input instanceof Request ? input.url : new URL(String(input), globalThis.location?.href).href;
+    if (!gateway.handles(url)) return original(input, init);
+    return gateway.fetch(new Request(input instanceof Request ? input : url, init));
+  };
+  globalThis.fetch = shim;
+  return {
+    gateway,
+    uninstall() {
+      if (globalThis.fetch === shim) globalThis.fetch = original;
+    },
+  };
+}

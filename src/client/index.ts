@@ -1,0 +1,8 @@
+/** The page-side library: what an app imports. @module */
+export { startInference } from './start-inference.ts';
+export type { Inference, StartOptions } from './start-inference.ts';
+export { installFetchShim } from './fetch-shim.ts';
+export type { FetchShim, FetchShimOptions } from './fetch-shim.ts';
+export { createWorkerEngine } from './worker-engine.ts';
+export type { LoadProgress } from '../engines/adapter.ts';
+export type { ModelStatus } from '../rpc/contract.ts';

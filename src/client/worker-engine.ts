@@ -1,0 +1,22 @@
+/**
+ * An Engine backed by a dedicated engine worker started by this page: what the fetch shim and the
+ * msw handlers use when there is no service worker in between.
+ * @module
+ */
+import { wrap } from 'comlink';
+import type { LoadProgress } from '../engines/adapter.ts';
+import type { EngineHostApi } from '../rpc/contract.ts';
+import { linkEngine, type EngineLink } from '../rpc/engine-link.ts';
+import type { WorkerConfig } from '../worker/default-host.ts';
+import { spawnEngineWorker } from './spawn-worker.ts';
+
+export function createWorkerEngine(config: WorkerConfig = {}, onProgress?: (progress: LoadProgress) => void): EngineLink & { terminate(): void } {
+  const worker = spawnEngineWorker(config, onProgress);
+  const link = linkEngine(wrap<EngineHostApi>(worker.connect()));
+  return Object.assign(link, {
+    terminate() {
+      worker.terminate();
+      link.sever('The engine worker was stopped.');
+    },
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * The neutral `ChatRequest` as a web-llm streaming request, refusing up front what web-llm would
+ * refuse mid-request with its own error types.
+ * @module
+ */
+
+import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import type { WebLLMChatRequest, WebLLMMessage } from './mlc-engine-like.ts';
+
+/**
+ * @note `stop` is deliberately not passed on. web-llm cuts its output at a stop string after the
+ * fact, so the part of the stop string it already streamed is never taken back, and the gateway's
+ * own stop matcher (which holds such text back) would then release it. The gateway stops the engine
+ * as soon as it sees the stop string, so nothing is lost by leaving it to the gateway.
+ * @note `topK` is ignored: web-llm's OpenAI-style API has no top-k.
+ */
+export function toWebLLMRequest(request: ChatRequest): WebLLMChatRequest {
+  const greedy = request.topP !== undefined && request.topP <= 0;
+  return {
+    messages: toWebLLMMessages(request.messages),
+    stream: true,
+    stream_options: { include_usage: true },
+    max_tokens: request.maxTokens,
+    // web-llm rejects top_p = 0; its limit, keeping only the likeliest token, is greedy decoding.
+    temperature: greedy ? 0 : request.temperature,
+    top_p: greedy ? undefined : request.topP,
+    // web-llm rejects a seed that is not an integer.
+    seed: request.seed !== undefined && Number.isInteger(request.seed) ? request.seed : undefined,
+    presence_penalty: request.presencePenalty,
+    frequency_penalty: request.frequencyPenalty,
+  };
+}
+
+/**
+ * web-llm takes one leading system prompt and requires the last message to be the user's: it
+ * rejects a trailing assistant message (a prefill) with `MessageOrderError`, because its
+ * conversation template always opens a fresh assistant turn after the last user message and it
+ * has no way to continue a partial one. So a prefill is a 400 here rather than an answer that
+ * silently ignores it.
+ */
+export function toWebLLMMessages(messages: readonly ChatMessage[]): WebLLMMessage[] {
+  const last = messages.at(-1);
+  if (last?.role === 'assistant') {
+    throw invalid('WebLLM models cannot continue a trailing assistant message (prefill); end the conversation with a user message.');
+  }
+  if (last?.role !== 'user') throw invalid('The last message must be a user message.');
+  const out: WebLLMMessage[] = [];
+  const system: string[] = [];
+  for (const message of messages) {
+    if (message.role === 'system') {
+      if (out.length > 0) throw invalid('WebLLM models take system messages only at the start of the conversation.');
+      system.push(message.content);
+    } else {
+      out.push({ role: message.role, content: message.content });
+    }
+  }
+  if (system.length > 0) out.unshift({ role: 'system', content: system.join('\n\n') });
+  return out;
+}
+
+function invalid(message: string): GatewayError {
+  return new GatewayError('invalid_request', message, { param: 'messages' });
+}

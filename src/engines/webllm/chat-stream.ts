@@ -1,0 +1,156 @@
+/**
+ * web-llm's chunk stream as our `ChatEvent`s. Each decode step streams one content delta, so each
+ * delta is one token, with two corrections: the step that samples the stop token streams an empty
+ * delta (not a token of the answer, as in the transformers adapter), and a step whose text ends in
+ * half a UTF-8 character streams nothing (its token is added back, as '', from the final usage).
+ * @module
+ */
+
+import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
+import { GatewayError, isGatewayError } from '../../core/errors.ts';
+import { toWebLLMRequest } from './chat-request.ts';
+import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
+import type { PromptTokenCounter } from './prompt-tokens.ts';
+
+export async function* streamChat(engine: MLCEngineLike, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+  const body = toWebLLMRequest(request);
+  if (signal.aborted) throw aborted(request.model);
+  const cached = counter.cachedTokens(body.messages);
+  counter.forget();
+  let chunks: AsyncIterator<WebLLMChunk> | undefined;
+  let complete = false;
+  try {
+    chunks = (await engine.chat.completions.create(body))[Symbol.asyncIterator]();
+    const tokens = new DeltaTokens();
+    let started = false;
+    let finish: string | undefined;
+    let usage: WebLLMChunk['usage'];
+    let answer = '';
+    for (;;) {
+      const next = await untilAborted(chunks.next(), signal);
+      if (next === ABORTED) throw aborted(request.model);
+      if (next.done) break;
+      // The first chunk arrives after prefill, so a prompt web-llm refuses fails before `start`.
+      if (!started) {
+        started = true;
+        // web-llm reports prompt tokens only in the last chunk; `end` corrects this estimate.
+        yield { type: 'start', promptTokens: cached + estimateTokens(body.messages) };
+      }
+      const chunk = next.value;
+      for (const choice of chunk.choices) {
+        const content = choice.delta?.content;
+        if (typeof content === 'string' && !choice.finish_reason) {
+          answer += content;
+          for (const text of tokens.push(content)) yield { type: 'token', text };
+        }
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+      if (chunk.usage) usage = chunk.usage;
+    }
+    if (!started) yield { type: 'start', promptTokens: cached + estimateTokens(body.messages) };
+    for (const text of tokens.finish(finish, usage?.completion_tokens)) yield { type: 'token', text };
+    complete = true;
+    const promptTokens = usage ? cached + usage.prompt_tokens : undefined;
+    if (finish === 'stop' && promptTokens !== undefined) counter.remember(body.messages, answer, promptTokens, tokens.emitted);
+    yield { type: 'end', reason: finish === 'length' ? 'length' : 'stop', promptTokens };
+  } catch (error) {
+    throw toChatError(error, request.model, signal);
+  } finally {
+    // Also reached when the consumer stops reading (a stop sequence, the token cap, a client gone).
+    if (!complete && chunks) await stopGeneration(engine, chunks);
+  }
+}
+
+/** One token per content delta, holding an empty delta back until it is known not to be the stop token's. */
+export class DeltaTokens {
+  emitted = 0;
+  #heldEmpty = false;
+
+  push(text: string): string[] {
+    const out = this.#heldEmpty ? [''] : [];
+    this.#heldEmpty = text === '';
+    if (text !== '') out.push(text);
+    this.emitted += out.length;
+    return out;
+  }
+
+  /**
+   * web-llm's `completion_tokens` counts every sampled token, the stop token included (0.2.86); it
+   * is used only to add steps that streamed no delta, never to take tokens away (older web-llm
+   * versions reported one less than they streamed).
+   */
+  finish(reason: string | undefined, completionTokens: number | undefined): string[] {
+    const out = this.#heldEmpty && reason !== 'stop' ? [''] : [];
+    this.#heldEmpty = false;
+    const generated = completionTokens === undefined ? 0 : completionTokens - (reason === 'stop' ? 1 : 0);
+    while (this.emitted + out.length < generated) out.push('');
+    this.emitted += out.length;
+    return out;
+  }
+}
+
+/**
+ * Interrupts, then closes web-llm's generator: closing runs its `finally`, which releases the
+ * per-model lock; left suspended, the next request on this engine would wait forever.
+ */
+async function stopGeneration(engine: MLCEngineLike, chunks: AsyncIterator<WebLLMChunk>): Promise<void> {
+  try {
+    await engine.interruptGenerate();
+  } catch {
+    // Nothing to interrupt.
+  }
+  try {
+    await chunks.return?.();
+  } catch {
+    // The generation failed as it was being stopped; nobody is waiting for its result.
+  }
+}
+
+/** Characters over four: about right for English BPE vocabularies; only a placeholder until the usage chunk. */
+function estimateTokens(messages: readonly { content: string }[]): number {
+  let chars = 0;
+  for (const m of messages) chars += m.content.length;
+  return Math.ceil(chars / 4);
+}
+
+const ABORTED = Symbol('aborted');
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.resolve(ABORTED);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function aborted(model: string): GatewayError {
+  return new GatewayError('aborted', `The request for model "${model}" was aborted.`);
+}
+
+/** web-llm's errors by name (its classes are not exported); anything unknown stays a 500. */
+function toChatError(error: unknown, model: string, signal: AbortSignal): GatewayError {
+  if (isGatewayError(error)) return GatewayError.from(error);
+  if (signal.aborted) return aborted(model);
+  const name = error instanceof Error ? error.name : '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (name === 'ContextWindowSizeExceededError') {
+    return new GatewayError('context_length_exceeded', `The prompt is too long for model "${model}": ${message}`, { param: 'messages', cause: error });
+  }
+  if (name === 'MessageOrderError' || name === 'SystemMessageOrderError') {
+    return new GatewayError('invalid_request', message, { param: 'messages', cause: error });
+  }
+  return GatewayError.from(error);
+}

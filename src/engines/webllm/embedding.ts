@@ -1,0 +1,58 @@
+/**
+ * Embeddings through web-llm, one text per call: web-llm right-pads a batch, and a padded member's
+ * vector differs from the same text embedded alone, while single calls are reproducible.
+ * @module
+ */
+
+import type { EmbedResult } from '../../core/engine.ts';
+import { GatewayError, isGatewayError } from '../../core/errors.ts';
+import type { MLCEngineLike } from './mlc-engine-like.ts';
+
+export interface EmbedOptions {
+  /** The catalog id, for error messages. */
+  readonly model: string;
+  /** The loaded web-llm `model_id`. */
+  readonly variant: string;
+  /**
+   * Scale to unit length. web-llm returns the raw first-token (CLS) state; its embedding models
+   * (snowflake-arctic-embed) define the embedding as that state L2-normalised.
+   */
+  readonly normalize: boolean;
+  readonly signal: AbortSignal;
+}
+
+export async function embedTexts(engine: MLCEngineLike, input: readonly string[], options: EmbedOptions): Promise<EmbedResult> {
+  const embeddings: Float32Array[] = [];
+  let promptTokens = 0;
+  for (const text of input) {
+    if (options.signal.aborted) throw new GatewayError('aborted', `The request for model "${options.model}" was aborted.`);
+    let response;
+    try {
+      response = await engine.embeddings.create({ input: [text], model: options.variant });
+    } catch (error) {
+      throw toEmbedError(error, options.model);
+    }
+    const vector = response.data[0]?.embedding;
+    if (!vector) throw new GatewayError('internal', `web-llm returned no embedding for model "${options.model}".`);
+    const values = Float32Array.from(vector);
+    embeddings.push(options.normalize ? unitLength(values) : values);
+    promptTokens += response.usage.prompt_tokens;
+  }
+  return { embeddings, promptTokens };
+}
+
+function unitLength(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (const v of vector) sum += v * v;
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i] = vector[i]! / norm;
+  return vector;
+}
+
+function toEmbedError(error: unknown, model: string): GatewayError {
+  if (isGatewayError(error)) return GatewayError.from(error);
+  if (error instanceof Error && error.name === 'EmbeddingExceedContextWindowSizeError') {
+    return new GatewayError('context_length_exceeded', `An input is too long for model "${model}": ${error.message}`, { param: 'input', cause: error });
+  }
+  return GatewayError.from(error);
+}

@@ -1,0 +1,35 @@
+/**
+ * Exact prompt token counts across turns. When a request continues the engine's previous
+ * conversation (same messages, plus the answer it gave, which ended naturally), web-llm keeps its
+ * KV cache, prefills only the new turn and reports only those tokens as `prompt_tokens`. The API
+ * must report the whole prompt, so this remembers what the cache already holds and adds it back.
+ * web-llm's test is the same: previous finish reason not `abort`/`length` and an equal
+ * conversation before the last message.
+ * @module
+ */
+
+import type { WebLLMMessage } from './mlc-engine-like.ts';
+
+export class PromptTokenCounter {
+  #last: { readonly messages: readonly WebLLMMessage[]; readonly cachedTokens: number } | undefined;
+
+  /** Tokens web-llm will reuse from its cache for these messages (and so leave out of `prompt_tokens`). */
+  cachedTokens(messages: readonly WebLLMMessage[]): number {
+    const last = this.#last;
+    if (!last || messages.length - 1 !== last.messages.length) return 0;
+    return last.messages.every((m, i) => m.role === messages[i]!.role && m.content === messages[i]!.content) ? last.cachedTokens : 0;
+  }
+
+  /**
+   * After a natural stop: the cache then holds the whole prompt and every generated token (the
+   * stop token is sampled but never fed back).
+   */
+  remember(messages: readonly WebLLMMessage[], answer: string, promptTokens: number, generatedTokens: number): void {
+    this.#last = { messages: [...messages, { role: 'assistant', content: answer }], cachedTokens: promptTokens + generatedTokens };
+  }
+
+  /** After anything else (abort, length, error): web-llm starts the next request afresh. */
+  forget(): void {
+    this.#last = undefined;
+  }
+}

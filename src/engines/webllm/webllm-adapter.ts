@@ -1,0 +1,132 @@
+/**
+ * The web-llm adapter: serves MLC-compiled chat and embedding models on WebGPU through
+ * `@mlc-ai/web-llm`. It only translates; queueing and memory bounds are the model host's.
+ * @module
+ */
+
+import { MLCEngine, type AppConfig, type ModelRecord } from '@mlc-ai/web-llm';
+import type { ModelInfo } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import type { EngineAdapter, LoadProgress } from '../adapter.ts';
+import { buildAppConfig, pickVariant, type SelfHost, type WebLLMModelSpec } from './app-config.ts';
+import { streamChat } from './chat-stream.ts';
+import { embedTexts } from './embedding.ts';
+import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
+import { loadFailure, noWebGPU } from './load-failure.ts';
+import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
+import { createProgressMapper } from './progress.ts';
+import { PromptTokenCounter } from './prompt-tokens.ts';
+
+export interface WebLLMAdapterOptions {
+  readonly models: readonly WebLLMModelSpec[];
+  /** Fetch weights and libraries from your own origin (see `SelfHost`). */
+  readonly selfHost?: SelfHost;
+  /** Where web-llm keeps downloaded files (its default: Cache Storage). */
+  readonly cacheBackend?: AppConfig['cacheBackend'];
+  /** Default: `navigator.gpu`'s high-performance adapter; `null` means no WebGPU. */
+  readonly gpu?: GpuProbe;
+  /** Default: `new MLCEngine(options)`. Tests inject a test double here. */
+  readonly createEngine?: CreateMLCEngine;
+}
+
+/** One model's engine. Its `engine` and `variant` are set once the GPU probe has picked a variant. */
+interface Slot {
+  ready: Promise<void>;
+  engine?: MLCEngineLike;
+  variant?: string;
+  readonly prompts: PromptTokenCounter;
+}
+
+export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapter {
+  const appConfig = buildAppConfig(options.models, options);
+  const records = new Map(appConfig.model_list.map((record) => [record.model_id, record]));
+  const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
+  const createEngine: CreateMLCEngine = options.createEngine ?? ((engineOptions) => new MLCEngine(engineOptions));
+  let gpu: Promise<GpuInfo | null> | undefined;
+  const probe = () => (gpu ??= (options.gpu ?? probeWebGPU)());
+  const slots = new Map<string, Slot>();
+
+  const lookup = (id: string, kind?: ModelInfo['kind']): WebLLMModelSpec => {
+    const spec = specs.get(id);
+    if (!spec) throw new GatewayError('model_not_found', `The model "${id}" does not exist.`, { param: 'model' });
+    if (kind && spec.info.kind !== kind) {
+      throw new GatewayError('invalid_request', `The model "${id}" is a ${spec.info.kind} model, not a ${kind} model.`, { param: 'model' });
+    }
+    return spec;
+  };
+
+  async function open(model: string, spec: WebLLMModelSpec, slot: Slot, onProgress?: (progress: LoadProgress) => void): Promise<void> {
+    const started = performance.now();
+    onProgress?.({ status: 'initiate', model });
+    const info = await probe();
+    if (!info) throw noWebGPU(model);
+    if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
+    const variant = pickVariant(spec, info.hasShaderF16);
+    const record = records.get(variant) as ModelRecord;
+    const progress = createProgressMapper(model);
+    // One engine per model: an MLCEngine's reload() unloads whatever it held, so a chat model and
+    // an embedding model can stay loaded side by side only in engines of their own. It also keeps
+    // interruptGenerate(), which is engine-wide, confined to the one model it is meant for.
+    const engine = createEngine({ appConfig, initProgressCallback: (report) => onProgress?.(progress.map(report)) });
+    slot.engine = engine;
+    slot.variant = variant;
+    try {
+      await engine.reload(variant);
+    } catch (error) {
+      throw loadFailure(model, record, error, progress.phase);
+    }
+    // web-llm's reload() resolves without error when unload() cut it short.
+    if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
+    onProgress?.({ status: 'ready', model, device: 'webgpu', ms: performance.now() - started });
+  }
+
+  async function load(model: string, onProgress?: (progress: LoadProgress) => void): Promise<Slot> {
+    const spec = lookup(model);
+    let slot = slots.get(model);
+    if (!slot) {
+      const created: Slot = { ready: Promise.resolve(), prompts: new PromptTokenCounter() };
+      slots.set(model, created);
+      created.ready = open(model, spec, created, onProgress).catch(async (error: unknown) => {
+        if (slots.get(model) === created) slots.delete(model);
+        await created.engine?.unload().catch(() => {});
+        throw error;
+      });
+      slot = created;
+    }
+    await slot.ready;
+    return slot;
+  }
+
+  return {
+    models: options.models.map((spec) => spec.info),
+    async load(model, { onProgress } = {}) {
+      await load(model, onProgress);
+    },
+    async unload(model) {
+      const slot = slots.get(model);
+      if (!slot) return;
+      slots.delete(model);
+      await slot.engine?.unload().catch(() => {});
+      await slot.ready.catch(() => {});
+    },
+    async *chat(request, { signal }) {
+      lookup(request.model, 'chat');
+      const slot = await load(request.model);
+      yield* streamChat(slot.engine as MLCEngineLike, slot.prompts, request, signal);
+    },
+    async embed(request, { signal }) {
+      const spec = lookup(request.model, 'embedding');
+      const slot = await load(request.model);
+      return embedTexts(slot.engine as MLCEngineLike, request.input, {
+        model: request.model,
+        variant: slot.variant as string,
+        normalize: spec.normalize ?? true,
+        signal,
+      });
+    },
+  };
+}
+
+function unloadedWhileLoading(model: string): GatewayError {
+  return new GatewayError('model_unavailable', `The WebLLM model "${model}" was unloaded while it was loading.`);
+}

@@ -1,0 +1,22 @@
+/**
+ * msw request handlers that answer the API with the gateway, for apps that already use msw: in the
+ * browser (`setupWorker(...createHandlers(...))`) and in Node (`setupServer(...)`).
+ * @module
+ */
+import { http } from 'msw';
+import type { Engine } from '../core/engine.ts';
+import type { ApiKey } from '../gateway/auth.ts';
+import { createGateway } from '../gateway/index.ts';
+
+export interface HandlerOptions {
+  readonly engine: Engine;
+  /** Default `/v1` (msw resolves a path against the page's origin); in Node give an absolute URL. */
+  readonly baseUrl?: string;
+  readonly apiKeys?: readonly ApiKey[];
+}
+
+export function createHandlers(options: HandlerOptions) {
+  const baseUrl = (options.baseUrl ?? '/v1').replace(/\/+$/, '');
+  const gateway = createGateway({ engine: options.engine, baseUrl, apiKeys: options.apiKeys });
+  return [http.all(`${baseUrl}/*`, ({ request }) => gateway.fetch(request))];
+}

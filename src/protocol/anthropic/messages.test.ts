@@ -1,0 +1,294 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelInfo } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import type { Generation, GenerationEvent } from '../../core/generation.ts';
+import type { SSEMessage } from '../../core/sse.ts';
+import { parseMessages, toMessage, toMessageEvents, toStopReason } from './messages.ts';
+import type { AnthropicVersion } from './version.ts';
+
+const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
+const USER = [{ role: 'user', content: 'hi' }];
+
+function parse(body: Record<string, unknown>, version: AnthropicVersion = '2026-10-21') {
+  return parseMessages({ model: 'chat-m', max_tokens: 100, messages: USER, ...body }, MODEL, version);
+}
+
+function failureOf(body: Record<string, unknown>, version: AnthropicVersion = '2026-10-21'): GatewayError {
+  try {
+    parse(body, version);
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).code).toBe('invalid_request');
+    return error as GatewayError;
+  }
+  throw new Error(`expected ${JSON.stringify(body)} to be rejected under ${version}`);
+}
+
+function generationOf(events: readonly GenerationEvent[], error?: unknown) {
+  const state = { closed: false };
+  const generation: Generation = {
+    promptTokens: 11,
+    events: (async function* () {
+      try {
+        yield* events;
+        if (error !== undefined) throw error;
+      } finally {
+        state.closed = true;
+      }
+    })(),
+    cancel: () => {},
+  };
+  return { generation, state };
+}
+
+const finish = (reason: 'stop' | 'length' | 'stop_sequence', completionTokens = 2): GenerationEvent => ({
+  type: 'finish',
+  reason,
+  stopSequence: reason === 'stop_sequence' ? '\n\nHuman:' : null,
+  usage: { promptTokens: 11, completionTokens },
+});
+const META = { id: 'msg_test', model: 'chat-m', requestId: 'req_test' };
+
+async function collect(source: AsyncIterable<SSEMessage>): Promise<{ event: string | undefined; body: Record<string, unknown> }[]> {
+  const out: { event: string | undefined; body: Record<string, unknown> }[] = [];
+  for await (const message of source) out.push({ event: message.event, body: JSON.parse(message.data) });
+  return out;
+}
+
+describe('parseMessages: accepted requests', () => {
+  it('parses a minimal request', () => {
+    expect(parse({ stop_sequences: ['END', ''] })).toEqual({
+      chat: { model: 'chat-m', messages: [{ role: 'user', content: 'hi' }], maxTokens: 100, temperature: undefined, topP: undefined, topK: undefined, stop: ['END'] },
+      stream: false,
+    });
+  });
+
+  it('puts a string system prompt first', () => {
+    expect(parse({ system: 'be brief' }).chat.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+    ]);
+  });
+
+  it('accepts system as text blocks and content as text blocks', () => {
+    const { chat } = parse({
+      system: [{ type: 'text', text: 'one', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'two' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }],
+    });
+    expect(chat.messages).toEqual([
+      { role: 'system', content: 'one\ntwo' },
+      { role: 'user', content: 'a\nb' },
+    ]);
+  });
+
+  it('folds system turns into the system prompt and merges consecutive same-role turns', () => {
+    const { chat } = parse({
+      system: 'top',
+      messages: [
+        { role: 'system', content: 'inline' },
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+        { role: 'assistant', content: 'c' },
+        { role: 'assistant', content: 'd' },
+      ],
+    });
+    expect(chat.messages).toEqual([
+      { role: 'system', content: 'top\n\ninline' },
+      { role: 'user', content: 'a\n\nb' },
+      { role: 'assistant', content: 'c\n\nd' },
+    ]);
+  });
+
+  it('keeps a trailing assistant turn as a prefill', () => {
+    expect(parse({ messages: [...USER, { role: 'assistant', content: 'Sure,' }] }).chat.messages.at(-1)).toEqual({ role: 'assistant', content: 'Sure,' });
+  });
+
+  it('reads stream', () => {
+    expect(parse({ stream: true }).stream).toBe(true);
+    expect(parse({ stream: null }).stream).toBe(false);
+  });
+
+  it.each(['2023-06-01', '2023-01-01'] as const)('accepts sampling parameters under %s', (version) => {
+    expect(parse({ temperature: 0.5, top_p: 0.9, top_k: 40 }, version).chat).toMatchObject({ temperature: 0.5, topP: 0.9, topK: 40 });
+  });
+
+  it('accepts metadata, disabled thinking, empty tools and other extra fields', () => {
+    expect(() => parse({ metadata: { user_id: 'u' }, thinking: { type: 'disabled' }, tools: [], service_tier: 'auto' })).not.toThrow();
+  });
+
+  it('does not modify the body', () => {
+    const body = { model: 'chat-m', max_tokens: 5, system: [{ type: 'text', text: 's' }], messages: [...USER, { role: 'user', content: 'x' }] };
+    const copy = structuredClone(body);
+    parseMessages(body, MODEL, '2026-10-21');
+    expect(body).toEqual(copy);
+  });
+});
+
+describe('parseMessages: each bad field is a 400 naming it', () => {
+  it.each([
+    ['max_tokens missing', { max_tokens: undefined }, 'max_tokens'],
+    ['max_tokens null', { max_tokens: null }, 'max_tokens'],
+    ['max_tokens a string', { max_tokens: '5' }, 'max_tokens'],
+    ['max_tokens 0', { max_tokens: 0 }, 'max_tokens'],
+    ['max_tokens negative', { max_tokens: -3 }, 'max_tokens'],
+    ['max_tokens fractional', { max_tokens: 2.5 }, 'max_tokens'],
+    ['max_tokens above the model cap', { max_tokens: 257 }, 'max_tokens'],
+    ['messages missing', { messages: undefined }, 'messages'],
+    ['messages a string', { messages: 'hi' }, 'messages'],
+    ['messages empty', { messages: [] }, 'messages'],
+    ['only system turns', { messages: [{ role: 'system', content: 'x' }] }, 'messages'],
+    ['a message that is not an object', { messages: [7] }, 'messages.0'],
+    ['an unknown role', { messages: [{ role: 'tool', content: 'x' }] }, 'messages.0.role'],
+    ['the role constructor', { messages: [{ role: 'constructor', content: 'x' }] }, 'messages.0.role'],
+    ['content missing', { messages: [{ role: 'user' }] }, 'messages.0.content'],
+    ['content a number', { messages: [{ role: 'user', content: 1 }] }, 'messages.0.content'],
+    ['an image block', { messages: [{ role: 'user', content: [{ type: 'image', source: {} }] }] }, 'messages.0.content.0.type'],
+    ['a tool_result block', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't' }] }] }, 'messages.0.content.0.type'],
+    ['a block that is a string', { messages: [{ role: 'user', content: ['x'] }] }, 'messages.0.content.0'],
+    ['a text block without text', { messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages.0.content.0.text'],
+    ['a bad second message', { messages: [...USER, { role: 'assistant', content: [{ type: 'text', text: 1 }] }] }, 'messages.1.content.0.text'],
+    ['system a number', { system: 5 }, 'system'],
+    ['system with an image block', { system: [{ type: 'image' }] }, 'system.0.type'],
+    ['stop_sequences a string', { stop_sequences: 'END' }, 'stop_sequences'],
+    ['stop_sequences with a number', { stop_sequences: ['a', 1] }, 'stop_sequences'],
+    ['stream a string', { stream: 'true' }, 'stream'],
+    ['non-empty tools', { tools: [{ name: 't', input_schema: { type: 'object' } }] }, 'tools'],
+    ['enabled thinking', { thinking: { type: 'enabled', budget_tokens: 1024 } }, 'thinking'],
+  ])('%s', (_, body, param) => {
+    expect(failureOf(body).param).toBe(param);
+  });
+
+  it('says "max_tokens: Field required" when max_tokens is missing', () => {
+    expect(failureOf({ max_tokens: undefined }).message).toBe('max_tokens: Field required');
+  });
+
+  it.each(['temperature', 'top_p', 'top_k'])('rejects %s under 2026-10-21, even at a default value', (key) => {
+    const error = failureOf({ [key]: 1 }, '2026-10-21');
+    expect(error.param).toBe(key);
+    expect(error.message).toContain('2026-10-21');
+  });
+
+  it.each([
+    ['temperature', 1.5],
+    ['temperature', -0.1],
+    ['top_p', 2],
+    ['top_k', -1],
+    ['top_k', 1.5],
+    ['temperature', 'warm'],
+  ])('rejects %s = %j under 2023-06-01', (key, value) => {
+    expect(failureOf({ [key]: value }, '2023-06-01').param).toBe(key);
+  });
+});
+
+describe('toStopReason', () => {
+  it('maps the neutral finish reasons', () => {
+    expect([toStopReason('stop'), toStopReason('length'), toStopReason('stop_sequence')]).toEqual(['end_turn', 'max_tokens', 'stop_sequence']);
+  });
+});
+
+describe('toMessage', () => {
+  it('builds the message body with exactly the documented keys', async () => {
+    const body = await toMessage(generationOf([{ type: 'text', text: 'Hi' }, { type: 'text', text: '!' }, finish('stop', 2)]).generation, META);
+    expect(Object.keys(body).sort()).toEqual(['container', 'content', 'id', 'model', 'role', 'stop_details', 'stop_reason', 'stop_sequence', 'type', 'usage']);
+    expect(body).toEqual({
+      id: 'msg_test',
+      type: 'message',
+      role: 'assistant',
+      model: 'chat-m',
+      content: [{ type: 'text', text: 'Hi!', citations: null }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      stop_details: null,
+      container: null,
+      usage: { input_tokens: 11, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    });
+  });
+
+  it('reports which stop sequence fired', async () => {
+    const body = await toMessage(generationOf([finish('stop_sequence', 1)]).generation, META);
+    expect(body).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: '\n\nHuman:' });
+  });
+
+  it('reports the token cap as max_tokens', async () => {
+    expect((await toMessage(generationOf([finish('length', 1)]).generation, META)).stop_reason).toBe('max_tokens');
+  });
+
+  it('fails with an internal error if the generation ends without a finish', async () => {
+    await expect(toMessage(generationOf([]).generation, META)).rejects.toMatchObject({ code: 'internal' });
+  });
+});
+
+describe('toMessageEvents', () => {
+  const events = [{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }, finish('stop', 2)] as const;
+
+  it('emits the canonical event order, each named after its JSON type', async () => {
+    const { generation, state } = generationOf(events);
+    const out = await collect(toMessageEvents(generation, META));
+    for (const { event, body } of out) expect(event).toBe(body.type);
+    expect(out.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    expect(state.closed).toBe(true);
+  });
+
+  it('shapes every event exactly', async () => {
+    const out = (await collect(toMessageEvents(generationOf(events).generation, META))).map((e) => e.body);
+    expect(out).toEqual([
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_test',
+          type: 'message',
+          role: 'assistant',
+          model: 'chat-m',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          stop_details: null,
+          container: null,
+          usage: { input_tokens: 11, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+      },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } },
+      { type: 'ping' },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null, container: null }, usage: { input_tokens: 11, output_tokens: 2 } },
+      { type: 'message_stop' },
+    ]);
+  });
+
+  it('carries the fired stop sequence in message_delta', async () => {
+    const out = await collect(toMessageEvents(generationOf([finish('stop_sequence', 3)]).generation, META));
+    expect(out.find((e) => e.event === 'message_delta')!.body).toMatchObject({
+      delta: { stop_reason: 'stop_sequence', stop_sequence: '\n\nHuman:' },
+      usage: { output_tokens: 3 },
+    });
+  });
+
+  it('ends a failed stream with one error event carrying the request id, and no message_stop', async () => {
+    const { generation, state } = generationOf([{ type: 'text', text: 'He' }], new GatewayError('internal', 'engine died'));
+    const out = await collect(toMessageEvents(generation, META));
+    expect(out.at(-1)).toEqual({ event: 'error', body: { type: 'error', error: { type: 'api_error', message: 'engine died' }, request_id: 'req_test' } });
+    expect(out.some((e) => e.event === 'message_stop')).toBe(false);
+    expect(out.at(-2)!.event).toBe('content_block_delta');
+    expect(state.closed).toBe(true);
+  });
+
+  it.each([
+    ['engine_unavailable', 'overloaded_error'],
+    ['queue_full', 'rate_limit_error'],
+    ['model_unavailable', 'api_error'],
+  ] as const)('renders a midway %s as %s', async (code, type) => {
+    const out = await collect(toMessageEvents(generationOf([], new GatewayError(code, 'x')).generation, META));
+    expect(out.at(-1)!.body).toMatchObject({ type: 'error', error: { type } });
+  });
+});

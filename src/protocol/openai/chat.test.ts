@@ -1,0 +1,331 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelInfo } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import type { Generation, GenerationEvent } from '../../core/generation.ts';
+import type { SSEMessage } from '../../core/sse.ts';
+import { parseChatCompletion, toChatCompletion, toChatCompletionChunks, toFinishReason, toUsage } from './chat.ts';
+
+const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
+const USER = [{ role: 'user', content: 'hi' }];
+
+function parse(body: Record<string, unknown>) {
+  return parseChatCompletion({ model: 'chat-m', messages: USER, ...body }, MODEL);
+}
+
+function paramOf(body: Record<string, unknown>): string | undefined {
+  try {
+    parse(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).code).toBe('invalid_request');
+    expect((error as GatewayError).status).toBe(400);
+    return (error as GatewayError).param;
+  }
+  throw new Error(`expected ${JSON.stringify(body)} to be rejected`);
+}
+
+/** A generation that yields `events`, then throws `error` if given; records whether it was closed. */
+function generationOf(events: readonly GenerationEvent[], error?: unknown) {
+  const state = { closed: false, cancelled: false };
+  const generation: Generation = {
+    promptTokens: 9,
+    events: (async function* () {
+      try {
+        yield* events;
+        if (error !== undefined) throw error;
+      } finally {
+        state.closed = true;
+      }
+    })(),
+    cancel: () => {
+      state.cancelled = true;
+    },
+  };
+  return { generation, state };
+}
+
+const finish = (reason: 'stop' | 'length' | 'stop_sequence', completionTokens = 2): GenerationEvent => ({
+  type: 'finish',
+  reason,
+  stopSequence: reason === 'stop_sequence' ? '###' : null,
+  usage: { promptTokens: 9, completionTokens },
+});
+const META = { id: 'chatcmpl-test', created: 1_700_000_000, model: 'chat-m' };
+
+async function collect(source: AsyncIterable<SSEMessage>): Promise<SSEMessage[]> {
+  const out: SSEMessage[] = [];
+  for await (const message of source) out.push(message);
+  return out;
+}
+
+describe('parseChatCompletion: accepted requests', () => {
+  it('parses a minimal request with the model cap as default max tokens', () => {
+    expect(parse({})).toEqual({
+      chat: {
+        model: 'chat-m',
+        messages: [{ role: 'user', content: 'hi' }],
+        maxTokens: 256,
+        temperature: undefined,
+        topP: undefined,
+        seed: undefined,
+        presencePenalty: undefined,
+        frequencyPenalty: undefined,
+        stop: [],
+      },
+      stream: false,
+      includeUsage: false,
+    });
+  });
+
+  it('falls back to the context window when the model has no output cap', () => {
+    const chat = parseChatCompletion({ model: 'x', messages: USER }, { ...MODEL, maxOutputTokens: undefined }).chat;
+    expect(chat.maxTokens).toBe(512);
+  });
+
+  it('maps developer to system, joins text parts, and lets assistant content be null', () => {
+    const { chat } = parse({
+      messages: [
+        { role: 'developer', content: [{ type: 'text', text: 'be brief' }] },
+        { role: 'system', content: 'and kind' },
+        { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], name: 'bob' },
+        { role: 'assistant', content: null },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
+      ],
+    });
+    expect(chat.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'system', content: 'and kind' },
+      { role: 'user', content: 'a\nb' },
+      { role: 'assistant', content: '' },
+      { role: 'assistant', content: 'no' },
+    ]);
+  });
+
+  it('reads the sampling fields', () => {
+    const { chat } = parse({ temperature: 0.7, top_p: 0.9, seed: 42, presence_penalty: -1, frequency_penalty: 2, max_tokens: 10 });
+    expect(chat).toMatchObject({ temperature: 0.7, topP: 0.9, seed: 42, presencePenalty: -1, frequencyPenalty: 2, maxTokens: 10 });
+  });
+
+  it('prefers max_completion_tokens over max_tokens', () => {
+    expect(parse({ max_completion_tokens: 5, max_tokens: 200 }).chat.maxTokens).toBe(5);
+    expect(parse({ max_completion_tokens: null, max_tokens: 7 }).chat.maxTokens).toBe(7);
+  });
+
+  it('accepts stop as a string or up to four strings, dropping empty ones', () => {
+    expect(parse({ stop: '###' }).chat.stop).toEqual(['###']);
+    expect(parse({ stop: '' }).chat.stop).toEqual([]);
+    expect(parse({ stop: ['a', '', 'b', 'c'] }).chat.stop).toEqual(['a', 'b', 'c']);
+  });
+
+  it('treats null like an absent field', () => {
+    const parsed = parse({ stream: null, stream_options: null, temperature: null, max_tokens: null, stop: null, n: null, seed: null });
+    expect(parsed.stream).toBe(false);
+    expect(parsed.chat).toMatchObject({ maxTokens: 256, stop: [], temperature: undefined, seed: undefined });
+  });
+
+  it('includes usage only for streams that ask for it', () => {
+    expect(parse({ stream: true }).includeUsage).toBe(false);
+    expect(parse({ stream: true, stream_options: { include_usage: true } })).toMatchObject({ stream: true, includeUsage: true });
+    expect(parse({ stream: false, stream_options: { include_usage: true } }).includeUsage).toBe(false);
+  });
+
+  it('accepts n: 1, empty tools, response_format text and unknown extra fields', () => {
+    expect(() => parse({ n: 1, tools: [], response_format: { type: 'text' }, logprobs: false, user: 'u', metadata: { a: 'b' }, store: false })).not.toThrow();
+  });
+
+  it('does not modify the body', () => {
+    const body = { model: 'chat-m', messages: [{ role: 'developer', content: [{ type: 'text', text: 'x' }] }, ...USER], stop: ['a', ''] };
+    const copy = structuredClone(body);
+    parseChatCompletion(body, MODEL);
+    expect(body).toEqual(copy);
+  });
+});
+
+describe('parseChatCompletion: each bad field is a 400 naming it', () => {
+  it.each([
+    ['messages missing', { messages: undefined }, 'messages'],
+    ['messages null', { messages: null }, 'messages'],
+    ['messages a string', { messages: 'hi' }, 'messages'],
+    ['messages empty', { messages: [] }, 'messages'],
+    ['a message that is not an object', { messages: [1] }, 'messages[0]'],
+    ['a message that is an array', { messages: [[]] }, 'messages[0]'],
+    ['a message without role', { messages: [{ content: 'x' }] }, 'messages[0].role'],
+    ['a numeric role', { messages: [{ role: 1, content: 'x' }] }, 'messages[0].role'],
+    ['an unknown role', { messages: [{ role: 'wizard', content: 'x' }] }, 'messages[0].role'],
+    ['the tool role', { messages: [{ role: 'tool', content: 'x', tool_call_id: 'c' }] }, 'messages[0].role'],
+    ['the function role', { messages: [{ role: 'function', content: 'x', name: 'f' }] }, 'messages[0].role'],
+    ['the role constructor', { messages: [{ role: 'constructor', content: 'x' }] }, 'messages[0].role'],
+    ['the role __proto__', { messages: [{ role: '__proto__', content: 'x' }] }, 'messages[0].role'],
+    ['the role toString', { messages: [{ role: 'toString', content: 'x' }] }, 'messages[0].role'],
+    ['user content missing', { messages: [{ role: 'user' }] }, 'messages[0].content'],
+    ['system content null', { messages: [{ role: 'system', content: null }] }, 'messages[0].content'],
+    ['content a number', { messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
+    ['content an object', { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] }, 'messages[0].content'],
+    ['a content part that is a string', { messages: [{ role: 'user', content: ['x'] }] }, 'messages[0].content[0]'],
+    ['an image part', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:' } }] }] }, 'messages[0].content[0].type'],
+    ['a refusal part from the user', { messages: [{ role: 'user', content: [{ type: 'refusal', refusal: 'x' }] }] }, 'messages[0].content[0].type'],
+    ['a text part without text', { messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages[0].content[0].text'],
+    ['a text part with numeric text', { messages: [{ role: 'user', content: [{ type: 'text', text: 1 }] }] }, 'messages[0].content[0].text'],
+    ['a bad second message', { messages: [...USER, { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'audio' }] }] }, 'messages[1].content[1].type'],
+    ['stream a string', { stream: 'yes' }, 'stream'],
+    ['stream a number', { stream: 1 }, 'stream'],
+    ['stream_options a string', { stream_options: 'usage' }, 'stream_options'],
+    ['stream_options an array', { stream_options: [] }, 'stream_options'],
+    ['stream_options.include_usage a string', { stream: true, stream_options: { include_usage: 'yes' } }, 'stream_options.include_usage'],
+    ['n 2', { n: 2 }, 'n'],
+    ['n 0', { n: 0 }, 'n'],
+    ['n fractional', { n: 1.5 }, 'n'],
+    ['non-empty tools', { tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
+    ['response_format json_object', { response_format: { type: 'json_object' } }, 'response_format'],
+    ['response_format json_schema', { response_format: { type: 'json_schema', json_schema: { name: 's' } } }, 'response_format'],
+    ['logprobs true', { logprobs: true }, 'logprobs'],
+    ['max_tokens a string', { max_tokens: '5' }, 'max_tokens'],
+    ['max_tokens 0', { max_tokens: 0 }, 'max_tokens'],
+    ['max_tokens negative', { max_tokens: -1 }, 'max_tokens'],
+    ['max_tokens fractional', { max_tokens: 1.5 }, 'max_tokens'],
+    ['max_tokens above the model cap', { max_tokens: 257 }, 'max_tokens'],
+    ['max_tokens huge', { max_tokens: 1e300 }, 'max_tokens'],
+    ['max_completion_tokens above the cap', { max_completion_tokens: 999, max_tokens: 5 }, 'max_completion_tokens'],
+    ['max_completion_tokens a boolean', { max_completion_tokens: true }, 'max_completion_tokens'],
+    ['temperature above 2', { temperature: 2.5 }, 'temperature'],
+    ['temperature negative', { temperature: -0.1 }, 'temperature'],
+    ['temperature a string', { temperature: 'hot' }, 'temperature'],
+    ['top_p above 1', { top_p: 1.5 }, 'top_p'],
+    ['seed fractional', { seed: 1.5 }, 'seed'],
+    ['presence_penalty above 2', { presence_penalty: 3 }, 'presence_penalty'],
+    ['frequency_penalty below -2', { frequency_penalty: -3 }, 'frequency_penalty'],
+    ['stop a number', { stop: 5 }, 'stop'],
+    ['stop with a non-string', { stop: ['a', 1] }, 'stop'],
+    ['stop with five strings', { stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],
+    ['stop an object', { stop: { a: 1 } }, 'stop'],
+  ])('%s', (_, body, param) => {
+    expect(paramOf(body)).toBe(param);
+  });
+
+  it('says what it expected and what it got', () => {
+    try {
+      parse({ max_tokens: '5' });
+    } catch (error) {
+      expect((error as Error).message).toBe("Invalid type for 'max_tokens': expected an integer, but got '5'.");
+      return;
+    }
+    throw new Error('expected a rejection');
+  });
+});
+
+describe('toChatCompletion', () => {
+  it('builds the chat.completion body with exactly the documented keys', async () => {
+    const { generation } = generationOf([{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }, finish('stop', 2)]);
+    const body = await toChatCompletion(generation, META);
+    expect(Object.keys(body).sort()).toEqual(['choices', 'created', 'id', 'model', 'object', 'usage']);
+    expect(body).toEqual({
+      id: 'chatcmpl-test',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'chat-m',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+    });
+  });
+
+  it.each([
+    ['stop', 'stop'],
+    ['length', 'length'],
+    ['stop_sequence', 'stop'],
+  ] as const)('reports finish %s as finish_reason %s', async (reason, expected) => {
+    const body = await toChatCompletion(generationOf([finish(reason, 0)]).generation, META);
+    expect(body.choices[0]!.finish_reason).toBe(expected);
+    expect(body.choices[0]!.message.content).toBe('');
+  });
+
+  it('fails with an internal error if the generation ends without a finish', async () => {
+    await expect(toChatCompletion(generationOf([{ type: 'text', text: 'x' }]).generation, META)).rejects.toMatchObject({ code: 'internal' });
+  });
+
+  it('passes a generation failure on', async () => {
+    const failure = new GatewayError('engine_unavailable', 'lost');
+    await expect(toChatCompletion(generationOf([], failure).generation, META)).rejects.toBe(failure);
+  });
+});
+
+describe('toFinishReason and toUsage', () => {
+  it('maps the neutral finish reasons', () => {
+    expect([toFinishReason('stop'), toFinishReason('length'), toFinishReason('stop_sequence')]).toEqual(['stop', 'length', 'stop']);
+  });
+
+  it('totals prompt and completion tokens', () => {
+    expect(toUsage({ promptTokens: 3, completionTokens: 4 })).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+  });
+});
+
+describe('toChatCompletionChunks', () => {
+  const events = [{ type: 'text', text: 'Hel' }, { type: 'text', text: 'lo' }, finish('length', 2)] as const;
+
+  it('emits a role chunk, content chunks, a finish chunk and [DONE], with no event names and no usage key', async () => {
+    const { generation, state } = generationOf(events);
+    const messages = await collect(toChatCompletionChunks(generation, META, false));
+    expect(messages.every((m) => m.event === undefined)).toBe(true);
+    expect(messages.at(-1)).toEqual({ data: '[DONE]' });
+    const chunks = messages.slice(0, -1).map((m) => JSON.parse(m.data));
+    for (const chunk of chunks) {
+      expect(Object.keys(chunk).sort()).toEqual(['choices', 'created', 'id', 'model', 'object']);
+      expect(chunk).toMatchObject({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'chat-m' });
+      for (const choice of chunk.choices) expect(Object.keys(choice).sort()).toEqual(['delta', 'finish_reason', 'index', 'logprobs']);
+    }
+    expect(chunks.map((c) => c.choices)).toEqual([
+      [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: { content: 'Hel' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: { content: 'lo' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: {}, logprobs: null, finish_reason: 'length' }],
+    ]);
+    expect(state.closed).toBe(true);
+  });
+
+  it('with include_usage: usage null on every chunk, then a usage chunk with no choices before [DONE]', async () => {
+    const messages = await collect(toChatCompletionChunks(generationOf(events).generation, META, true));
+    expect(messages.at(-1)).toEqual({ data: '[DONE]' });
+    const chunks = messages.slice(0, -1).map((m) => JSON.parse(m.data));
+    const last = chunks.at(-1);
+    expect(last).toEqual({
+      id: 'chatcmpl-test',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: 'chat-m',
+      choices: [],
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+    });
+    for (const chunk of chunks.slice(0, -1)) expect(chunk.usage).toBeNull();
+    expect(chunks).toHaveLength(5);
+  });
+
+  it('reports a stop sequence as finish_reason stop', async () => {
+    const messages = await collect(toChatCompletionChunks(generationOf([finish('stop_sequence', 0)]).generation, META, false));
+    expect(JSON.parse(messages.at(-2)!.data).choices[0].finish_reason).toBe('stop');
+  });
+
+  it('turns a failure after the first byte into one in-band {"error":…} data event and no [DONE]', async () => {
+    const { generation, state } = generationOf([{ type: 'text', text: 'He' }], new GatewayError('internal', 'engine died'));
+    const messages = await collect(toChatCompletionChunks(generation, META, true));
+    expect(messages.every((m) => m.event === undefined)).toBe(true);
+    expect(messages.some((m) => m.data === '[DONE]')).toBe(false);
+    expect(JSON.parse(messages.at(-1)!.data)).toEqual({ error: { message: 'engine died', type: 'server_error', param: null, code: null } });
+    expect(JSON.parse(messages.at(-2)!.data).choices[0].delta).toEqual({ content: 'He' });
+    expect(state.closed).toBe(true);
+  });
+
+  it('renders a non-gateway failure as server_error and a rate limit as rate_limit_error', async () => {
+    const crash = await collect(toChatCompletionChunks(generationOf([], new TypeError('bad')).generation, META, false));
+    expect(JSON.parse(crash.at(-1)!.data).error).toMatchObject({ type: 'server_error', message: 'bad' });
+    const busy = await collect(toChatCompletionChunks(generationOf([], new GatewayError('queue_full', 'busy')).generation, META, false));
+    expect(JSON.parse(busy.at(-1)!.data).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+  });
+
+  it('closes the generation when the reader stops early', async () => {
+    const { generation, state } = generationOf(events);
+    const stream = toChatCompletionChunks(generation, META, false);
+    await stream.next();
+    await stream.next();
+    await stream.return(undefined);
+    expect(state.closed).toBe(true);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelInfo } from '../../core/engine.ts';
+import { toOpenAIModel, toOpenAIModelList } from './models.ts';
+
+const CHAT: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'webllm', created: 1_763_000_000, contextWindow: 4096, maxOutputTokens: 1024 };
+const EMBED: ModelInfo = { id: 'embed-m', kind: 'embedding', engine: 'transformers', contextWindow: 512, dimensions: 384, supportsDimensions: true };
+
+describe('toOpenAIModel', () => {
+  it('has the fields openai-node reads, plus local details', () => {
+    expect(toOpenAIModel(CHAT)).toEqual({
+      id: 'chat-m',
+      object: 'model',
+      created: 1_763_000_000,
+      owned_by: 'local',
+      kind: 'chat',
+      engine: 'webllm',
+      context_window: 4096,
+      max_output_tokens: 1024,
+    });
+  });
+
+  it('uses created 0 when unknown and describes embedding dimensions', () => {
+    const model = toOpenAIModel(EMBED);
+    expect(model.created).toBe(0);
+    expect(Number.isInteger(model.created)).toBe(true);
+    expect(model).toMatchObject({ dimensions: 384, supports_dimensions: true });
+    expect(model).not.toHaveProperty('max_output_tokens');
+  });
+
+  it('says supports_dimensions false when the model does not declare it', () => {
+    expect(toOpenAIModel({ ...EMBED, supportsDimensions: undefined })).toMatchObject({ supports_dimensions: false });
+  });
+
+  it('omits embedding fields for chat models', () => {
+    expect(toOpenAIModel(CHAT)).not.toHaveProperty('dimensions');
+  });
+});
+
+describe('toOpenAIModelList', () => {
+  it('is a list of model objects in order', () => {
+    const list = toOpenAIModelList([CHAT, EMBED]);
+    expect(Object.keys(list).sort()).toEqual(['data', 'object']);
+    expect(list.object).toBe('list');
+    expect(list.data.map((m) => m.id)).toEqual(['chat-m', 'embed-m']);
+    expect(list.data.every((m) => m.object === 'model' && m.owned_by === 'local')).toBe(true);
+  });
+
+  it('is an empty list when there are no models', () => {
+    expect(toOpenAIModelList([])).toEqual({ object: 'list', data: [] });
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * The model host the worker serves: the catalog's models on their engines, with files resolved
+ * against the app's own origin (models under `models/`, the onnxruntime wasm among the build's
+ * assets), so the default models work offline.
+ * @module
+ */
+// The onnxruntime-web wasm, emitted by the build next to the app: never fetched from a CDN.
+import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import type { LoadProgress } from '../engines/adapter.ts';
+import { transformersModels } from '../engines/catalog.ts';
+import { createModelHost, type ModelHost } from '../engines/model-host.ts';
+import { createTransformersAdapter, type DeviceOption } from '../engines/transformers/index.ts';
+
+/** Sent by the page before the first connection; everything is optional. */
+export interface WorkerConfig {
+  /** transformers.js backend: `auto` (WebGPU when there is an adapter, else WASM), `webgpu` or `wasm`. */
+  readonly device?: DeviceOption;
+  /** Models kept in memory at once (default 2). */
+  readonly maxLoaded?: number;
+}
+
+export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void): ModelHost {
+  const base = new URL(import.meta.env.BASE_URL, self.location.origin);
+  const transformers = createTransformersAdapter({
+    models: transformersModels,
+    // A path, not a URL: transformers.js skips local lookup for anything that parses as a URL.
+    localModelPath: new URL('models/', base).pathname,
+    // Catalog entries that are not bundled load from the Hugging Face hub on users' machines.
+    allowRemoteModels: true,
+    wasmPaths: { wasm: new URL(ortWasmUrl, self.location.href).href },
+    device: config.device ?? 'auto',
+  });
+  return createModelHost({ adapters: [transformers], onProgress, maxLoaded: config.maxLoaded });
+}

@@ -1,0 +1,927 @@
+/**
+ * Property-based robustness test: thousands of arbitrary and malformed requests thrown at the
+ * gateway (scripted engine with fault injection; API keys absent and configured). Whatever comes
+ * in, the gateway must answer promptly, with both request-id headers, an error body in exactly the
+ * caller's flavour, and well-formed JSON or SSE on success (PROTOCOL.md §1, §3–§10).
+ *
+ * Deterministic: every property has a fixed seed (override all with FC_SEED=<n>). On failure
+ * fast-check prints the seed, the path and the shrunk counterexample.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/core/engine.ts';
+import { createGateway, type Gateway } from '../../src/gateway/index.ts';
+import { FAULTS, withFaults } from '../support/fault-engine.ts';
+import { ScriptedEngine } from '../support/scripted-engine.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The gateways under test
+
+const ANSWER_TOKENS = 6;
+const MAX_BODY = 4096;
+const KEYED_ORIGIN = 'https://llm.test';
+const GOOD_KEYS = ['sk-good', 'sk-chat'] as const;
+const MODEL_IDS = ['scripted-chat', 'scripted-embed', 'scripted-embed-fixed'];
+const NATIVE_DIMENSIONS: Record<string, number> = { 'scripted-embed': 16, 'scripted-embed-fixed': 8 };
+const DEFAULT_MAX_TOKENS = 256;
+
+type GatewayName = 'open' | 'keyed';
+
+/** Engine chat generations not yet closed. Requests run one at a time, so after each is read: 0. */
+let openGenerations = 0;
+/** The Anthropic version header of the request being checked (set by respond()). */
+let currentVersion: string | null = null;
+
+function tracked(engine: Engine): Engine {
+  return {
+    listModels: () => engine.listModels(),
+    embed: (request, options) => engine.embed(request, options),
+    async *chat(request, options) {
+      openGenerations++;
+      try {
+        yield* engine.chat(request, options);
+      } finally {
+        openGenerations--;
+      }
+    },
+  };
+}
+
+const GATEWAYS: Record<GatewayName, Gateway> = {
+  // No keys, a path base: any origin, anyone.
+  open: createGateway({ engine: tracked(withFaults(new ScriptedEngine({ answerTokens: ANSWER_TOKENS }))), baseUrl: '/v1', maxBodyBytes: MAX_BODY }),
+  // Keys (one limited to the chat model) and an absolute base: one origin only.
+  keyed: createGateway({
+    engine: tracked(withFaults(new ScriptedEngine({ answerTokens: ANSWER_TOKENS }))),
+    baseUrl: `${KEYED_ORIGIN}/v1`,
+    apiKeys: ['sk-good', { key: 'sk-chat', models: ['scripted-chat'] }],
+    maxBodyBytes: MAX_BODY,
+  }),
+};
+
+const seedFor = (fallback: number) => (process.env.FC_SEED ? Number(process.env.FC_SEED) : fallback);
+
+// ---------------------------------------------------------------------------------------------
+// Request specs (plain data, so fast-check can print and shrink them)
+
+type BodySpec =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'bytes'; readonly bytes: readonly number[] };
+
+interface RequestSpec {
+  readonly gateway: GatewayName;
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: BodySpec;
+}
+
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+function toRequest(spec: RequestSpec): Request {
+  const upper = spec.method.toUpperCase();
+  const bodyless = upper === 'GET' || upper === 'HEAD';
+  let body: BodyInit | undefined;
+  if (!bodyless) {
+    if (spec.body.kind === 'json') body = JSON.stringify(spec.body.value) ?? '';
+    else if (spec.body.kind === 'text') body = spec.body.text;
+    else if (spec.body.kind === 'bytes') body = new Uint8Array(spec.body.bytes);
+  }
+  return new Request(spec.url, { method: spec.method, headers: spec.headers, body });
+}
+
+// ---- values of the wrong type, mixed into every field
+
+const weird = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double(),
+  fc.string({ maxLength: 8 }),
+  fc.constant([]),
+  fc.constant({}),
+  fc.array(fc.integer({ min: -5, max: 70_000 }), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 4 }), fc.integer(), { maxKeys: 2 }),
+);
+
+/** Text for prompts: plain, unicode (lone surrogates included), fault markers, over-long prompts. */
+const text = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('hi', 'Say hi.', 'Tell me about the quick brown fox.', '') },
+  { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }) },
+  { weight: 2, arbitrary: fc.constantFrom(...Object.values(FAULTS), `please ${FAULTS.midstream}`) },
+  { weight: 1, arbitrary: fc.constant('word '.repeat(600)) },
+);
+
+/** Stop strings that the scripted answer will actually hit, and some that it will not. */
+const stopText = fc.oneof(fc.constantFrom('fox', ' ', 'o', 'the', 'brown ', 'zzz', ''), fc.string({ maxLength: 4 }));
+
+const maxTokens = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 1, max: 12 }) },
+  { weight: 2, arbitrary: fc.constantFrom(0, -1, 1.5, 256, 257, 1e30, 2 ** 53, -0, '5', '', true) },
+  { weight: 1, arbitrary: fc.double() },
+  { weight: 1, arbitrary: fc.integer() },
+  { weight: 1, arbitrary: weird },
+);
+
+const chatModel = fc.oneof(
+  { weight: 8, arbitrary: fc.constant('scripted-chat') },
+  { weight: 2, arbitrary: fc.constantFrom('scripted-embed', 'scripted-embed-fixed', 'nope', '', 'SCRIPTED-CHAT') },
+  { weight: 1, arbitrary: weird },
+);
+
+const embedModel = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('scripted-embed', 'scripted-embed-fixed') },
+  { weight: 2, arbitrary: fc.constantFrom('scripted-chat', 'nope', '') },
+  { weight: 1, arbitrary: weird },
+);
+
+const sampling = (max: number) => fc.oneof({ weight: 3, arbitrary: fc.double({ min: 0, max, noNaN: true }) }, { weight: 1, arbitrary: weird });
+
+/** A valid value, now and then a name every plain object inherits (a lookup-table trap). */
+const validOrPrototypeName = (valid: readonly string[]) =>
+  fc.oneof({ weight: 15, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty') });
+
+// ---- OpenAI chat bodies
+
+const openaiPart = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('text'), text }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { type: fc.oneof(fc.constantFrom('image_url', 'input_audio', 'file', 'refusal', 'text'), weird), text: weird, refusal: text, image_url: weird },
+      { requiredKeys: ['type'] },
+    ),
+  },
+  { weight: 1, arbitrary: weird },
+);
+const openaiRole = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('user', 'system', 'developer', 'assistant') },
+  { weight: 2, arbitrary: fc.constantFrom('tool', 'function', 'constructor', '__proto__', 'toString', 'USER', '') },
+  { weight: 1, arbitrary: weird },
+);
+const openaiMessage = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ role: fc.constantFrom('user', 'system', 'developer'), content: text }) },
+  {
+    weight: 3,
+    arbitrary: fc.record(
+      { role: openaiRole, content: fc.oneof(text, fc.array(openaiPart, { maxLength: 3 }), weird), name: fc.string({ maxLength: 5 }) },
+      { requiredKeys: [] },
+    ),
+  },
+  { weight: 1, arbitrary: weird },
+);
+const openaiMessages = fc.oneof(
+  { weight: 8, arbitrary: fc.array(openaiMessage, { minLength: 1, maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.constant([]) },
+  { weight: 1, arbitrary: weird },
+);
+const chatFields = {
+  model: chatModel,
+  messages: openaiMessages,
+  max_tokens: maxTokens,
+  max_completion_tokens: maxTokens,
+  stream: fc.oneof({ weight: 6, arbitrary: fc.boolean() }, { weight: 1, arbitrary: weird }),
+  stream_options: fc.oneof(
+    { weight: 4, arbitrary: fc.record({ include_usage: fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arbitrary: weird }) }) },
+    { weight: 1, arbitrary: weird },
+  ),
+  temperature: sampling(2),
+  top_p: sampling(1),
+  n: fc.oneof(fc.constant(1), fc.integer({ min: -1, max: 3 }), weird),
+  stop: fc.oneof(stopText, fc.array(stopText, { maxLength: 5 }), weird),
+  seed: fc.oneof(fc.integer(), weird),
+  presence_penalty: sampling(2),
+  frequency_penalty: sampling(2),
+  response_format: fc.oneof(fc.record({ type: fc.constantFrom('text', 'json_object', 'json_schema') }), weird),
+  tools: fc.oneof(fc.constant([]), fc.array(weird, { minLength: 1, maxLength: 2 }), weird),
+  logprobs: fc.oneof(fc.boolean(), weird),
+  user: text,
+  metadata: weird,
+};
+const chatBody = fc.oneof(
+  // Valid requests (of every option combination), to exercise the success paths.
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        model: fc.constant('scripted-chat'),
+        messages: fc.array(fc.record({ role: validOrPrototypeName(['user', 'system', 'developer', 'assistant']), content: text }), { minLength: 1, maxLength: 3 }),
+        max_tokens: fc.integer({ min: 1, max: 12 }),
+        stream: fc.boolean(),
+        stream_options: fc.record({ include_usage: fc.boolean() }),
+        stop: fc.oneof(stopText, fc.array(stopText, { maxLength: 4 })),
+      },
+      { requiredKeys: ['model', 'messages'] },
+    ),
+  },
+  // Mostly plausible: the required fields present, few optional ones.
+  {
+    weight: 5,
+    arbitrary: fc.record(
+      { model: chatFields.model, messages: chatFields.messages, max_tokens: chatFields.max_tokens, stream: chatFields.stream, stop: chatFields.stop, stream_options: chatFields.stream_options },
+      { requiredKeys: ['model', 'messages'] },
+    ),
+  },
+  // Every field, each maybe absent, maybe the wrong type.
+  { weight: 3, arbitrary: fc.record(chatFields, { requiredKeys: [] }) },
+);
+
+// ---- Anthropic messages bodies
+
+const anthropicBlock = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('text'), text }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { type: fc.oneof(fc.constantFrom('image', 'document', 'tool_use', 'tool_result', 'thinking', 'text'), weird), text: weird, source: weird },
+      { requiredKeys: ['type'] },
+    ),
+  },
+  { weight: 1, arbitrary: weird },
+);
+const anthropicMessage = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ role: fc.constantFrom('user', 'assistant', 'user'), content: text }) },
+  {
+    weight: 3,
+    arbitrary: fc.record(
+      {
+        role: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('user', 'assistant', 'system') }, { weight: 1, arbitrary: fc.constantFrom('tool', 'developer', 'constructor') }, { weight: 1, arbitrary: weird }),
+        content: fc.oneof(text, fc.array(anthropicBlock, { maxLength: 3 }), weird),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  { weight: 1, arbitrary: weird },
+);
+const messagesFields = {
+  model: chatModel,
+  max_tokens: maxTokens,
+  messages: fc.oneof(
+    { weight: 8, arbitrary: fc.array(anthropicMessage, { minLength: 1, maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.constant([]) },
+    { weight: 1, arbitrary: weird },
+  ),
+  system: fc.oneof(text, fc.array(anthropicBlock, { maxLength: 2 }), weird),
+  stream: fc.oneof({ weight: 6, arbitrary: fc.boolean() }, { weight: 1, arbitrary: weird }),
+  stop_sequences: fc.oneof({ weight: 3, arbitrary: fc.array(stopText, { maxLength: 3 }) }, { weight: 1, arbitrary: weird }),
+  temperature: sampling(1),
+  top_p: sampling(1),
+  top_k: fc.oneof(fc.integer({ min: -1, max: 100 }), weird),
+  tools: fc.oneof(fc.constant([]), fc.array(weird, { minLength: 1, maxLength: 2 }), weird),
+  thinking: fc.oneof(fc.record({ type: fc.constantFrom('enabled', 'disabled', 'adaptive') }), weird),
+  metadata: fc.oneof(fc.record({ user_id: fc.string({ maxLength: 5 }) }), weird),
+};
+const messagesBody = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        model: fc.constant('scripted-chat'),
+        max_tokens: fc.integer({ min: 1, max: 12 }),
+        messages: fc.array(fc.record({ role: validOrPrototypeName(['user', 'assistant']), content: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 })) }), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        system: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 })),
+        stream: fc.boolean(),
+        stop_sequences: fc.array(stopText, { maxLength: 3 }),
+      },
+      { requiredKeys: ['model', 'max_tokens', 'messages'] },
+    ),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record(
+      { model: messagesFields.model, max_tokens: messagesFields.max_tokens, messages: messagesFields.messages, system: messagesFields.system, stream: messagesFields.stream, stop_sequences: messagesFields.stop_sequences },
+      { requiredKeys: ['model', 'max_tokens', 'messages'] },
+    ),
+  },
+  { weight: 3, arbitrary: fc.record(messagesFields, { requiredKeys: [] }) },
+);
+
+// ---- embeddings bodies
+
+const embeddingsFields = {
+  model: embedModel,
+  input: fc.oneof(
+    { weight: 4, arbitrary: text },
+    { weight: 4, arbitrary: fc.array(text, { minLength: 1, maxLength: 4 }) },
+    { weight: 1, arbitrary: fc.array(fc.integer({ min: 0, max: 50_000 }), { maxLength: 4 }) },
+    { weight: 1, arbitrary: fc.array(fc.array(fc.integer({ min: 0, max: 50_000 }), { maxLength: 3 }), { maxLength: 2 }) },
+    { weight: 1, arbitrary: weird },
+  ),
+  encoding_format: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('float', 'base64') }, { weight: 1, arbitrary: fc.constantFrom('hex', '', 'FLOAT') }, { weight: 1, arbitrary: weird }),
+  dimensions: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 20 }) }, { weight: 1, arbitrary: weird }),
+  user: text,
+};
+const embeddingsBody = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record(
+      {
+        model: fc.constantFrom('scripted-embed', 'scripted-embed-fixed'),
+        input: fc.oneof(text.filter((t) => t.length > 0), fc.array(text.filter((t) => t.length > 0), { minLength: 1, maxLength: 4 })),
+        encoding_format: fc.constantFrom('float', 'base64'),
+      },
+      { requiredKeys: ['model', 'input'] },
+    ),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record(
+      { model: embeddingsFields.model, input: embeddingsFields.input, encoding_format: embeddingsFields.encoding_format, dimensions: embeddingsFields.dimensions },
+      { requiredKeys: ['model', 'input'] },
+    ),
+  },
+  { weight: 3, arbitrary: fc.record(embeddingsFields, { requiredKeys: [] }) },
+);
+
+// ---- bodies in every encoding
+
+/** A valid-ish JSON body for the endpoint most of the time; otherwise garbage of every kind. */
+function bodies(plausible: fc.Arbitrary<unknown>): fc.Arbitrary<BodySpec> {
+  return fc.oneof(
+    { weight: 12, arbitrary: plausible.map((value): BodySpec => ({ kind: 'json', value })) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value): BodySpec => ({ kind: 'json', value })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(fc.constantFrom('', ' ', '{', '{"model":', 'nul', '[1,', '{"a":1}}', '\u0000', "{'model':'scripted-chat'}", '\ufeff{}'), fc.string({ maxLength: 20 }))
+        .map((t): BodySpec => ({ kind: 'text', text: t })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(
+          // Never valid UTF-8: a lone 0xFF byte, a truncated sequence, an overlong encoding.
+          fc.uint8Array({ maxLength: 24 }).map((b) => [0x7b, 0xff, ...b]),
+          fc.constantFrom([0x7b, 0x22, 0x6d, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d], [0x7b, 0xe2, 0x82, 0x7d], [0xc0, 0xaf], [0xed, 0xa0, 0x80]),
+        )
+        .map((bytes): BodySpec => ({ kind: 'bytes', bytes: [...bytes] })),
+    },
+    { weight: 1, arbitrary: fc.constant<BodySpec>({ kind: 'none' }) },
+    { weight: 1, arbitrary: fc.constant<BodySpec>({ kind: 'json', value: { model: 'scripted-chat', messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY) }] } }) },
+  );
+}
+
+// ---- headers
+
+const VERSION_VALUES = ['2023-06-01', '2026-10-21', '2023-01-01', '1999-01-01', '', 'latest', '2023-06-01, 2023-06-01', ' 2026-10-21 '];
+const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.x+json', 'text/plain', 'application/x-www-form-urlencoded', '', 'multipart/form-data; boundary=x', 'application/jsonl', 'application/json-seq'];
+const AUTHORIZATIONS = ['Bearer sk-good', 'Bearer sk-chat', 'Bearer wrong', 'bearer sk-good', 'Basic c2stZ29vZA==', 'Bearer', 'sk-good', 'Bearer  sk-good  ', 'Bearer sk-good sk-chat'];
+const API_KEYS = ['sk-good', 'sk-chat', 'wrong', ''];
+
+const contentType = fc.oneof({ weight: 10, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8') }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) });
+const extraHeaders = fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,12}$/), fc.stringMatching(/^[!-~]([ -~]{0,18}[!-~])?$/), { maxKeys: 2 });
+
+function headersFor(flavour: 'openai' | 'anthropic' | 'any'): fc.Arbitrary<Record<string, string>> {
+  const version = fc.constantFrom(...VERSION_VALUES);
+  const auth = flavour === 'anthropic'
+    ? fc.oneof(
+        { weight: 5, arbitrary: fc.record({ 'x-api-key': fc.constantFrom('sk-good', 'sk-chat') }) },
+        { weight: 5, arbitrary: fc.record({ authorization: fc.constantFrom('Bearer sk-good', 'Bearer sk-chat') }) },
+        { weight: 2, arbitrary: fc.record({ authorization: fc.constantFrom(...AUTHORIZATIONS), 'x-api-key': fc.constantFrom(...API_KEYS) }, { requiredKeys: [] }) },
+      )
+    : fc.oneof(
+        { weight: 8, arbitrary: fc.record({ authorization: fc.constantFrom('Bearer sk-good', 'Bearer sk-chat') }) },
+        { weight: 2, arbitrary: fc.record({ authorization: fc.constantFrom(...AUTHORIZATIONS), 'x-api-key': fc.constantFrom(...API_KEYS) }, { requiredKeys: [] }) },
+      );
+  const versions =
+    flavour === 'anthropic'
+      ? fc.oneof(
+          { weight: 8, arbitrary: fc.record({ 'anthropic-version': fc.constantFrom('2023-06-01', '2026-10-21') }) },
+          { weight: 2, arbitrary: fc.record({ 'vendor-version': fc.constantFrom('2023-06-01', '2026-10-21') }) },
+          { weight: 2, arbitrary: fc.record({ 'anthropic-version': version, 'vendor-version': version }, { requiredKeys: [] }) },
+        )
+      : flavour === 'openai'
+        ? fc.oneof({ weight: 9, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.record({ 'anthropic-version': version, 'vendor-version': version }, { requiredKeys: [] }) })
+        : fc.record({ 'anthropic-version': version, 'vendor-version': version }, { requiredKeys: [] });
+  const misc = fc.record(
+    {
+      'content-type': contentType,
+      accept: fc.constantFrom('application/json', 'text/event-stream', '*/*'),
+      'x-stainless-retry-count': fc.constantFrom('0', '1', '2'),
+      'anthropic-beta': fc.constantFrom('a,b', ''),
+    },
+    { requiredKeys: [] },
+  );
+  // A Content-Length that does not match the body only now and then, so most bodies are read in full.
+  const contentLength = fc.oneof(
+    { weight: 9, arbitrary: fc.constant({}) },
+    { weight: 1, arbitrary: fc.record({ 'content-length': fc.constantFrom('0', '5', '999999999', 'abc', '-1') }) },
+  );
+  return fc.tuple(extraHeaders, misc, contentLength, auth, versions).map(([extra, m, length, a, v]) => ({ ...extra, ...m, ...length, ...a, ...v }));
+}
+
+// ---- paths and URLs
+
+const ENDPOINT_PATHS = ['/v1/chat/completions', '/v1/embeddings', '/v1/messages', '/v1/models', '/v1/models/scripted-chat', '/v1/models/scripted-embed'];
+const ODD_PATHS = [
+  '/v1/v1/messages', '/v1/messages/count_tokens', '/v1', '/v1/', '/v2/models', '/', '/v1/chat/completions/', '/v1//messages', '/v1/models/',
+  '/v1/chat/completions/x', '/v1/messagesx', '/V1/models', '/v1/MODELS', '/v1/models/a/b', '/v1/%6Dodels', '/v1/models/%ZZ', '/v1/models/%E0%A4%A',
+  '/v1/models/scripted%2Dchat', '/v1/models/%2F', '/v1/../v1/models', '/v1/./messages', '/v1/models/50%', '/v1/embeddings/', '/v1/v1/models',
+];
+const SEGMENTS = ['v1', 'models', 'messages', 'chat', 'completions', 'embeddings', '%2F', '%ZZ', '..', '.', '', 'scripted-chat', 'v2', 'count_tokens'];
+
+const path = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...ENDPOINT_PATHS) },
+  { weight: 4, arbitrary: fc.constantFrom(...ODD_PATHS) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 12 }).map((s) => `/v1/models/${encodeURIComponent(s)}`) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 12 }).map((s) => `/v1/models/${s}`) },
+  { weight: 1, arbitrary: fc.webPath() },
+  { weight: 2, arbitrary: fc.array(fc.constantFrom(...SEGMENTS), { maxLength: 5 }).map((s) => `/${s.join('/')}`) },
+);
+const query = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('') },
+  { weight: 2, arbitrary: fc.constantFrom('?limit=1', '?after_id=scripted-chat', '?before_id=scripted-embed', '?limit=abc', '?limit=0', '?beta=true', '?after_id=nope', '?limit=2&after_id=scripted-chat', '?limit=1001', '?before_id=') },
+  { weight: 1, arbitrary: fc.webQueryParameters().map((q) => `?${q}`) },
+);
+const origin = fc.oneof({ weight: 8, arbitrary: fc.constant(KEYED_ORIGIN) }, { weight: 1, arbitrary: fc.constantFrom('http://llm.test', 'https://other.test:8443') });
+const method = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('GET', 'POST') },
+  { weight: 3, arbitrary: fc.constantFrom('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'post', 'get', 'options') },
+  { weight: 1, arbitrary: fc.constantFrom('constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty') },
+  { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z]{1,8}$/).filter((m) => !FORBIDDEN_METHODS.has(m.toUpperCase())) },
+);
+const gatewayName = fc.constantFrom<GatewayName>('open', 'keyed');
+
+/** Requests aimed at a real endpoint with the right method: mostly plausible, often subtly wrong. */
+const coherentRequest: fc.Arbitrary<RequestSpec> = fc.oneof(
+  fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: query.map((q) => `${KEYED_ORIGIN}/v1/chat/completions${q}`), headers: headersFor('openai'), body: bodies(chatBody) }),
+  fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: query.map((q) => `${KEYED_ORIGIN}/v1/embeddings${q}`), headers: headersFor('openai'), body: bodies(embeddingsBody) }),
+  fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: query.map((q) => `${KEYED_ORIGIN}/v1/messages${q}`), headers: headersFor('anthropic'), body: bodies(messagesBody) }),
+  fc.record({
+    gateway: gatewayName,
+    method: fc.constant('GET'),
+    url: fc.tuple(fc.constantFrom('/v1/models', '/v1/models/', ...MODEL_IDS.map((id) => `/v1/models/${id}`), '/v1/models/nope'), query).map(([p, q]) => `${KEYED_ORIGIN}${p}${q}`),
+    headers: fc.oneof(headersFor('openai'), headersFor('anthropic')),
+    body: fc.constant<BodySpec>({ kind: 'none' }),
+  }),
+);
+
+/** Anything at all: any method, any path, any headers, any body. */
+const chaosRequest: fc.Arbitrary<RequestSpec> = fc.record({
+  gateway: gatewayName,
+  method,
+  url: fc.tuple(origin, path, query).map(([o, p, q]) => `${o}${p}${q}`),
+  headers: headersFor('any'),
+  body: bodies(fc.oneof(chatBody, messagesBody, embeddingsBody)),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Oracles (independent of the gateway's own routing code)
+
+/** The path after the base, or null when the request is outside the gateway's base. */
+function relativePath(spec: RequestSpec, url: URL): string | null {
+  if (spec.gateway === 'keyed' && url.origin !== KEYED_ORIGIN) return null;
+  if (url.pathname === '/v1') return '';
+  return url.pathname.startsWith('/v1/') ? url.pathname.slice(3) : null;
+}
+
+function expectedFlavour(rel: string | null, headers: Headers): 'openai' | 'anthropic' {
+  if (rel !== null && (rel === '/messages' || rel.startsWith('/messages/') || rel.startsWith('/v1/messages'))) return 'anthropic';
+  return headers.has('anthropic-version') || headers.has('vendor-version') ? 'anthropic' : 'openai';
+}
+
+type Endpoint = 'chat' | 'embeddings' | 'messages' | 'models' | 'model';
+
+function endpointOf(rel: string | null, method: string): Endpoint | null {
+  if (rel === null) return null;
+  const is = (p: string) => rel === p || rel === `${p}/`;
+  if (method === 'POST' && is('/chat/completions')) return 'chat';
+  if (method === 'POST' && is('/embeddings')) return 'embeddings';
+  if (method === 'POST' && is('/messages')) return 'messages';
+  if (method === 'GET' && is('/models')) return 'models';
+  if (method === 'GET' && rel.startsWith('/models/')) return 'model';
+  return null;
+}
+
+function faultInjected(spec: RequestSpec): boolean {
+  if (spec.body.kind !== 'json') return false;
+  const raw = JSON.stringify(spec.body.value) ?? '';
+  return Object.values(FAULTS).some((marker) => raw.includes(marker));
+}
+
+/** The key the request presents to a flavour, exactly as a client would mean it. */
+function presentedKey(headers: Headers, flavour: 'openai' | 'anthropic'): string | undefined {
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers.get('authorization') ?? '')?.[1]?.trim();
+  return flavour === 'anthropic' ? headers.get('x-api-key')?.trim() || bearer : bearer;
+}
+
+const record = (value: unknown): Record<string, unknown> => {
+  expect(typeof value === 'object' && value !== null && !Array.isArray(value), `expected an object, got ${JSON.stringify(value)}`).toBe(true);
+  return value as Record<string, unknown>;
+};
+const keys = (value: unknown) => Object.keys(record(value)).sort();
+const isNatural = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+const body = (spec: RequestSpec) => (spec.body.kind === 'json' ? record(spec.body.value) : {});
+
+function stopsOf(value: unknown): string[] {
+  if (typeof value === 'string') return value ? [value] : [];
+  return Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string' && s.length > 0) : [];
+}
+
+function requestedMaxTokens(b: Record<string, unknown>, anthropic: boolean): number {
+  if (anthropic) return b.max_tokens as number;
+  const v = b.max_completion_tokens ?? b.max_tokens;
+  return typeof v === 'number' ? v : DEFAULT_MAX_TOKENS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms (hang)`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const tally = new Map<string, number>();
+
+async function check(spec: RequestSpec): Promise<void> {
+  openGenerations = 0;
+  await respond(spec);
+  // However the request ended, the engine was stopped once its response had been read.
+  expect(openGenerations, 'engine generations left running').toBe(0);
+}
+
+async function respond(spec: RequestSpec): Promise<void> {
+  const request = toRequest(spec);
+  const url = new URL(request.url);
+  const headers = request.headers;
+  const response = await within(GATEWAYS[spec.gateway].fetch(request), 5000, 'gateway.fetch');
+  const { status } = response;
+  tally.set(String(status), (tally.get(String(status)) ?? 0) + 1);
+
+  expect(Number.isInteger(status) && status >= 200 && status <= 599, `status ${status}`).toBe(true);
+  const requestId = response.headers.get('x-request-id');
+  expect(requestId).toMatch(/^req_[0-9A-Za-z]+$/);
+  expect(response.headers.get('request-id')).toBe(requestId);
+
+  currentVersion = headers.get('anthropic-version') ?? headers.get('vendor-version');
+  const rel = relativePath(spec, url);
+  const flavour = expectedFlavour(rel, headers);
+  const endpoint = endpointOf(rel, request.method);
+
+  // Server errors only where a fault was injected on purpose.
+  if (status >= 500) expect(faultInjected(spec), `unexpected ${status} for a request without an injected fault`).toBe(true);
+
+  if (status >= 400) {
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const retry = response.headers.get('x-should-retry');
+    expect(retry === 'true' || retry === 'false', `x-should-retry ${retry}`).toBe(true);
+    if (status < 500 && status !== 408 && status !== 409 && status !== 429) expect(retry).toBe('false');
+    if (status === 429) expect(response.headers.get('retry-after')).not.toBeNull();
+    if (status === 405) expect(response.headers.get('allow')).toMatch(/^(GET|POST)$/);
+    const text = await within(response.text(), 5000, 'error body');
+    const parsed: unknown = JSON.parse(text);
+    if (flavour === 'openai') {
+      expect(keys(parsed)).toEqual(['error']);
+      const error = record((parsed as { error: unknown }).error);
+      expect(keys(error)).toEqual(['code', 'message', 'param', 'type']);
+      expect(typeof error.message).toBe('string');
+      expect(typeof error.type).toBe('string');
+      expect(error.param === null || typeof error.param === 'string').toBe(true);
+      expect(error.code === null || typeof error.code === 'string').toBe(true);
+    } else {
+      expect(keys(parsed)).toEqual(['error', 'request_id', 'type']);
+      const top = record(parsed);
+      expect(top.type).toBe('error');
+      expect(top.request_id).toBe(requestId);
+      const error = record(top.error);
+      expect(keys(error)).toEqual(['message', 'type']);
+      expect(typeof error.message).toBe('string');
+      expect(typeof error.type).toBe('string');
+    }
+    return;
+  }
+
+  if (status === 204) {
+    expect(request.method).toBe('OPTIONS');
+    expect(rel).not.toBeNull();
+    return;
+  }
+  expect(status).toBe(200);
+  expect(endpoint, `200 for ${request.method} ${url.pathname}`).not.toBeNull();
+
+  // With keys configured, success needs a configured key in a header the flavour reads.
+  let scopedToChat = false;
+  if (spec.gateway === 'keyed') {
+    const key = presentedKey(headers, flavour);
+    expect(GOOD_KEYS as readonly (string | undefined)[]).toContain(key);
+    scopedToChat = key === 'sk-chat';
+  }
+
+  const type = response.headers.get('content-type') ?? '';
+  if (type.startsWith('text/event-stream')) {
+    expect(endpoint === 'chat' || endpoint === 'messages').toBe(true);
+    expect(body(spec).stream).toBe(true);
+    const wire = await within(response.text(), 5000, 'SSE body');
+    expectValidChatRequest(body(spec), endpoint === 'messages');
+    if (endpoint === 'chat') checkOpenAIStream(wire, body(spec));
+    else checkAnthropicStream(wire, body(spec), requestId!);
+    return;
+  }
+  expect(type).toMatch(/^application\/json/);
+  const parsed: unknown = JSON.parse(await within(response.text(), 5000, 'JSON body'));
+  switch (endpoint) {
+    case 'chat':
+      return checkChatCompletion(parsed, body(spec));
+    case 'embeddings':
+      return checkEmbeddings(parsed, body(spec));
+    case 'messages':
+      return checkMessage(parsed, body(spec));
+    case 'models':
+      return checkModelList(parsed, flavour, scopedToChat);
+    case 'model':
+      return checkModel(parsed, flavour, scopedToChat);
+  }
+}
+
+const OPENAI_ROLES = ['system', 'developer', 'user', 'assistant'];
+const ANTHROPIC_ROLES = ['system', 'user', 'assistant'];
+
+/** A success implies the request was valid: a few necessary conditions, checked independently. */
+function expectValidChatRequest(request: Record<string, unknown>, anthropic: boolean): void {
+  expect(request.model).toBe('scripted-chat');
+  const messages = request.messages as Record<string, unknown>[];
+  expect(Array.isArray(messages) && messages.length > 0).toBe(true);
+  for (const message of messages) expect(anthropic ? ANTHROPIC_ROLES : OPENAI_ROLES).toContain(message.role);
+  const max = requestedMaxTokens(request, anthropic);
+  expect(Number.isInteger(max) && max >= 1 && max <= DEFAULT_MAX_TOKENS, `max tokens ${max}`).toBe(true);
+  for (const key of ['temperature', 'top_p', 'top_k']) {
+    if (anthropic && request[key] !== undefined) expect(['2023-06-01', '2023-01-01']).toContain(currentVersion);
+  }
+}
+
+function checkChatCompletion(parsed: unknown, request: Record<string, unknown>): void {
+  expectValidChatRequest(request, false);
+  expect(keys(parsed)).toEqual(['choices', 'created', 'id', 'model', 'object', 'usage']);
+  const completion = record(parsed);
+  expect(completion.object).toBe('chat.completion');
+  expect(completion.id).toMatch(/^chatcmpl-/);
+  expect(completion.model).toBe('scripted-chat');
+  expect(Number.isInteger(completion.created)).toBe(true);
+  const choices = completion.choices as unknown[];
+  expect(choices).toHaveLength(1);
+  const choice = record(choices[0]);
+  expect(keys(choice)).toEqual(['finish_reason', 'index', 'logprobs', 'message']);
+  expect(choice.index).toBe(0);
+  expect(['stop', 'length']).toContain(choice.finish_reason);
+  const message = record(choice.message);
+  expect(message.role).toBe('assistant');
+  expect(typeof message.content).toBe('string');
+  for (const stop of stopsOf(request.stop)) expect(message.content as string).not.toContain(stop);
+  const usage = record(completion.usage);
+  expect(keys(usage)).toEqual(['completion_tokens', 'prompt_tokens', 'total_tokens']);
+  expect(isNatural(usage.prompt_tokens) && isNatural(usage.completion_tokens)).toBe(true);
+  expect(usage.total_tokens).toBe((usage.prompt_tokens as number) + (usage.completion_tokens as number));
+  expect(usage.completion_tokens as number).toBeLessThanOrEqual(requestedMaxTokens(request, false));
+}
+
+function checkEmbeddings(parsed: unknown, request: Record<string, unknown>): void {
+  expect(keys(parsed)).toEqual(['data', 'model', 'object', 'usage']);
+  const list = record(parsed);
+  expect(list.object).toBe('list');
+  expect(['scripted-embed', 'scripted-embed-fixed']).toContain(request.model);
+  expect(request.input !== '' && !(Array.isArray(request.input) && request.input.length === 0)).toBe(true);
+  const inputs = typeof request.input === 'string' ? 1 : (request.input as unknown[]).length;
+  const data = list.data as unknown[];
+  expect(data).toHaveLength(inputs);
+  const length = typeof request.dimensions === 'number' ? request.dimensions : NATIVE_DIMENSIONS[list.model as string];
+  data.forEach((item, i) => {
+    expect(keys(item)).toEqual(['embedding', 'index', 'object']);
+    const entry = record(item);
+    expect(entry.object).toBe('embedding');
+    expect(entry.index).toBe(i);
+    if (request.encoding_format === 'base64') {
+      expect(typeof entry.embedding).toBe('string');
+      expect(atob(entry.embedding as string).length).toBe(4 * length!);
+    } else {
+      expect(Array.isArray(entry.embedding)).toBe(true);
+      const vector = entry.embedding as unknown[];
+      expect(vector).toHaveLength(length!);
+      expect(vector.every((v) => typeof v === 'number' && Number.isFinite(v))).toBe(true);
+    }
+  });
+  const usage = record(list.usage);
+  expect(usage.total_tokens).toBe(usage.prompt_tokens);
+}
+
+function checkMessage(parsed: unknown, request: Record<string, unknown>): void {
+  expectValidChatRequest(request, true);
+  expect(keys(parsed)).toEqual(['container', 'content', 'id', 'model', 'role', 'stop_details', 'stop_reason', 'stop_sequence', 'type', 'usage']);
+  const message = record(parsed);
+  expect(message.type).toBe('message');
+  expect(message.role).toBe('assistant');
+  expect(message.id).toMatch(/^msg_/);
+  expect(['end_turn', 'max_tokens', 'stop_sequence']).toContain(message.stop_reason);
+  const stops = stopsOf(request.stop_sequences);
+  if (message.stop_reason === 'stop_sequence') expect(stops).toContain(message.stop_sequence);
+  else expect(message.stop_sequence).toBeNull();
+  const content = message.content as unknown[];
+  expect(content).toHaveLength(1);
+  const block = record(content[0]);
+  expect(block.type).toBe('text');
+  expect(typeof block.text).toBe('string');
+  for (const stop of stops) expect(block.text as string).not.toContain(stop);
+  const usage = record(message.usage);
+  expect(isNatural(usage.input_tokens) && isNatural(usage.output_tokens)).toBe(true);
+  expect(usage.output_tokens as number).toBeLessThanOrEqual(requestedMaxTokens(request, true));
+}
+
+function checkModel(parsed: unknown, flavour: 'openai' | 'anthropic', scopedToChat: boolean): void {
+  const model = record(parsed);
+  expect(MODEL_IDS).toContain(model.id);
+  if (scopedToChat) expect(model.id).toBe('scripted-chat');
+  if (flavour === 'openai') {
+    expect(model.object).toBe('model');
+    expect(Number.isInteger(model.created)).toBe(true);
+    expect(typeof model.owned_by).toBe('string');
+  } else {
+    expect(model.type).toBe('model');
+    expect(typeof model.display_name).toBe('string');
+    expect(Number.isFinite(Date.parse(model.created_at as string))).toBe(true);
+  }
+}
+
+function checkModelList(parsed: unknown, flavour: 'openai' | 'anthropic', scopedToChat: boolean): void {
+  if (flavour === 'openai') {
+    expect(keys(parsed)).toEqual(['data', 'object']);
+    expect(record(parsed).object).toBe('list');
+  } else {
+    expect(keys(parsed)).toEqual(['data', 'first_id', 'has_more', 'last_id']);
+  }
+  const page = record(parsed);
+  const data = page.data as unknown[];
+  expect(Array.isArray(data)).toBe(true);
+  for (const model of data) checkModel(model, flavour, scopedToChat);
+  if (flavour === 'anthropic') {
+    expect(typeof page.has_more).toBe('boolean');
+    expect(page.first_id).toBe(data.length ? record(data[0]).id : null);
+    expect(page.last_id).toBe(data.length ? record(data.at(-1)).id : null);
+  }
+}
+
+/** Splits an SSE body on blank lines; the body must end with one. */
+function sseBlocks(wire: string): string[][] {
+  expect(wire.endsWith('\n\n'), 'SSE body ends with a blank line').toBe(true);
+  expect(wire.includes('\r')).toBe(false);
+  return wire
+    .slice(0, -2)
+    .split('\n\n')
+    .map((block) => block.split('\n'));
+}
+
+function checkOpenAIStream(wire: string, request: Record<string, unknown>): void {
+  const blocks = sseBlocks(wire);
+  expect(blocks.length).toBeGreaterThanOrEqual(2);
+  for (const lines of blocks) {
+    expect(lines, 'one data: line per event').toHaveLength(1);
+    expect(lines[0]!.startsWith('data: ')).toBe(true);
+  }
+  const data = blocks.map((lines) => lines[0]!.slice(6));
+  const last = data.at(-1)!;
+  const chunks = (last === '[DONE]' ? data.slice(0, -1) : data).map((d) => record(JSON.parse(d)));
+  if (last !== '[DONE]') {
+    // Ended by an in-band error instead.
+    const error = chunks.pop()!;
+    expect(keys(error)).toEqual(['error']);
+    expect(keys(error.error)).toEqual(['code', 'message', 'param', 'type']);
+  }
+  expect(chunks.length).toBeGreaterThanOrEqual(1);
+  const first = chunks[0]!;
+  expect((first.choices as { delta: unknown }[])[0]!.delta).toEqual({ role: 'assistant', content: '' });
+  const includeUsage = typeof request.stream_options === 'object' && request.stream_options !== null && (request.stream_options as Record<string, unknown>).include_usage === true;
+  let finished = false;
+  let content = '';
+  chunks.forEach((chunk, i) => {
+    expect(chunk.object).toBe('chat.completion.chunk');
+    expect(chunk.id).toBe(first.id);
+    expect(chunk.created).toBe(first.created);
+    expect('usage' in chunk).toBe(includeUsage);
+    const choices = chunk.choices as Record<string, unknown>[];
+    if (choices.length === 0) {
+      // The usage chunk: last, and only when asked for.
+      expect(includeUsage && finished && i === chunks.length - 1).toBe(true);
+      const usage = record(chunk.usage);
+      expect(usage.total_tokens).toBe((usage.prompt_tokens as number) + (usage.completion_tokens as number));
+      return;
+    }
+    if (includeUsage) expect(chunk.usage).toBeNull();
+    expect(choices).toHaveLength(1);
+    expect(finished, 'no choice chunk after the finish chunk').toBe(false);
+    const delta = record(choices[0]!.delta);
+    if (typeof delta.content === 'string') content += delta.content;
+    if (choices[0]!.finish_reason !== null) {
+      expect(['stop', 'length']).toContain(choices[0]!.finish_reason);
+      finished = true;
+    }
+  });
+  if (last === '[DONE]') expect(finished).toBe(true);
+  for (const stop of stopsOf(request.stop)) expect(content).not.toContain(stop);
+}
+
+function checkAnthropicStream(wire: string, request: Record<string, unknown>, requestId: string): void {
+  const blocks = sseBlocks(wire);
+  const events = blocks.map((lines) => {
+    expect(lines, 'event: and data: lines').toHaveLength(2);
+    expect(lines[0]!.startsWith('event: ')).toBe(true);
+    expect(lines[1]!.startsWith('data: ')).toBe(true);
+    const name = lines[0]!.slice(7);
+    const data = record(JSON.parse(lines[1]!.slice(6)));
+    expect(data.type).toBe(name);
+    return data;
+  });
+  expect(events[0]!.type).toBe('message_start');
+  expect(record(events[0]!.message).content).toEqual([]);
+  const last = events.at(-1)!;
+  expect(['message_stop', 'error']).toContain(last.type);
+  if (last.type === 'error') {
+    expect(keys(last)).toEqual(['error', 'request_id', 'type']);
+    expect(last.request_id).toBe(requestId);
+    expect(keys(last.error)).toEqual(['message', 'type']);
+  }
+  expect(events.filter((e) => e.type === 'message_start')).toHaveLength(1);
+  expect(events.slice(0, -1).some((e) => e.type === 'message_stop' || e.type === 'error')).toBe(false);
+  let text = '';
+  for (const e of events) {
+    if (e.type === 'content_block_delta') text += record(e.delta).text as string;
+    if (e.type === 'message_delta') expect(record(e.usage).output_tokens as number).toBeLessThanOrEqual(requestedMaxTokens(request, true));
+  }
+  if (last.type === 'message_stop') {
+    const order = events.map((e) => e.type).filter((t) => t !== 'ping').join(' ');
+    expect(order).toMatch(/^message_start content_block_start( content_block_delta)* content_block_stop message_delta message_stop$/);
+  }
+  for (const stop of stopsOf(request.stop_sequences)) expect(text).not.toContain(stop);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+// ---- streams abandoned by the client
+
+const streamingRequest: fc.Arbitrary<RequestSpec> = fc.oneof(
+  fc.record({
+    gateway: fc.constant<GatewayName>('open'),
+    method: fc.constant('POST'),
+    url: fc.constant(`${KEYED_ORIGIN}/v1/chat/completions`),
+    headers: fc.constant({ 'content-type': 'application/json' }),
+    body: fc
+      .record({ messages: fc.array(fc.record({ role: fc.constantFrom('user', 'system'), content: text }), { minLength: 1, maxLength: 2 }), max_tokens: fc.integer({ min: 1, max: 12 }), stop: fc.array(stopText, { maxLength: 2 }), usage: fc.boolean() })
+      .map(({ usage, ...rest }): BodySpec => ({ kind: 'json', value: { model: 'scripted-chat', stream: true, stream_options: { include_usage: usage }, ...rest } })),
+  }),
+  fc.record({
+    gateway: fc.constant<GatewayName>('open'),
+    method: fc.constant('POST'),
+    url: fc.constant(`${KEYED_ORIGIN}/v1/messages`),
+    headers: fc.constant({ 'content-type': 'application/json', 'anthropic-version': '2026-10-21' }),
+    body: fc
+      .record({ messages: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant'), content: text }), { minLength: 1, maxLength: 2 }), max_tokens: fc.integer({ min: 1, max: 12 }), stop_sequences: fc.array(stopText, { maxLength: 2 }) })
+      .map((rest): BodySpec => ({ kind: 'json', value: { model: 'scripted-chat', stream: true, ...rest } })),
+  }),
+);
+
+/** Reads `chunks` pieces of a stream, then cancels it, as a client that breaks out of its loop. */
+async function abandon(spec: RequestSpec, chunks: number): Promise<void> {
+  openGenerations = 0;
+  const response = await within(GATEWAYS[spec.gateway].fetch(toRequest(spec)), 5000, 'gateway.fetch');
+  if (response.status !== 200) {
+    // Faults and over-long prompts fail before the stream starts; nothing may be left running.
+    await response.text();
+    expect(openGenerations).toBe(0);
+    return;
+  }
+  const reader = response.body!.getReader();
+  for (let i = 0; i < chunks; i++) if ((await within(reader.read(), 5000, 'stream read')).done) break;
+  await within(reader.cancel(), 5000, 'stream cancel');
+  for (let i = 0; i < 50 && openGenerations > 0; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  expect(openGenerations, `engine generations left running after cancelling at chunk ${chunks}`).toBe(0);
+}
+
+describe('gateway under arbitrary requests', () => {
+  it('answers requests aimed at real endpoints (plausible, mutated, malformed) correctly', async () => {
+    await fc.assert(fc.asyncProperty(coherentRequest, check), { seed: seedFor(0x1f8df619), numRuns: 3000 });
+  }, 120_000);
+
+  it('answers anything at all (any method, path, header and body) without hanging or a 5xx', async () => {
+    await fc.assert(fc.asyncProperty(chaosRequest, check), { seed: seedFor(0x5eed2026), numRuns: 2000 });
+  }, 120_000);
+
+  it('stops the engine whenever a client abandons a stream, at any point', async () => {
+    await fc.assert(fc.asyncProperty(streamingRequest, fc.nat(8), abandon), { seed: seedFor(0xab4d0), numRuns: 500 });
+  }, 120_000);
+
+  it('produced a useful mix of outcomes', () => {
+    // Guards the generators themselves: a property that only ever sees 400s proves little.
+    if (process.env.FC_TALLY) console.log(Object.fromEntries([...tally].sort()));
+    const count = (status: string) => tally.get(status) ?? 0;
+    expect(count('200')).toBeGreaterThan(800);
+    for (const status of ['400', '401', '404', '405', '413', '429', '500', '503']) expect(count(status), `responses with ${status}`).toBeGreaterThan(0);
+  });
+});
