@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 
@@ -21,6 +21,16 @@ function serviceWorker(): Plugin {
   };
 }
 
+/** Browser tests of the msw handlers need msw's own worker script at the site root. */
+function mswWorkerScript(): Plugin {
+  return {
+    name: 'inpage-llm:msw-worker',
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: 'mockServiceWorker.js', source: readFileSync(resolve(root, 'node_modules/msw/lib/mockServiceWorker.js'), 'utf8') });
+    },
+  };
+}
+
 export default defineConfig(({ mode }) => {
   // Browser tests build extra pages (bundling the official SDKs); the product build does not.
   const testPages =
@@ -32,7 +42,7 @@ export default defineConfig(({ mode }) => {
         )
       : {};
   return {
-    plugins: [serviceWorker()],
+    plugins: [serviceWorker(), ...(mode === 'e2e' ? [mswWorkerScript()] : [])],
     define: { __INPAGE_BUILD__: JSON.stringify(`${process.env.npm_package_version ?? '0'}-${Date.now().toString(36)}`) },
     worker: { format: 'es' },
     build: {

@@ -12,13 +12,27 @@ export interface StartArgs {
   readonly apiKeys?: string[];
 }
 
+/** What the test page records: load progress and host changes, for assertions. */
+export interface PageLog {
+  progress: { status: string; model: string; device?: string }[];
+  hostChanges: boolean[];
+}
+
 /** Opens the SDK page and starts the runtime in it; resolves when the page is controlled. */
 export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
   await page.goto(SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
   await page.evaluate(async ({ baseUrl, device, apiKeys }) => {
-    const inference = await window.harness.startInference({ baseUrl, apiKeys, engine: { device: device ?? 'wasm' } });
-    (window as unknown as { inference: unknown }).inference = inference;
+    const log: PageLog = { progress: [], hostChanges: [] };
+    Object.assign(window, { log });
+    const inference = await window.harness.startInference({
+      baseUrl,
+      apiKeys,
+      engine: { device: device ?? 'wasm' },
+      onProgress: (p) => log.progress.push(p),
+      onHostChange: (isHost) => log.hostChanges.push(isHost),
+    });
+    Object.assign(window, { inference });
   }, args);
 }
 

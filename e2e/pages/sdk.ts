@@ -5,13 +5,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { setupWorker } from 'msw/browser';
 import OpenAI from 'openai';
-import { createWorkerEngine, installFetchShim, startInference } from '../../src/client/index.ts';
+import { createWorkerEngine, installFetchShim, startInference, type Inference } from '../../src/client/index.ts';
 import { createHandlers } from '../../src/msw/handlers.ts';
 
 const harness = { OpenAI, Anthropic, startInference, installFetchShim, createWorkerEngine, createHandlers, setupWorker };
 declare global {
   interface Window {
     harness: typeof harness;
+    /** Set by the tests' startRuntime. */
+    inference: Inference;
+    log: { progress: { status: string; model: string; device?: string }[]; hostChanges: boolean[] };
   }
 }
 window.harness = harness;

@@ -6,6 +6,7 @@
  */
 import type { ModelInfo } from '../core/engine.ts';
 import { tinyModelSpecs, type TransformersModelSpec } from './transformers/index.ts';
+import type { WebLLMModelSpec } from './webllm/index.ts';
 
 const created = Date.UTC(2026, 10, 1) / 1000;
 const info = (i: Omit<ModelInfo, 'created'>): ModelInfo => ({ created, ...i });
@@ -39,6 +40,21 @@ export const transformersModels: readonly TransformersModelSpec[] = [
     dtype: 'q4',
   },
 ];
+
+/** Served by web-llm on WebGPU; the q4f32 variant is picked on GPUs without `shader-f16`. */
+export const webllmModels: readonly WebLLMModelSpec[] = [
+  webllmChat('Qwen2.5-0.5B-Instruct', 'Qwen2.5 0.5B Instruct'),
+  webllmChat('Qwen2.5-1.5B-Instruct', 'Qwen2.5 1.5B Instruct'),
+  webllmChat('Llama-3.2-1B-Instruct', 'Llama 3.2 1B Instruct'),
+  webllmChat('SmolLM2-360M-Instruct', 'SmolLM2 360M Instruct'),
+];
+
+function webllmChat(name: string, displayName: string): WebLLMModelSpec {
+  return {
+    info: info({ id: name, kind: 'chat', engine: 'webllm', displayName, contextWindow: 4096, maxOutputTokens: 4096 }),
+    variants: { f16: `${name}-q4f16_1-MLC`, f32: `${name}-q4f32_1-MLC` },
+  };
+}
 
 /** The models the playground and `startInference` use when none are named. */
 export const DEFAULT_MODELS = { chat: 'tiny-chat', embedding: 'tiny-embed' } as const;

@@ -7,9 +7,10 @@
 // The onnxruntime-web wasm, emitted by the build next to the app: never fetched from a CDN.
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import type { LoadProgress } from '../engines/adapter.ts';
-import { transformersModels } from '../engines/catalog.ts';
+import { transformersModels, webllmModels } from '../engines/catalog.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
 import { createTransformersAdapter, type DeviceOption } from '../engines/transformers/index.ts';
+import { createWebLLMAdapter, type SelfHost } from '../engines/webllm/index.ts';
 
 /** Sent by the page before the first connection; everything is optional. */
 export interface WorkerConfig {
@@ -17,6 +18,10 @@ export interface WorkerConfig {
   readonly device?: DeviceOption;
   /** Models kept in memory at once (default 2). */
   readonly maxLoaded?: number;
+  /** Serve web-llm models and libraries from these folders instead of their public sources. */
+  readonly webllmSelfHost?: SelfHost;
+  /** Where transformers.js fetches models that are not bundled (default: the Hugging Face hub). */
+  readonly transformersRemoteHost?: string;
 }
 
 export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void): ModelHost {
@@ -28,7 +33,9 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     // Catalog entries that are not bundled load from the Hugging Face hub on users' machines.
     allowRemoteModels: true,
     wasmPaths: { wasm: new URL(ortWasmUrl, self.location.href).href },
+    remoteHost: config.transformersRemoteHost,
     device: config.device ?? 'auto',
   });
-  return createModelHost({ adapters: [transformers], onProgress, maxLoaded: config.maxLoaded });
+  const webllm = createWebLLMAdapter({ models: webllmModels, selfHost: config.webllmSelfHost });
+  return createModelHost({ adapters: [transformers, webllm], onProgress, maxLoaded: config.maxLoaded });
 }

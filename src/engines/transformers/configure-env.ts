@@ -13,6 +13,8 @@ export interface EnvOptions {
   readonly localModelPath?: string;
   /** Default false: nothing is fetched from the Hugging Face hub unless asked for. */
   readonly allowRemoteModels?: boolean;
+  /** A mirror to fetch remote models from instead of the hub (same `{model}/resolve/{revision}/` layout). */
+  readonly remoteHost?: string;
   /**
    * Where the onnxruntime-web `.wasm` files are served (a path prefix, or a map such as
    * `{ wasm: '/ort/ort-wasm-simd-threaded.asyncify.wasm' }`). Without it a browser fetches them from
@@ -26,6 +28,7 @@ export function configureEnv(options: EnvOptions): void {
   // Browsers default to false; local models are this project's normal case.
   env.allowLocalModels = true;
   env.allowRemoteModels = options.allowRemoteModels ?? false;
+  if (options.remoteHost !== undefined) env.remoteHost = options.remoteHost;
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = options.wasmPaths;
 }

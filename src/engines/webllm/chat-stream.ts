@@ -34,7 +34,7 @@ export async function* streamChat(engine: MLCEngineLike, counter: PromptTokenCou
       if (!started) {
         started = true;
         // web-llm reports prompt tokens only in the last chunk; `end` corrects this estimate.
-        yield { type: 'start', promptTokens: cached + estimateTokens(body.messages) };
+        yield { type: 'start', promptTokens: estimateTokens(body.messages) };
       }
       const chunk = next.value;
       for (const choice of chunk.choices) {
@@ -47,7 +47,7 @@ export async function* streamChat(engine: MLCEngineLike, counter: PromptTokenCou
       }
       if (chunk.usage) usage = chunk.usage;
     }
-    if (!started) yield { type: 'start', promptTokens: cached + estimateTokens(body.messages) };
+    if (!started) yield { type: 'start', promptTokens: estimateTokens(body.messages) };
     for (const text of tokens.finish(finish, usage?.completion_tokens)) yield { type: 'token', text };
     complete = true;
     const promptTokens = usage ? cached + usage.prompt_tokens : undefined;
@@ -106,7 +106,7 @@ async function stopGeneration(engine: MLCEngineLike, chunks: AsyncIterator<WebLL
   }
 }
 
-/** Characters over four: about right for English BPE vocabularies; only a placeholder until the usage chunk. */
+/** The whole conversation's characters over four (about right for English BPE vocabularies); a placeholder until the usage chunk. */
 function estimateTokens(messages: readonly { content: string }[]): number {
   let chars = 0;
   for (const m of messages) chars += m.content.length;

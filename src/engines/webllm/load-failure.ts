@@ -24,7 +24,7 @@ export function noWebGPU(modelId: string): GatewayError {
 }
 
 function failedUrl(record: ModelRecord, cause: unknown, reason: string, phase: LoadPhase | undefined): string {
-  const named = /\bhttps?:\/\/[^\s'"<>]+/.exec(reason)?.[0];
+  const named = /\bhttps?:\/\/[^\s'"<>]+/.exec(reason)?.[0].replace(/[.,;:)\]]+$/, '');
   if (named) return named;
   if (isLibraryError(cause, reason)) return `its model library ${record.model_lib}`;
   // Progress reports start only once the weight list is being fetched, after the config, the library and the tokenizer.

@@ -30,8 +30,10 @@ export function parsePhase(text: string): LoadPhase {
   return 'other';
 }
 
+export type StageProgress = Extract<LoadProgress, { status: 'stage' }>;
+
 /** A mapper for one load. The `ready` event is the adapter's, sent once `reload()` has resolved. */
-export function createProgressMapper(model: string): { map(report: InitProgressReport): LoadProgress; readonly phase: LoadPhase | undefined } {
+export function createProgressMapper(model: string): { map(report: InitProgressReport): StageProgress; readonly phase: LoadPhase | undefined } {
   let fraction = 0;
   let phase: LoadPhase | undefined;
   return {

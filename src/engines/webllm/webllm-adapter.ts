@@ -50,7 +50,8 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     const spec = specs.get(id);
     if (!spec) throw new GatewayError('model_not_found', `The model "${id}" does not exist.`, { param: 'model' });
     if (kind && spec.info.kind !== kind) {
-      throw new GatewayError('invalid_request', `The model "${id}" is a ${spec.info.kind} model, not a ${kind} model.`, { param: 'model' });
+      const what = (k: ModelInfo['kind']) => (k === 'chat' ? 'a chat model' : 'an embedding model');
+      throw new GatewayError('invalid_request', `The model "${id}" is ${what(spec.info.kind)}, not ${what(kind)}.`, { param: 'model' });
     }
     return spec;
   };
@@ -58,7 +59,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
   async function open(model: string, spec: WebLLMModelSpec, slot: Slot, onProgress?: (progress: LoadProgress) => void): Promise<void> {
     const started = performance.now();
     onProgress?.({ status: 'initiate', model });
-    const info = await probe();
+    const info = await probe().catch(() => null);
     if (!info) throw noWebGPU(model);
     if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
     const variant = pickVariant(spec, info.hasShaderF16);
@@ -67,10 +68,17 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     // One engine per model: an MLCEngine's reload() unloads whatever it held, so a chat model and
     // an embedding model can stay loaded side by side only in engines of their own. It also keeps
     // interruptGenerate(), which is engine-wide, confined to the one model it is meant for.
-    const engine = createEngine({ appConfig, initProgressCallback: (report) => onProgress?.(progress.map(report)) });
-    slot.engine = engine;
-    slot.variant = variant;
     try {
+      const engine = createEngine({
+        appConfig,
+        initProgressCallback: (report) => {
+          // Mapped even with nobody listening: the phase tells a failure's URL.
+          const stage = progress.map(report);
+          onProgress?.(stage);
+        },
+      });
+      slot.engine = engine;
+      slot.variant = variant;
       await engine.reload(variant);
     } catch (error) {
       throw loadFailure(model, record, error, progress.phase);

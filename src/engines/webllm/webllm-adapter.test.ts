@@ -1,0 +1,497 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import type { LoadProgress } from '../adapter.ts';
+import type { WebLLMModelSpec } from './app-config.ts';
+import type { MLCEngineLike, MLCEngineOptions, WebLLMChatRequest, WebLLMChunk } from './mlc-engine-like.ts';
+import { createWebLLMAdapter, type WebLLMAdapterOptions } from './webllm-adapter.ts';
+
+const QWEN: WebLLMModelSpec = {
+  info: { id: 'qwen', kind: 'chat', engine: 'webllm', contextWindow: 4096, maxOutputTokens: 1024 },
+  variants: { f16: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC', f32: 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC' },
+};
+const ARCTIC: WebLLMModelSpec = {
+  info: { id: 'arctic', kind: 'embedding', engine: 'webllm', contextWindow: 512, dimensions: 3 },
+  variants: { f32: 'snowflake-arctic-embed-s-q0f32-MLC-b4' },
+};
+const Q4F32_LIB = 'https://raw.githubusercontent.com/mlc-ai/binary-mlc-llm-libs/main/web-llm-models/v0_2_86/base/Qwen2-0.5B-Instruct-q4f32_1_cs1k-webgpu.wasm';
+
+interface Script {
+  /** One content delta per step, the first from prefill; '' for the stop token's step, as web-llm streams it. */
+  readonly deltas: readonly string[];
+  readonly finish: 'stop' | 'length';
+  readonly usage: { prompt_tokens: number; completion_tokens: number };
+  /** Thrown by the prefill step, before any chunk. */
+  readonly prefillError?: Error;
+}
+
+/**
+ * TEST DOUBLE for web-llm's MLCEngine. The real engine needs WebGPU and a compiled model library
+ * (.wasm) that cannot be obtained here, so this double streams chunks shaped like MLCEngine
+ * 0.2.86's (delta chunks, then a final chunk with `finish_reason`, then the usage chunk), checks
+ * the engine-wide interrupt flag before every decode step, and runs a `finally` when closed, as
+ * web-llm's generator does to release its per-model lock.
+ */
+class TestDoubleMLCEngine implements MLCEngineLike {
+  readonly reloads: string[] = [];
+  readonly requests: WebLLMChatRequest[] = [];
+  readonly embedInputs: string[][] = [];
+  unloads = 0;
+  interrupts = 0;
+  /** Generations whose `finally` ran (web-llm releases its lock there). */
+  released = 0;
+  reloadError?: Error;
+  /** Awaited before each step (prefill is step 0), so tests can hold a generation mid-way. */
+  gate?: (step: number) => Promise<void>;
+  scripts: Script[] = [];
+  #interrupt = false;
+  readonly options: MLCEngineOptions;
+
+  constructor(options: MLCEngineOptions) {
+    this.options = options;
+  }
+
+  async reload(modelId: string): Promise<void> {
+    this.reloads.push(modelId);
+    const report = this.options.initProgressCallback;
+    report({ progress: 0, timeElapsed: 0, text: 'Start to fetch params' });
+    report({ progress: 0.5, timeElapsed: 1, text: 'Fetching param cache[1/2]: 150MB fetched. 50% completed, 1 secs elapsed. It can take a while when we first visit this page to populate the cache. Later refreshes will become faster.' });
+    if (this.reloadError) throw this.reloadError;
+    report({ progress: 1, timeElapsed: 2, text: 'Loading model from cache[2/2]: 300MB loaded. 100% completed, 2 secs elapsed.' });
+    report({ progress: 1, timeElapsed: 3, text: 'Loading GPU shader modules[40/40]: 100% completed, 3 secs elapsed.' });
+    report({ progress: 1, timeElapsed: 3.2, text: 'Finish loading on WebGPU - Test Double GPU' });
+  }
+
+  async unload(): Promise<void> {
+    this.unloads++;
+  }
+
+  async interruptGenerate(): Promise<void> {
+    this.interrupts++;
+    this.#interrupt = true;
+  }
+
+  readonly chat = {
+    completions: {
+      create: async (request: WebLLMChatRequest): Promise<AsyncIterable<WebLLMChunk>> => {
+        this.requests.push(request);
+        const script = this.scripts.shift();
+        if (!script) throw new Error('no script');
+        return this.#generate(script);
+      },
+    },
+  };
+
+  readonly embeddings = {
+    create: async ({ input }: { input: string[] }) => {
+      this.embedInputs.push(input);
+      return {
+        data: input.map((text, index) => ({ index, embedding: [text.length, 0, 0] })),
+        usage: { prompt_tokens: input.length * 2 },
+      };
+    },
+  };
+
+  async *#generate(script: Script): AsyncGenerator<WebLLMChunk> {
+    this.#interrupt = false;
+    try {
+      await this.gate?.(0);
+      if (script.prefillError) throw script.prefillError;
+      let finish: string = script.finish;
+      for (const [step, content] of script.deltas.entries()) {
+        if (step > 0) {
+          if (this.#interrupt) {
+            finish = 'abort';
+            break;
+          }
+          await this.gate?.(step);
+        }
+        yield { choices: [{ delta: { content, role: 'assistant' } as { content: string }, finish_reason: null }] };
+      }
+      yield { choices: [{ delta: {}, finish_reason: finish }] };
+      yield { choices: [], usage: script.usage };
+    } finally {
+      this.released++;
+    }
+  }
+}
+
+function setup(overrides: Partial<WebLLMAdapterOptions> = {}) {
+  const engines: TestDoubleMLCEngine[] = [];
+  const adapter = createWebLLMAdapter({
+    models: [QWEN, ARCTIC],
+    gpu: async () => ({ hasShaderF16: false, vendor: 'test' }),
+    createEngine: (options) => {
+      const engine = new TestDoubleMLCEngine(options);
+      engines.push(engine);
+      return engine;
+    },
+    ...overrides,
+  });
+  return { adapter, engines };
+}
+
+const request = (over: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'qwen',
+  messages: [{ role: 'user', content: 'Say hello to the world' }],
+  maxTokens: 16,
+  stop: [],
+  ...over,
+});
+
+async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
+  const out: ChatEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+const signal = () => new AbortController().signal;
+
+async function loadedQwen(script?: Script) {
+  const { adapter, engines } = setup();
+  await adapter.load('qwen');
+  const engine = engines[0]!;
+  if (script) engine.scripts.push(script);
+  return { adapter, engine, engines };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GatewayError);
+  return error as GatewayError;
+}
+
+describe('load', () => {
+  it('reloads the f32 variant without shader-f16 and reports initiate, stages, then ready', async () => {
+    const progress: LoadProgress[] = [];
+    const { adapter, engines } = setup();
+    await adapter.load('qwen', { onProgress: (p) => progress.push(p) });
+    expect(engines).toHaveLength(1);
+    expect(engines[0]!.reloads).toEqual(['Qwen2.5-0.5B-Instruct-q4f32_1-MLC']);
+    expect(engines[0]!.options.appConfig.model_list.map((r) => r.model_id)).toContain('Qwen2.5-0.5B-Instruct-q4f32_1-MLC');
+    expect(progress[0]).toEqual({ status: 'initiate', model: 'qwen' });
+    expect(progress.slice(1, -1).map((p) => (p.status === 'stage' ? p.fraction : -1))).toEqual([0, 0.3, 0.8, 1, 1].map((f) => expect.closeTo(f, 10)));
+    expect(progress[2]).toMatchObject({ status: 'stage', text: 'Fetching param cache[1/2]: 150MB fetched. 50% completed, 1 secs elapsed.' });
+    expect(progress.at(-1)).toEqual({ status: 'ready', model: 'qwen', device: 'webgpu', ms: expect.any(Number) });
+  });
+
+  it('picks the f16 variant on a GPU with shader-f16', async () => {
+    const { adapter, engines } = setup({ gpu: async () => ({ hasShaderF16: true }) });
+    await adapter.load('qwen');
+    expect(engines[0]!.reloads).toEqual(['Qwen2.5-0.5B-Instruct-q4f16_1-MLC']);
+  });
+
+  it('is idempotent, and gives each model an engine of its own', async () => {
+    const { adapter, engines } = setup();
+    await Promise.all([adapter.load('qwen'), adapter.load('qwen')]);
+    await adapter.load('qwen');
+    await adapter.load('arctic');
+    expect(engines.map((e) => e.reloads)).toEqual([['Qwen2.5-0.5B-Instruct-q4f32_1-MLC'], ['snowflake-arctic-embed-s-q0f32-MLC-b4']]);
+  });
+
+  it('without WebGPU fails as model_unavailable and creates no engine', async () => {
+    const { adapter, engines } = setup({ gpu: async () => null });
+    const error = await rejection(adapter.load('qwen'));
+    expect(error.code).toBe('model_unavailable');
+    expect(error.message).toMatch(/WebGPU is not available.*"qwen"/);
+    expect(engines).toHaveLength(0);
+  });
+
+  it('names the model, both URLs and the cause when a fetch fails before any progress', async () => {
+    const { adapter, engines } = setup({
+      createEngine: (options) => {
+        const engine = new TestDoubleMLCEngine(options);
+        engine.reload = async () => {
+          throw new TypeError('Failed to fetch');
+        };
+        engines.push(engine);
+        return engine;
+      },
+    });
+    const error = await rejection(adapter.load('qwen'));
+    expect(error.code).toBe('model_unavailable');
+    expect(error.message).toContain('"qwen" (Qwen2.5-0.5B-Instruct-q4f32_1-MLC)');
+    expect(error.message).toContain('https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f32_1-MLC');
+    expect(error.message).toContain(Q4F32_LIB);
+    expect(error.message).toContain('TypeError: Failed to fetch');
+    expect(engines[0]!.unloads).toBe(1);
+  });
+
+  it('names the self-hosted weights URL when the download fails midway, and retries on the next load', async () => {
+    const selfHost = { modelBase: 'https://models.example', libBase: 'https://libs.example/v0_2_86' };
+    const { adapter, engines } = setup({ selfHost });
+    let first = true;
+    const original = TestDoubleMLCEngine.prototype.reload;
+    const spy = vi.spyOn(TestDoubleMLCEngine.prototype, 'reload').mockImplementation(async function (this: TestDoubleMLCEngine, id: string) {
+      if (first) {
+        first = false;
+        this.reloadError = new TypeError('NetworkError when attempting to fetch resource.');
+      }
+      return original.call(this, id);
+    });
+    const error = await rejection(adapter.load('qwen'));
+    expect(error.message).toContain('loaded from https://models.example/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main/:');
+    expect(error.message).not.toContain('libs.example');
+    await adapter.load('qwen');
+    expect(engines).toHaveLength(2);
+    spy.mockRestore();
+  });
+
+  it('names the exact URL when the cause carries one', async () => {
+    const cause = new Error('ArtifactOPFSCache: Unable to fetch https://models.example/q/resolve/main/params_shard_3.bin, received status 404');
+    const { adapter } = setup({ createEngine: (options) => Object.assign(new TestDoubleMLCEngine(options), { reload: async () => Promise.reject(cause) }) });
+    const error = await rejection(adapter.load('qwen'));
+    expect(error.message).toContain('could not be loaded from https://models.example/q/resolve/main/params_shard_3.bin: ArtifactOPFSCache');
+  });
+
+  it('blames the model library for a LinkError or a missing global function, naming its runtime version', async () => {
+    for (const cause of [Object.assign(new Error('WebAssembly.instantiate(): Import #0 "env" "foo": function import requires a callable'), { name: 'LinkError' }), new Error('Cannot find global function vm.builtin.foo')]) {
+      const { adapter } = setup({
+        createEngine: (options) => Object.assign(new TestDoubleMLCEngine(options), { reloadError: cause, reload: async () => Promise.reject(cause) }),
+      });
+      const error = await rejection(adapter.load('qwen'));
+      expect(error.code).toBe('model_unavailable');
+      expect(error.message).toContain(`its model library ${Q4F32_LIB}`);
+      expect(error.message).toContain("built for web-llm's v0_2_86/base runtime");
+      expect(error.cause).toBe(cause);
+    }
+  });
+
+  it('fails a load that unload() cut short (web-llm then resolves reload quietly)', async () => {
+    let finishReload!: () => void;
+    const { adapter, engines } = setup({
+      createEngine: (options) => {
+        const engine = new TestDoubleMLCEngine(options);
+        engine.reload = () => new Promise<void>((resolve) => (finishReload = resolve));
+        engines.push(engine);
+        return engine;
+      },
+    });
+    const loading = rejection(adapter.load('qwen'));
+    await vi.waitFor(() => expect(engines).toHaveLength(1));
+    const unloading = adapter.unload('qwen');
+    finishReload();
+    await unloading;
+    expect((await loading).message).toMatch(/unloaded while it was loading/);
+  });
+});
+
+describe('unload', () => {
+  it('unloads the engine and reloads on the next call; unknown or unloaded models are fine', async () => {
+    const { adapter, engine, engines } = await loadedQwen();
+    await adapter.unload('qwen');
+    await adapter.unload('qwen');
+    await adapter.unload('arctic');
+    expect(engine.unloads).toBe(1);
+    await adapter.load('qwen');
+    expect(engines).toHaveLength(2);
+  });
+});
+
+describe('chat', () => {
+  it('sends the neutral request as a streaming web-llm request', async () => {
+    const { adapter, engine } = await loadedQwen({ deltas: ['Hi', ''], finish: 'stop', usage: { prompt_tokens: 9, completion_tokens: 2 } });
+    const chat = request({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'system', content: 'Be kind.' },
+        { role: 'user', content: 'Hello' },
+      ],
+      temperature: 0.7,
+      topP: 0.9,
+      topK: 40,
+      seed: 42,
+      presencePenalty: 0.5,
+      frequencyPenalty: 0.25,
+      stop: ['\n\n'],
+    });
+    await collect(adapter.chat(chat, { signal: signal() }));
+    expect(engine.requests[0]).toEqual({
+      messages: [
+        { role: 'system', content: 'Be brief.\n\nBe kind.' },
+        { role: 'user', content: 'Hello' },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 16,
+      temperature: 0.7,
+      top_p: 0.9,
+      seed: 42,
+      presence_penalty: 0.5,
+      frequency_penalty: 0.25,
+    });
+  });
+
+  it('maps top_p 0 (which web-llm rejects) to greedy decoding and drops a non-integer seed', async () => {
+    const { adapter, engine } = await loadedQwen({ deltas: [''], finish: 'stop', usage: { prompt_tokens: 9, completion_tokens: 1 } });
+    await collect(adapter.chat(request({ topP: 0, temperature: 1, seed: 1.5 }), { signal: signal() }));
+    expect(engine.requests[0]).toMatchObject({ temperature: 0, top_p: undefined, seed: undefined });
+  });
+
+  it('yields start, one token per delta chunk (not the stop token), then end with the exact prompt count', async () => {
+    const { adapter } = await loadedQwen({ deltas: ['Hel', 'lo', ' world', ''], finish: 'stop', usage: { prompt_tokens: 17, completion_tokens: 4 } });
+    const events = await collect(adapter.chat(request(), { signal: signal() }));
+    expect(events).toEqual([
+      { type: 'start', promptTokens: 6 }, // an estimate: 22 characters / 4
+      { type: 'token', text: 'Hel' },
+      { type: 'token', text: 'lo' },
+      { type: 'token', text: ' world' },
+      { type: 'end', reason: 'stop', promptTokens: 17 },
+    ]);
+  });
+
+  it("keeps empty deltas that are tokens, and reports length when web-llm hit max_tokens", async () => {
+    const { adapter } = await loadedQwen({ deltas: ['a', '', 'b', ''], finish: 'length', usage: { prompt_tokens: 5, completion_tokens: 4 } });
+    const events = await collect(adapter.chat(request({ maxTokens: 4 }), { signal: signal() }));
+    expect(events.filter((e) => e.type === 'token').map((e) => (e as { text: string }).text)).toEqual(['a', '', 'b', '']);
+    expect(events.at(-1)).toEqual({ type: 'end', reason: 'length', promptTokens: 5 });
+  });
+
+  it('adds back a step that streamed no delta (half a UTF-8 character), from the usage count', async () => {
+    // Steps: "x", half of "é" (no chunk), "é" completed, stop token.
+    const { adapter } = await loadedQwen({ deltas: ['x', 'é', ''], finish: 'stop', usage: { prompt_tokens: 8, completion_tokens: 4 } });
+    const events = await collect(adapter.chat(request(), { signal: signal() }));
+    expect(events.filter((e) => e.type === 'token')).toEqual([
+      { type: 'token', text: 'x' },
+      { type: 'token', text: 'é' },
+      { type: 'token', text: '' },
+    ]);
+  });
+
+  it('never removes tokens when usage counts fewer than were streamed (older web-llm versions)', async () => {
+    const { adapter } = await loadedQwen({ deltas: ['a', 'b', 'c'], finish: 'length', usage: { prompt_tokens: 8, completion_tokens: 2 } });
+    const events = await collect(adapter.chat(request({ maxTokens: 3 }), { signal: signal() }));
+    expect(events.filter((e) => e.type === 'token')).toHaveLength(3);
+  });
+
+  it('counts the whole prompt when web-llm reuses its KV cache for a continued conversation', async () => {
+    const { adapter, engine } = await loadedQwen({ deltas: ['Hi', ' there', ''], finish: 'stop', usage: { prompt_tokens: 20, completion_tokens: 3 } });
+    const first = request({ messages: [{ role: 'user', content: 'Hello' }] });
+    await collect(adapter.chat(first, { signal: signal() }));
+    // web-llm prefills only the new turn and reports just those tokens.
+    engine.scripts.push({ deltas: ['Fine', ''], finish: 'stop', usage: { prompt_tokens: 9, completion_tokens: 2 } });
+    const second = request({ messages: [...first.messages, { role: 'assistant', content: 'Hi there' }, { role: 'user', content: 'How are you?' }] });
+    const events = await collect(adapter.chat(second, { signal: signal() }));
+    expect(events.at(-1)).toEqual({ type: 'end', reason: 'stop', promptTokens: 20 + 2 + 9 });
+    // A conversation that does not continue the last one is prefilled afresh and counted as reported.
+    engine.scripts.push({ deltas: [''], finish: 'stop', usage: { prompt_tokens: 12, completion_tokens: 1 } });
+    const other = request({ messages: [{ role: 'user', content: 'Something else' }] });
+    expect((await collect(adapter.chat(other, { signal: signal() }))).at(-1)).toEqual({ type: 'end', reason: 'stop', promptTokens: 12 });
+  });
+
+  it('on abort interrupts the engine, closes its stream and ends without further tokens', async () => {
+    const { adapter, engine } = await loadedQwen({ deltas: ['a', 'b', 'c', 'd', ''], finish: 'stop', usage: { prompt_tokens: 5, completion_tokens: 5 } });
+    const controller = new AbortController();
+    let release!: () => void;
+    engine.gate = (step) => (step === 2 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve());
+    const events: ChatEvent[] = [];
+    const run = (async () => {
+      for await (const event of adapter.chat(request(), { signal: controller.signal })) {
+        events.push(event);
+        if (events.length === 3) setTimeout(() => controller.abort(), 0);
+      }
+    })();
+    await vi.waitFor(() => expect(engine.interrupts).toBe(1));
+    release(); // the step in flight finishes, as a GPU decode would
+    const error = await rejection(run);
+    expect(error.code).toBe('aborted');
+    expect(events).toEqual([
+      { type: 'start', promptTokens: 6 },
+      { type: 'token', text: 'a' },
+      { type: 'token', text: 'b' },
+    ]);
+    expect(engine.released).toBe(1);
+    // The engine serves the next request.
+    engine.gate = undefined;
+    engine.scripts.push({ deltas: ['ok', ''], finish: 'stop', usage: { prompt_tokens: 5, completion_tokens: 2 } });
+    expect((await collect(adapter.chat(request(), { signal: signal() }))).filter((e) => e.type === 'token')).toEqual([{ type: 'token', text: 'ok' }]);
+  });
+
+  it('on abort during prefill throws aborted once the engine is free, with no events', async () => {
+    const { adapter, engine } = await loadedQwen({ deltas: ['a', ''], finish: 'stop', usage: { prompt_tokens: 5, completion_tokens: 2 } });
+    let release!: () => void;
+    engine.gate = (step) => (step === 0 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve());
+    const controller = new AbortController();
+    const events: ChatEvent[] = [];
+    const run = (async () => {
+      for await (const event of adapter.chat(request(), { signal: controller.signal })) events.push(event);
+    })();
+    await vi.waitFor(() => expect(engine.requests).toHaveLength(1));
+    controller.abort();
+    await vi.waitFor(() => expect(engine.interrupts).toBe(1));
+    release();
+    expect((await rejection(run)).code).toBe('aborted');
+    expect(events).toEqual([]);
+    expect(engine.released).toBe(1);
+  });
+
+  it('does not start a generation for an already aborted signal', async () => {
+    const { adapter, engine } = await loadedQwen();
+    const controller = new AbortController();
+    controller.abort();
+    expect((await rejection(collect(adapter.chat(request(), { signal: controller.signal })))).code).toBe('aborted');
+    expect(engine.requests).toHaveLength(0);
+  });
+
+  it('stops the engine when the consumer stops reading (stop sequence or token cap)', async () => {
+    const { adapter, engine } = await loadedQwen({ deltas: ['a', 'b', 'c', ''], finish: 'stop', usage: { prompt_tokens: 5, completion_tokens: 4 } });
+    for await (const event of adapter.chat(request(), { signal: signal() })) {
+      if (event.type === 'token') break;
+    }
+    expect(engine.interrupts).toBe(1);
+    expect(engine.released).toBe(1);
+  });
+
+  it('refuses a prefill (trailing assistant message), which web-llm cannot continue', async () => {
+    const { adapter, engine } = await loadedQwen();
+    const chat = request({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Well,' }] });
+    const error = await rejection(collect(adapter.chat(chat, { signal: signal() })));
+    expect(error).toMatchObject({ code: 'invalid_request', param: 'messages' });
+    expect(error.message).toMatch(/prefill/);
+    expect(engine.requests).toHaveLength(0);
+  });
+
+  it("reports web-llm's prompt-too-long error as context_length_exceeded before start", async () => {
+    const tooLong = Object.assign(new Error('Prompt tokens exceed context window size: number of prompt tokens: 5000; context window size: 4096'), { name: 'ContextWindowSizeExceededError' });
+    const { adapter } = await loadedQwen({ deltas: [], finish: 'stop', usage: { prompt_tokens: 0, completion_tokens: 0 }, prefillError: tooLong });
+    const events: ChatEvent[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const event of adapter.chat(request(), { signal: signal() })) events.push(event);
+      })(),
+    );
+    expect(error).toMatchObject({ code: 'context_length_exceeded', param: 'messages' });
+    expect(events).toEqual([]);
+  });
+
+  it('refuses an embedding model', async () => {
+    const { adapter } = setup();
+    const error = await rejection(collect(adapter.chat(request({ model: 'arctic' }), { signal: signal() })));
+    expect(error).toMatchObject({ code: 'invalid_request', param: 'model' });
+  });
+});
+
+describe('embed', () => {
+  it('embeds one text per call (no padding), normalises, and sums prompt tokens', async () => {
+    const { adapter, engines } = setup();
+    const result = await adapter.embed({ model: 'arctic', input: ['abc', 'hello'] }, { signal: signal() });
+    expect(engines[0]!.reloads).toEqual(['snowflake-arctic-embed-s-q0f32-MLC-b4']);
+    expect(engines[0]!.embedInputs).toEqual([['abc'], ['hello']]);
+    expect(result.embeddings.map((v) => [...v])).toEqual([
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
+    expect(result.embeddings[0]).toBeInstanceOf(Float32Array);
+    expect(result.promptTokens).toBe(4);
+  });
+
+  it('refuses a chat model', async () => {
+    const { adapter } = setup();
+    const error = await rejection(adapter.embed({ model: 'qwen', input: ['x'] }, { signal: signal() }));
+    expect(error).toMatchObject({ code: 'invalid_request', param: 'model' });
+    expect(error.message).toMatch(/not an embedding model/);
+  });
+});
