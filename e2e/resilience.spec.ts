@@ -104,3 +104,29 @@ test('a virtual cross-origin base URL is answered by the service worker', async 
   expect(await page.evaluate(async () => (await fetch('/v1/models')).headers.get('content-type'))).toMatch(/text\/html/);
   expect((await sameOrigin).fromServiceWorker()).toBe(false);
 });
+
+test('an updated service worker takes over without breaking a stream in flight', async ({ runtimePage: page }) => {
+  const result = await page.evaluate(async (body) => {
+    const response = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value);
+    const before = navigator.serviceWorker.controller!.scriptURL;
+    // A new service worker script (as after a deploy) installs, activates and claims the page.
+    const changed = new Promise<void>((resolve) => navigator.serviceWorker.addEventListener('controllerchange', () => resolve(), { once: true }));
+    await navigator.serviceWorker.register('/sw.js?base=%2Fv1&rev=2', { type: 'module' });
+    await changed;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    const after = navigator.serviceWorker.controller!.scriptURL;
+    const next = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: body.replace('"stream":true', '"stream":false') });
+    return { text, before, after, next: await next.json() };
+  }, chatBody('Keep streaming through the update', 40, true));
+  expect(result.after).not.toBe(result.before);
+  expect(result.text.trim().endsWith('data: [DONE]')).toBe(true);
+  expect(result.text).not.toContain('"error"');
+  expect(result.next.usage.completion_tokens).toBe(40);
+});

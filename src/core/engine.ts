@@ -75,6 +75,8 @@ export interface EmbedResult {
   /** One full-length vector per input, in input order. Pooled and normalised as the model defines. */
   readonly embeddings: readonly Float32Array[];
   readonly promptTokens: number;
+  /** Tokens per input, in input order; lets a batch of merged requests report each one's usage. */
+  readonly inputTokens?: readonly number[];
 }
 
 export interface CallOptions {

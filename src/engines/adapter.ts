@@ -22,6 +22,11 @@ export interface LoadOptions {
 export interface EngineAdapter {
   /** The models this adapter serves (static: from the catalog). */
   readonly models: readonly ModelInfo[];
+  /**
+   * True when embedding texts together gives exactly the vectors of embedding them one by one
+   * (and `inputTokens` is reported): then concurrent requests may be merged into one batch.
+   */
+  readonly exactEmbeddingBatches?: boolean;
   /** Loads a model so later calls start at once. Idempotent; throws GatewayError('model_unavailable') on failure. */
   load(model: string, options?: LoadOptions): Promise<void>;
   /** Frees the model's memory. Safe for a model that is not loaded. */

@@ -1,12 +1,14 @@
 /**
  * The model host: one Engine over several adapters. It runs one call at a time per model with a
- * bounded wait queue (overflow is a 429), loads models on first use, and keeps at most `maxLoaded`
- * models in memory by unloading the least recently used idle one.
+ * bounded wait queue (overflow is a 429), merges concurrent embedding requests into batches, loads
+ * models on first use, and keeps at most `maxLoaded` models in memory by unloading the least
+ * recently used idle one.
  * @module
  */
 import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { EngineAdapter, LoadProgress } from './adapter.ts';
+import { createEmbedBatcher, type EmbedBatcherOptions } from './embed-batcher.ts';
 
 export interface ModelHostOptions {
   readonly adapters: readonly EngineAdapter[];
@@ -15,6 +17,8 @@ export interface ModelHostOptions {
   /** Calls allowed to wait per model behind the running one. Default 16. */
   readonly maxQueue?: number;
   readonly onProgress?: (progress: LoadProgress) => void;
+  /** Dynamic batching of concurrent embedding requests (for adapters with exact batches). */
+  readonly batching?: EmbedBatcherOptions;
 }
 
 export type ModelState = 'available' | 'loading' | 'loaded' | 'failed';
@@ -136,6 +140,13 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
     }
   }
 
+  const embedNow = async (request: EmbedRequest, signal: AbortSignal): Promise<EmbedResult> => {
+    const [result, release] = await run(request.model, signal, (slot) => slot.adapter.embed(request, { signal }));
+    release();
+    return result;
+  };
+  const batcher = createEmbedBatcher(embedNow, options.batching);
+
   return {
     async listModels() {
       return models;
@@ -149,9 +160,8 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       }
     },
     async embed(request: EmbedRequest, callOptions: CallOptions): Promise<EmbedResult> {
-      const [result, release] = await run(request.model, callOptions.signal, (slot) => slot.adapter.embed(request, callOptions));
-      release();
-      return result;
+      if (slotOf(request.model).adapter.exactEmbeddingBatches) return batcher.embed(request, callOptions.signal);
+      return embedNow(request, callOptions.signal);
     },
     async load(model) {
       await ensureLoaded(model, slotOf(model));

@@ -9,6 +9,7 @@ import { BUILD, type PageMessage, type WorkerMessage } from '../client/control-m
 import { createGateway, type Gateway } from '../gateway/index.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createEngineConnection } from './engine-connection.ts';
+import { keepAliveWhileStreaming } from './keep-alive.ts';
 import { loadApiKeys, saveApiKeys } from './key-store.ts';
 import { cacheShell, shellFallback } from './offline-shell.ts';
 
@@ -40,7 +41,7 @@ self.addEventListener('fetch', (event) => {
   if (new URL(request.url).pathname === new URL(self.location.href).pathname) return;
   // Cheap synchronous scope test: the gateway answers only under the base URL.
   if (isUnderBase(request.url)) {
-    event.respondWith(gateway.then((g) => g.fetch(request)));
+    event.respondWith(gateway.then((g) => g.fetch(request)).then((response) => keepAliveWhileStreaming(response, (p) => event.waitUntil(p))));
     return;
   }
   const fallback = shellFallback(request);

@@ -8,6 +8,7 @@ import { ScriptedEngine, SCRIPTED_MODELS, type ScriptedEngineOptions } from './s
 
 export class ScriptedAdapter extends ScriptedEngine implements EngineAdapter {
   readonly models = SCRIPTED_MODELS;
+  readonly exactEmbeddingBatches = true;
   readonly loaded = new Set<string>();
   readonly loadLog: string[] = [];
   /** Models whose load fails, as if their files could not be fetched. */

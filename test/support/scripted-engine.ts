@@ -65,6 +65,7 @@ export class ScriptedEngine implements Engine {
     return {
       embeddings: request.input.map((text) => hashVector(text, model.dimensions!)),
       promptTokens: request.input.reduce((n, text) => n + countWords(text) + 2, 0),
+      inputTokens: request.input.map((text) => countWords(text) + 2),
     };
   }
 }

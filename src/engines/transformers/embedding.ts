@@ -42,5 +42,5 @@ export async function embedTexts(
     for (let row = 0; row * width < data.length; row++) embeddings.push(data.slice(row * width, (row + 1) * width));
   }
   if (signal.aborted) throw abortedError(info.id);
-  return { embeddings, promptTokens: counts.reduce((a, b) => a + b, 0) };
+  return { embeddings, promptTokens: counts.reduce((a, b) => a + b, 0), inputTokens: counts };
 }
