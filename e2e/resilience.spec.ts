@@ -30,13 +30,10 @@ test('two tabs share one engine, and the other tab takes over when the host clos
   }, chatBody('A longer answer please', 200));
   await guest.waitForTimeout(150);
   await host.close({ runBeforeUnload: true });
+  // On SwiftShader the 40-token answer takes well over a second: it is still running when the host goes.
   const failed = await inFlight;
-  console.log('in-flight outcome', failed.status);
-  // A request the old host finished before it went away is fine too; a hang is not.
-  if (failed.status !== 200) {
-    expect(failed.status).toBe(503);
-    expect(failed.body.error.code).toBe('engine_unavailable');
-  }
+  expect(failed.status).toBe(503);
+  expect(failed.body.error.code).toBe('engine_unavailable');
   await expect.poll(() => guest.evaluate(() => window.inference.isHost)).toBe(true);
   const after = await guest.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, chatBody('Hi again', 3));
   expect(after.completion_tokens).toBe(3);
@@ -51,7 +48,9 @@ test('a stopped service worker comes back and reconnects to the engine on the ne
   expect((await ask()).completion_tokens).toBe(2);
 });
 
-test('replacing the engine worker mid-stream ends the stream with an error event; the next request is served', async ({ runtimePage: page }) => {
+test('replacing the engine worker mid-stream ends the stream with an error event; the next request is served', async ({ page }) => {
+  // WebGPU on SwiftShader is slow enough that the stream is surely still running at the restart.
+  await startRuntime(page, { device: 'webgpu' });
   const result = await page.evaluate(async (body) => {
     const response = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const reader = response.body!.getReader();
@@ -66,11 +65,8 @@ test('replacing the engine worker mid-stream ends the stream with an error event
     return text;
   }, chatBody('Stream for a while', 200, true));
   const last = result.trim().split('\n\n').at(-1)!;
-  console.log('restart outcome', last.slice(0, 200));
-  // Either the stream had already finished, or it ends with an in-band error naming the cause.
-  if (!last.includes('[DONE]')) {
-    expect(JSON.parse(last.slice('data: '.length)).error.code).toBe('engine_unavailable');
-  }
+  expect(JSON.parse(last.slice('data: '.length)).error.code).toBe('engine_unavailable');
+  expect(result).not.toContain('[DONE]');
   const next = await page.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, chatBody('Again', 2));
   expect(next.completion_tokens).toBe(2);
 });
@@ -105,7 +101,8 @@ test('a virtual cross-origin base URL is answered by the service worker', async 
   expect((await sameOrigin).fromServiceWorker()).toBe(false);
 });
 
-test('an updated service worker takes over without breaking a stream in flight', async ({ runtimePage: page }) => {
+test('an updated service worker takes over without breaking a stream in flight', async ({ page }) => {
+  await startRuntime(page, { device: 'webgpu' });
   const result = await page.evaluate(async (body) => {
     const response = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const reader = response.body!.getReader();
@@ -116,16 +113,20 @@ test('an updated service worker takes over without breaking a stream in flight',
     const changed = new Promise<void>((resolve) => navigator.serviceWorker.addEventListener('controllerchange', () => resolve(), { once: true }));
     await navigator.serviceWorker.register('/sw.js?base=%2Fv1&rev=2', { type: 'module' });
     await changed;
+    let chunksAfterUpdate = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       text += decoder.decode(value);
+      chunksAfterUpdate++;
     }
     const after = navigator.serviceWorker.controller!.scriptURL;
     const next = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: body.replace('"stream":true', '"stream":false') });
-    return { text, before, after, next: await next.json() };
+    return { text, before, after, chunksAfterUpdate, next: await next.json() };
   }, chatBody('Keep streaming through the update', 40, true));
   expect(result.after).not.toBe(result.before);
+  // The update landed while the answer was still streaming.
+  expect(result.chunksAfterUpdate).toBeGreaterThan(5);
   expect(result.text.trim().endsWith('data: [DONE]')).toBe(true);
   expect(result.text).not.toContain('"error"');
   expect(result.next.usage.completion_tokens).toBe(40);

@@ -1,7 +1,9 @@
 /**
  * Keeps the service worker alive while a streamed response is still being read. Once
- * `respondWith` has its Response, the browser may stop an "idle" worker (or retire it for an
- * update) and cut the stream; extending the fetch event until the body ends prevents that.
+ * `respondWith` has its Response the fetch event counts as handled, and a worker with no pending
+ * events may be stopped as idle, which would cut a slow generation (seconds per token on a CPU).
+ * Extending the event until the body ends keeps it running. (A worker replaced by an update is
+ * kept alive by Chromium while its responses stream; the browser test covers that case.)
  * @module
  */
 
