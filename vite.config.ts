@@ -32,15 +32,15 @@ function mswWorkerScript(): Plugin {
 }
 
 export default defineConfig(({ mode }) => {
-  // Browser tests build extra pages (bundling the official SDKs); the product build does not.
-  const testPages =
-    mode === 'e2e'
-      ? Object.fromEntries(
-          readdirSync(resolve(root, 'e2e/pages'))
-            .filter((f) => f.endsWith('.html'))
-            .map((f) => [`e2e-${f.replace(/\.html$/, '')}`, resolve(root, 'e2e/pages', f)]),
-        )
-      : {};
+  // Browser tests build extra pages (bundling the official SDKs), the benchmarks (`--mode bench`,
+  // run by `npm run bench`) theirs; the product build does neither.
+  const pagesOf = (dir: string, prefix: string) =>
+    Object.fromEntries(
+      readdirSync(resolve(root, dir))
+        .filter((f) => f.endsWith('.html'))
+        .map((f) => [`${prefix}-${f.replace(/\.html$/, '')}`, resolve(root, dir, f)]),
+    );
+  const testPages = mode === 'e2e' ? pagesOf('e2e/pages', 'e2e') : mode === 'bench' ? pagesOf('bench/pages', 'bench') : {};
   return {
     plugins: [serviceWorker(), ...(mode === 'e2e' ? [mswWorkerScript()] : [])],
     define: { __INPAGE_BUILD__: JSON.stringify(`${process.env.npm_package_version ?? '0'}-${Date.now().toString(36)}`) },

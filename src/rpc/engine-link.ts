@@ -5,7 +5,7 @@
  * @module
  */
 import { proxy, type Remote } from 'comlink';
-import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine } from '../core/engine.ts';
+import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import { randomId } from '../core/ids.ts';
 import type { EngineHostApi, StreamMessage } from './contract.ts';
@@ -19,6 +19,7 @@ export interface EngineLink extends Engine {
 export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
   const pending = new Set<(error: GatewayError) => void>();
   let severedBy: GatewayError | undefined;
+  let models: Promise<readonly ModelInfo[]> | undefined;
 
   const guard = () => {
     if (severedBy) throw severedBy;
@@ -41,7 +42,12 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
     },
     async listModels() {
       guard();
-      return watch(remote.listModels());
+      // The host's catalog is fixed for its lifetime: one round trip per link, not per request.
+      models ??= watch(remote.listModels()).catch((error: unknown) => {
+        models = undefined;
+        throw error;
+      });
+      return models;
     },
     async embed(request: EmbedRequest, { signal }: CallOptions): Promise<EmbedResult> {
       guard();
