@@ -9,17 +9,10 @@
  */
 
 import { LogitsProcessor, type Tensor } from '@huggingface/transformers';
+import type { ChatRequest } from '../../core/engine.ts';
 
-export interface SamplingParams {
-  /** 0 or absent: greedy. */
-  readonly temperature?: number;
-  readonly topP?: number;
-  readonly topK?: number;
-  /** Absent: a random seed. */
-  readonly seed?: number;
-  readonly presencePenalty?: number;
-  readonly frequencyPenalty?: number;
-}
+/** Temperature 0 or absent is greedy; an absent seed is a random one. */
+export type SamplingParams = Pick<ChatRequest, 'temperature' | 'topP' | 'topK' | 'seed' | 'presencePenalty' | 'frequencyPenalty'>;
 
 /** Whether a request needs the processor at all (plain greedy does not). */
 export function needsSampler(params: SamplingParams): boolean {
