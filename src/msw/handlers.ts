@@ -13,10 +13,11 @@ export interface HandlerOptions {
   /** Default `/v1` (msw resolves a path against the page's origin); in Node give an absolute URL. */
   readonly baseUrl?: string;
   readonly apiKeys?: readonly ApiKey[];
+  readonly maxBodyBytes?: number;
 }
 
 export function createHandlers(options: HandlerOptions) {
   const baseUrl = (options.baseUrl ?? '/v1').replace(/\/+$/, '');
-  const gateway = createGateway({ engine: options.engine, baseUrl, apiKeys: options.apiKeys });
+  const gateway = createGateway({ ...options, baseUrl });
   return [http.all(`${baseUrl}/*`, ({ request }) => gateway.fetch(request))];
 }

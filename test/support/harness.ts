@@ -4,10 +4,10 @@
  * Every request the gateway sees is recorded, so tests can count retries and read wire bodies.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
 import { createGateway, type GatewayOptions } from '../../src/gateway/index.ts';
+import { createHandlers } from '../../src/msw/handlers.ts';
 
 export const ORIGIN = 'https://llm.test';
 export const BASE = `${ORIGIN}/v1`;
@@ -26,20 +26,22 @@ export interface Harness {
 }
 
 export function createHarness(transport: TransportName, options: Omit<GatewayOptions, 'baseUrl'>): Harness {
-  const gateway = createGateway({ ...options, baseUrl: BASE });
   const seen: Request[] = [];
-  const answer = (request: Request) => {
-    seen.push(request.clone());
-    return gateway.fetch(request);
-  };
   let server: ReturnType<typeof setupServer> | undefined;
   let fetchImpl: typeof fetch;
   if (transport === 'msw/node') {
-    server = setupServer(http.all(`${BASE}/*`, ({ request }) => answer(request)));
+    // The product's own msw handlers; the recording happens in front of them.
+    server = setupServer(...createHandlers({ ...options, baseUrl: BASE }));
+    server.events.on('request:start', ({ request }) => void seen.push(request.clone()));
     server.listen({ onUnhandledFrame: 'error' });
     fetchImpl = (input, init) => globalThis.fetch(input, init);
   } else {
-    fetchImpl = (input, init) => answer(new Request(input, init));
+    const gateway = createGateway({ ...options, baseUrl: BASE });
+    fetchImpl = (input, init) => {
+      const request = new Request(input, init);
+      seen.push(request.clone());
+      return gateway.fetch(request);
+    };
   }
   const sdkFetch = transport === 'msw/node' ? {} : { fetch: fetchImpl };
   return {
