@@ -40,10 +40,15 @@ const tracker = createLoadTracker((view, event) => {
 });
 
 let relay: (event: LoadProgress) => void = () => {};
+/** Set once the models panel exists: hosting moves between tabs when one closes. */
+let refreshModels: () => void = () => {};
 const inference = startInference({
   engine: { device },
   onProgress: (event) => relay(event),
-  onHostChange: () => void inference.then(showEngine),
+  onHostChange: () => {
+    showEngine();
+    refreshModels();
+  },
 });
 const engine = createEngineControl(inference, (event) => tracker.handle(event));
 relay = engine.relayProgress;
@@ -79,6 +84,7 @@ async function main(): Promise<void> {
   }
   const modelsPanel = createModelsPanel({ models, control: engine.control, gpu, device, loads: tracker.views });
   const refresh = () => void modelsPanel.refresh();
+  refreshModels = refresh;
   const chat = createChatPanel({ baseUrl: inf.baseUrl, models, figures, onSettled: refresh });
   createEmbeddingsPanel({ baseUrl: inf.baseUrl, models, onSettled: refresh });
   loadListeners.add((view) => modelsPanel.onLoad(view));

@@ -32,7 +32,8 @@ export async function cacheShell(urls: readonly string[]): Promise<void> {
 /** A response for a same-origin shell request that falls back to the cache when the network fails. */
 export function shellFallback(request: Request): Promise<Response> | undefined {
   const sameOrigin = new URL(request.url).origin === self.location.origin;
-  const shell = request.mode === 'navigate' || SHELL_DESTINATIONS.has(request.destination);
+  // The onnxruntime wasm is fetched by the engine worker with no destination; it is shell too.
+  const shell = request.mode === 'navigate' || SHELL_DESTINATIONS.has(request.destination) || new URL(request.url).pathname.endsWith('.wasm');
   if (request.method !== 'GET' || !sameOrigin || !shell) return undefined;
   return (async () => {
     try {
@@ -43,7 +44,9 @@ export function shellFallback(request: Request): Promise<Response> | undefined {
       }
       return response;
     } catch (error) {
-      const cached = await (await caches.open(CACHE)).match(request, { ignoreSearch: request.mode === 'navigate' });
+      // ignoreVary: the server varies on Origin, which module scripts send and the copies made
+      // from CACHE_SHELL lack.
+      const cached = await (await caches.open(CACHE)).match(request, { ignoreSearch: request.mode === 'navigate', ignoreVary: true });
       if (cached) return cached;
       throw error;
     }

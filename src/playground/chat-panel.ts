@@ -1,0 +1,245 @@
+/**
+ * The chat panel: one conversation streamed token by token from either flavour (OpenAI chat
+ * completions or Anthropic messages), with system prompt, temperature, max tokens and stop
+ * sequences, and a Stop button that aborts the fetch (the engine then stops generating).
+ * @module
+ */
+import { ApiError, call, type Exchange } from './api.ts';
+import { chatRequest, readEvent, type ChatSettings, type Flavour, type Turn } from './chat-flavours.ts';
+import { announce, field, h, required } from './dom.ts';
+import { errorView } from './error-view.ts';
+import type { Figures } from './figures.ts';
+import { formatPercent } from './format.ts';
+import type { LoadView } from './load-progress.ts';
+import { defaultModel, type ApiModel } from './model-list.ts';
+
+export interface ChatPanelOptions {
+  readonly baseUrl: string;
+  readonly models: readonly ApiModel[];
+  readonly figures: Figures;
+  /** Called when a reply ends, so model states (a first request loads its model) are refreshed. */
+  readonly onSettled: () => void;
+}
+
+export function createChatPanel(options: ChatPanelOptions) {
+  const panel = required('#panel-chat');
+  const chatModels = options.models.filter((m) => m.kind === 'chat');
+
+  const flavourInputs = (['openai', 'anthropic'] as const).map((value) =>
+    h('input', { type: 'radio', name: 'flavour', value, id: `flavour-${value}`, checked: value === 'openai' }),
+  );
+  const flavour = h(
+    'fieldset',
+    { class: 'flavour' },
+    h('legend', {}, 'API flavour'),
+    h('label', { for: 'flavour-openai', class: 'choice' }, flavourInputs[0]!, h('span', {}, 'OpenAI chat'), h('code', {}, 'POST /v1/chat/completions')),
+    h('label', { for: 'flavour-anthropic', class: 'choice' }, flavourInputs[1]!, h('span', {}, 'Anthropic messages'), h('code', {}, 'POST /v1/messages')),
+  );
+  const model = h('select', { id: 'chat-model' }, chatModels.map((m) => h('option', { value: m.id }, m.id)));
+  model.value = defaultModel(options.models, 'chat') ?? '';
+  const system = h('textarea', { id: 'chat-system', rows: 1, placeholder: 'e.g. Be concise.' });
+  const temperature = h('input', { id: 'chat-temperature', type: 'number', min: 0, max: 2, step: 0.1, placeholder: 'default', inputmode: 'decimal' });
+  const maxTokens = h('input', { id: 'chat-max-tokens', type: 'number', min: 1, step: 1, value: '64', inputmode: 'numeric' });
+  const stops = h('textarea', { id: 'chat-stop', rows: 1, placeholder: 'e.g. ###' });
+  const prompt = h('textarea', { id: 'chat-prompt', rows: 2, placeholder: 'Write a message… (Enter sends, Shift+Enter adds a line)' });
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
+  const stop = h('button', { type: 'button', class: 'danger', disabled: true, 'aria-keyshortcuts': 'Escape' }, 'Stop');
+  const clear = h('button', { type: 'button', class: 'ghost' }, 'Clear conversation');
+  const log = h('div', { class: 'chat-log', role: 'log', 'aria-label': 'Conversation', tabindex: 0, 'data-testid': 'chat-log' });
+  const status = h('p', { class: 'panel-status', role: 'status', 'data-testid': 'chat-status' });
+
+  log.append(h('p', { class: 'empty' }, 'The reply streams in as the model writes it, entirely inside this page.'));
+  const form = h(
+    'form',
+    { class: 'composer' },
+    field('Message', prompt),
+    h('div', { class: 'actions' }, send, stop, clear),
+  );
+  panel.append(
+    h('h2', { class: 'sr-only' }, 'Chat'),
+    h('div', { class: 'row' }, flavour, field('Model', model, chatModels.length ? undefined : 'No chat model is offered.')),
+    h(
+      'details',
+      { class: 'settings', open: true },
+      h('summary', {}, 'Settings'),
+      h(
+        'div',
+        { class: 'settings-grid' },
+        field('System prompt', system),
+        field('Temperature', temperature, 'Blank: default. 0–2 (Anthropic 0–1).'),
+        field('Max tokens', maxTokens),
+        field('Stop sequences', stops, 'One per line, up to 4.'),
+      ),
+    ),
+    log,
+    status,
+    form,
+  );
+
+  let turns: Turn[] = [];
+  /** Bumped by Clear: a reply still in flight then belongs to a conversation that is gone. */
+  let conversation = 0;
+  let controller: AbortController | undefined;
+  let waitingFor: string | undefined;
+
+  const currentFlavour = (): Flavour => (flavourInputs[1]!.checked ? 'anthropic' : 'openai');
+  const syncFlavour = () => {
+    temperature.max = currentFlavour() === 'anthropic' ? '1' : '2';
+    panel.dataset.flavour = currentFlavour();
+  };
+  flavourInputs.forEach((input) => input.addEventListener('change', syncFlavour));
+  syncFlavour();
+  const syncModel = () => {
+    const info = chatModels.find((m) => m.id === model.value);
+    if (info?.maxOutputTokens) maxTokens.max = String(info.maxOutputTokens);
+  };
+  model.addEventListener('change', syncModel);
+  syncModel();
+
+  function settings(): ChatSettings {
+    const temp = temperature.value.trim() === '' ? undefined : Number(temperature.value);
+    return {
+      flavour: currentFlavour(),
+      model: model.value,
+      system: system.value,
+      temperature: temp,
+      maxTokens: Number(maxTokens.value) || 64,
+      stop: stops.value.split('\n').filter((s) => s.length > 0),
+    };
+  }
+
+  function bubble(role: 'user' | 'assistant' | 'error', text = ''): { root: HTMLElement; text: Text; meta: HTMLElement } {
+    log.querySelector('.empty')?.remove();
+    const content = document.createTextNode(text);
+    const meta = h('span', { class: 'meta' });
+    const who = role === 'user' ? 'You' : role === 'assistant' ? 'Model' : 'Error';
+    const root = h('article', { class: `bubble bubble-${role}`, 'data-role': role }, h('span', { class: 'who' }, who), h('div', { class: 'content' }, content), meta);
+    log.append(root);
+    log.scrollTop = log.scrollHeight;
+    return { root, text: content, meta };
+  }
+
+  async function submit(): Promise<void> {
+    const text = prompt.value.trim();
+    if (!text || controller) return;
+    const chosen = settings();
+    const mine = conversation;
+    prompt.value = '';
+    const userBubble = bubble('user', text);
+    turns.push({ role: 'user', content: text });
+    const reply = bubble('assistant');
+    reply.root.setAttribute('aria-busy', 'true');
+    reply.root.dataset.state = 'streaming';
+    controller = new AbortController();
+    waitingFor = chosen.model;
+    setBusy(true, `Waiting for ${chosen.model}…`);
+
+    let firstAt: number | undefined;
+    let lastAt: number | undefined;
+    let chunks = 0;
+    let outputTokens: number | undefined;
+    let finish: string | undefined;
+    let inBandError: unknown;
+    let exchange: Exchange | undefined;
+    try {
+      exchange = await call(chosen.flavour === 'openai' ? 'chat' : 'messages', chatRequest(options.baseUrl, chosen, turns), {
+        signal: controller.signal,
+        onEvent: (event) => {
+          const update = readEvent(chosen.flavour, event);
+          if (update.text) {
+            const now = performance.now();
+            firstAt ??= now;
+            lastAt = now;
+            chunks++;
+            reply.text.appendData(update.text);
+            if (chunks === 1) setBusy(true, `Streaming from ${chosen.model}…`);
+            log.scrollTop = log.scrollHeight;
+          }
+          if (update.finish) finish = update.finish;
+          if (update.outputTokens !== undefined) outputTokens = update.outputTokens;
+          if (update.error !== undefined) inBandError = update.error;
+        },
+      });
+    } catch (error) {
+      if (mine !== conversation) return finishUp();
+      reply.root.remove();
+      turns.pop();
+      userBubble.root.dataset.state = 'failed';
+      showError(error);
+      finishUp();
+      return;
+    }
+    if (mine !== conversation) return finishUp();
+    const aborted = exchange.outcome === 'aborted';
+    const content = reply.text.data;
+    reply.root.removeAttribute('aria-busy');
+    reply.root.dataset.state = aborted ? 'stopped' : inBandError ? 'failed' : 'done';
+    if (content) turns.push({ role: 'assistant', content });
+    else if (!aborted) turns.pop();
+    const tokens = outputTokens ?? chunks;
+    reply.meta.textContent = aborted ? `stopped by you · ${tokens} tokens` : `${finish ?? 'done'} · ${tokens} tokens`;
+    if (inBandError !== undefined) showError(new ApiError(exchange.status ?? 200, inBandError, exchange), 'The stream failed after it began');
+    const startedAt = exchange.startedAt;
+    options.figures.reply({
+      model: chosen.model,
+      ttftMs: firstAt === undefined ? undefined : firstAt - startedAt,
+      tokens,
+      decodeMs: firstAt !== undefined && lastAt !== undefined ? lastAt - firstAt : undefined,
+    });
+    finishUp(aborted ? 'Stopped.' : 'Reply complete.');
+  }
+
+  function finishUp(message = ''): void {
+    controller = undefined;
+    waitingFor = undefined;
+    setBusy(false, message);
+    if (message) announce(message);
+    options.onSettled();
+  }
+
+  function setBusy(busy: boolean, message: string): void {
+    send.disabled = busy;
+    stop.disabled = !busy;
+    status.textContent = message;
+    panel.dataset.busy = String(busy);
+  }
+
+  function showError(error: unknown, title?: string): void {
+    const view = errorView(error, title);
+    log.append(h('article', { class: 'bubble bubble-error', 'data-role': 'error' }, view));
+    log.scrollTop = log.scrollHeight;
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void submit();
+  });
+  prompt.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      void submit();
+    } else if (event.key === 'Escape' && controller) {
+      controller.abort();
+    }
+  });
+  stop.addEventListener('click', () => {
+    controller?.abort();
+    prompt.focus();
+  });
+  clear.addEventListener('click', () => {
+    controller?.abort();
+    conversation++;
+    turns = [];
+    log.replaceChildren(h('p', { class: 'empty' }, 'Conversation cleared.'));
+    prompt.focus();
+  });
+
+  return {
+    /** Model load progress: tells the user why the first token is slow. */
+    onLoad(view: LoadView): void {
+      if (!waitingFor || view.model !== waitingFor || !controller) return;
+      if (view.phase === 'loading') status.textContent = `Loading ${view.model}${view.fraction === null ? '…' : ` (${formatPercent(view.fraction)})`} before the first token…`;
+      if (view.phase === 'ready') status.textContent = `Loaded ${view.model}; waiting for the first token…`;
+    },
+  };
+}

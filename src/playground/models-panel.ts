@@ -1,0 +1,271 @@
+/**
+ * The models panel: every model `GET /models` lists, with its engine, backend, size on disk and
+ * state; Load with a real progress bar (bytes and percent from the engine's load events), Delete
+ * for downloaded files, the storage quota, and a restart that frees the models' memory.
+ * @module
+ */
+import type { ModelStatus } from '../client/index.ts';
+import { announce, h, required } from './dom.ts';
+import type { EngineControl } from './engine-control.ts';
+import { formatBytes } from './format.ts';
+import { transformersBackend, type DeviceChoice, type GpuReport } from './gpu-info.ts';
+import type { LoadView } from './load-progress.ts';
+import { deleteGroups, groupsForModel, listCachedModels, storageFigures, type CachedGroup } from './model-cache.ts';
+import type { ApiModel } from './model-list.ts';
+import { describeState } from './model-state.ts';
+
+export interface ModelsPanelOptions {
+  readonly models: readonly ApiModel[];
+  readonly control: EngineControl;
+  readonly gpu: Promise<GpuReport>;
+  readonly device: DeviceChoice;
+  /** The tracker's current views (progress survives re-renders). */
+  readonly loads: ReadonlyMap<string, LoadView>;
+}
+
+interface Row {
+  readonly model: ApiModel;
+  readonly tr: HTMLTableRowElement;
+  readonly backend: HTMLElement;
+  readonly disk: HTMLElement;
+  readonly state: HTMLElement;
+  readonly load: HTMLButtonElement;
+  readonly remove: HTMLButtonElement;
+  groups: CachedGroup[];
+  status?: ModelStatus;
+  /** The Delete button waits for a second press before deleting. */
+  confirmTimer?: number;
+}
+
+const ENGINE_NAMES: Record<string, string> = { transformers: 'transformers.js', webllm: 'WebLLM' };
+
+export function createModelsPanel(options: ModelsPanelOptions) {
+  const panel = required('#panel-models');
+  const storageText = h('p', { class: 'storage-text', 'data-testid': 'storage-text' }, 'Measuring storage…');
+  const storageMeter = h('meter', { min: 0, max: 1, value: 0, 'aria-label': 'Storage used by this site' });
+  const persist = h('button', { type: 'button', class: 'ghost small', hidden: true }, 'Keep downloads (persistent storage)');
+  const hostNote = h('p', { class: 'notice', role: 'status', 'data-testid': 'host-note', hidden: true });
+  const offlineNote = h('p', { class: 'notice notice-warn', hidden: true }, 'You are offline: only models already on this device (bundled or downloaded) can load.');
+  const refreshButton = h('button', { type: 'button', class: 'ghost' }, 'Refresh');
+  const restart = h('button', { type: 'button', class: 'ghost' }, 'Restart engine (frees model memory)');
+  const others = h('div', { class: 'other-cache' });
+  const tbody = h('tbody');
+  let gpu: GpuReport | undefined;
+
+  const rows = new Map<string, Row>();
+  for (const model of options.models) {
+    const backend = h('td', { 'data-label': 'Backend' });
+    const disk = h('td', { 'data-label': 'On disk' });
+    const state = h('td', { class: 'state-cell', 'data-label': 'State' });
+    const load = h('button', { type: 'button', class: 'small', 'aria-label': `Load ${model.id}` }, 'Load');
+    const remove = h('button', { type: 'button', class: 'small danger-ghost', hidden: true, 'aria-label': `Delete the downloaded files of ${model.id}` }, 'Delete');
+    const size = model.kind === 'embedding' ? `${model.dimensions ?? '?'} dims` : `${model.contextWindow ?? '?'} ctx`;
+    const tr = h(
+      'tr',
+      { 'data-model': model.id },
+      h('th', { scope: 'row' }, h('span', { class: 'model-id' }, model.id), h('small', {}, `${model.kind} · ${size} · ${ENGINE_NAMES[model.engine] ?? model.engine}`)),
+      backend,
+      disk,
+      state,
+      h('td', { class: 'row-actions' }, load, remove),
+    );
+    const row: Row = { model, tr, backend, disk, state, load, remove, groups: [] };
+    load.addEventListener('click', () => void loadModel(model.id));
+    remove.addEventListener('click', () => void removeModel(row));
+    rows.set(model.id, row);
+    tbody.append(tr);
+  }
+
+  panel.append(
+    h('h2', { class: 'sr-only' }, 'Models'),
+    hostNote,
+    offlineNote,
+    h('div', { class: 'storage' }, h('div', { class: 'storage-figures' }, storageText, storageMeter), persist),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'models', 'data-testid': 'models-table' },
+        h('caption', { class: 'sr-only' }, 'Models offered by the local API'),
+        h('thead', {}, h('tr', {}, ['Model', 'Backend', 'On disk', 'State', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
+        tbody,
+      ),
+    ),
+    h('div', { class: 'actions' }, refreshButton, restart),
+    others,
+  );
+
+  refreshButton.addEventListener('click', () => void refresh());
+  restart.addEventListener('click', () => void restartEngine());
+  persist.addEventListener('click', () => void askPersist());
+  addEventListener('online', () => void refresh());
+  addEventListener('offline', () => void refresh());
+  void options.gpu.then((report) => {
+    gpu = report;
+    rows.forEach(renderRow);
+  });
+
+  async function loadModel(id: string): Promise<void> {
+    const row = rows.get(id);
+    if (!row) return;
+    row.load.disabled = true;
+    try {
+      await options.control.load(id);
+      announce(`${id} is loaded.`);
+    } catch (error) {
+      const message = (error as { message?: unknown })?.message;
+      row.state.dataset.error = typeof message === 'string' ? message : String(error);
+      announce(`${id} could not be loaded.`);
+    } finally {
+      await refresh();
+    }
+  }
+
+  async function removeModel(row: Row): Promise<void> {
+    if (row.confirmTimer === undefined) {
+      // First press: ask again, with the size, instead of a modal dialog.
+      row.remove.textContent = `Delete ${formatBytes(bytesOf(row))}?`;
+      row.remove.setAttribute('aria-label', `Delete the downloaded files of ${row.model.id} (${formatBytes(bytesOf(row))}): press again to confirm`);
+      row.remove.classList.add('confirming');
+      announce(`Press again to delete ${formatBytes(bytesOf(row))} of ${row.model.id}.`);
+      row.confirmTimer = window.setTimeout(() => resetRemove(row), 4000);
+      return;
+    }
+    resetRemove(row);
+    await deleteGroups(row.groups);
+    const inMemory = row.status?.state === 'loaded' ? ' It stays loaded in memory until the engine restarts.' : '';
+    announce(`Deleted the downloaded files of ${row.model.id}.${inMemory}`);
+    await refresh();
+    row.load.focus();
+  }
+
+  function resetRemove(row: Row): void {
+    clearTimeout(row.confirmTimer);
+    row.confirmTimer = undefined;
+    row.remove.textContent = 'Delete';
+    row.remove.setAttribute('aria-label', `Delete the downloaded files of ${row.model.id}`);
+    row.remove.classList.remove('confirming');
+  }
+
+  async function restartEngine(): Promise<void> {
+    restart.disabled = true;
+    try {
+      await options.control.restart();
+      announce('The engine restarted: models load again on their next use.');
+    } catch (error) {
+      hostNote.hidden = false;
+      hostNote.textContent = `Could not restart: ${(error as Error)?.message ?? String(error)}`;
+    } finally {
+      restart.disabled = false;
+      await refresh();
+    }
+  }
+
+  async function askPersist(): Promise<void> {
+    const granted = await navigator.storage?.persist?.().catch(() => false);
+    announce(granted ? 'The browser will keep downloaded models.' : 'The browser declined; it may still evict models under storage pressure.');
+    await refresh();
+  }
+
+  const bytesOf = (row: Row) => row.groups.reduce((sum, g) => sum + g.bytes, 0);
+
+  let refreshing: Promise<void> | undefined;
+  let again = false;
+  /** Re-reads states, caches and storage; calls made while one runs coalesce into one more. */
+  async function refresh(): Promise<void> {
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      do {
+        again = false;
+        const [statuses, groups, storage] = await Promise.all([options.control.status().catch(() => null), listCachedModels().catch(() => []), storageFigures().catch(() => ({}))]);
+        const byId = new Map(statuses?.map((s) => [s.model, s]));
+        for (const row of rows.values()) {
+          row.status = byId.get(row.model.id);
+          row.groups = groupsForModel(groups, row.model);
+          renderRow(row);
+        }
+        renderOthers(groups.filter((g) => ![...rows.values()].some((r) => r.groups.includes(g))));
+        renderStorage(storage);
+        hostNote.hidden = options.control.isHost() && statuses !== null;
+        hostNote.textContent = statuses === null
+          ? 'Another tab hosts the engine and does not relay its state: open the playground there, or close it so this tab takes over.'
+          : 'Another playground tab hosts the engine: loads run there and their progress is shown here.';
+        offlineNote.hidden = navigator.onLine;
+      } while (again);
+    })().finally(() => (refreshing = undefined));
+    return refreshing;
+  }
+
+  function renderRow(row: Row): void {
+    const { model } = row;
+    const view = options.loads.get(model.id);
+    const bytes = bytesOf(row);
+    row.backend.textContent =
+      model.engine === 'webllm' ? 'WebGPU' : view?.phase === 'ready' && view.device ? view.device.toUpperCase().replace('WEBGPU', 'WebGPU') : gpu ? transformersBackend(gpu, options.device) : '…';
+    row.disk.replaceChildren(bytes > 0 ? h('span', {}, formatBytes(bytes)) : h('span', { class: 'muted' }, 'not cached'));
+    row.remove.hidden = bytes === 0;
+    if (bytes === 0) resetRemove(row);
+
+    const { state, parts } = describeState({ model, status: row.status, view, bytes, gpu, online: navigator.onLine, error: row.state.dataset.error });
+    row.tr.dataset.state = state;
+    row.state.replaceChildren(...parts);
+    row.load.disabled = state === 'loading' || state === 'loaded' || state === 'needs-webgpu' || state === 'offline';
+    row.load.textContent = state === 'failed' ? 'Retry' : 'Load';
+    row.load.setAttribute('aria-label', `${row.load.textContent} ${model.id}`);
+  }
+
+  function renderOthers(groups: readonly CachedGroup[]): void {
+    others.replaceChildren();
+    if (groups.length === 0) return;
+    others.append(
+      h('h3', {}, 'Other downloaded files'),
+      h('p', { class: 'muted' }, 'Files in the engines’ caches that no listed model uses (older versions, other apps on this origin).'),
+      h(
+        'ul',
+        {},
+        groups.map((group) =>
+          h(
+            'li',
+            {},
+            h('span', { class: 'mono' }, group.label),
+            ` · ${formatBytes(group.bytes)} · ${ENGINE_NAMES[group.engine] ?? group.engine} `,
+            h('button', { type: 'button', class: 'small danger-ghost', onclick: () => void deleteGroups([group]).then(refresh) }, 'Delete'),
+          ),
+        ),
+      ),
+    );
+  }
+
+  function renderStorage(storage: Awaited<ReturnType<typeof storageFigures>>): void {
+    if (storage.usage === undefined || storage.quota === undefined) {
+      storageText.textContent = 'This browser does not report its storage quota.';
+      storageMeter.hidden = true;
+      return;
+    }
+    storageMeter.max = storage.quota;
+    storageMeter.value = storage.usage;
+    storageText.textContent = `Storage: ${formatBytes(storage.usage)} used of ${formatBytes(storage.quota)} available to this site${storage.persisted ? ' · kept (persistent)' : ''}.`;
+    persist.hidden = storage.persisted !== false || !navigator.storage?.persist;
+  }
+
+  return {
+    refresh,
+    load: loadModel,
+    /** A progress event: repaint just that row (events come many times a second). */
+    onLoad(view: LoadView): void {
+      const row = rows.get(view.model);
+      if (!row) return;
+      if (view.phase === 'loading') delete row.state.dataset.error;
+      // The engine's own word: no need to wait for the next status read to show it.
+      if (view.phase === 'ready' && row.status) row.status = { ...row.status, state: 'loaded' };
+      renderRow(row);
+      if (view.phase !== 'loading') void refresh();
+    },
+  };
+}
+
+export type ModelsPanel = ReturnType<typeof createModelsPanel>;

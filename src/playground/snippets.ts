@@ -1,0 +1,160 @@
+/**
+ * Code that repeats the last call: plain fetch (exactly the recorded request), the openai client
+ * and the Anthropic client (the same conversation in that SDK's terms). What a developer copies
+ * into their own app once `startInference()` runs in it.
+ * @module
+ */
+import type { RecordedRequest, CallKind } from './api.ts';
+import { ANTHROPIC_VERSION } from './chat-flavours.ts';
+
+export interface Snippet {
+  readonly id: 'fetch' | 'openai' | 'anthropic';
+  readonly label: string;
+  readonly code: string;
+}
+
+type Json = Record<string, unknown>;
+
+const PREAMBLE = `// In a page that has started the local API: await startInference() (from 'inpage-llm').`;
+
+export function snippetsFor(kind: CallKind, request: RecordedRequest): Snippet[] {
+  return [
+    { id: 'fetch', label: 'fetch', code: fetchSnippet(request) },
+    { id: 'openai', label: 'openai', code: openaiSnippet(kind, request) },
+    { id: 'anthropic', label: '@anthropic-ai/sdk', code: anthropicSnippet(kind, request) },
+  ];
+}
+
+/** JSON as a JS literal, indented to sit at `depth` levels. */
+function literal(value: unknown, depth = 0): string {
+  return JSON.stringify(value, null, 2).replace(/\n/g, `\n${'  '.repeat(depth)}`);
+}
+
+function fetchSnippet(request: RecordedRequest): string {
+  const body = request.body as Json | undefined;
+  const init = [`  method: '${request.method}',`];
+  if (Object.keys(request.headers).length) init.push(`  headers: ${literal(request.headers, 1)},`);
+  if (body !== undefined) init.push(`  body: JSON.stringify(${literal(body, 1)}),`);
+  const lines = [PREAMBLE, `const response = await fetch('${request.url}', {`, ...init, '});'];
+  if (body?.stream === true) {
+    lines.push(
+      'if (!response.ok) throw new Error(await response.text());',
+      '// Server-sent events: one event per blank-line-terminated block.',
+      'const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();',
+      "let buffer = '';",
+      'for (;;) {',
+      '  const { done, value } = await reader.read();',
+      '  if (done) break;',
+      '  buffer += value;',
+      "  for (let end; (end = buffer.indexOf('\\n\\n')) !== -1; buffer = buffer.slice(end + 2)) {",
+      '    console.log(buffer.slice(0, end));',
+      '  }',
+      '}',
+    );
+  } else {
+    lines.push('console.log(response.status, await response.json());');
+  }
+  return lines.join('\n');
+}
+
+function apiBase(url: string, suffix: RegExp): string {
+  return url.replace(suffix, '');
+}
+
+function openaiSnippet(kind: CallKind, request: RecordedRequest): string {
+  const baseURL = apiBase(request.url, /\/(chat\/completions|messages|embeddings|models)$/);
+  const head = [
+    "import OpenAI from 'openai';",
+    PREAMBLE,
+    `const client = new OpenAI({ baseURL: '${baseURL}', apiKey: 'unused', dangerouslyAllowBrowser: true });`,
+  ];
+  const body = (request.body ?? {}) as Json;
+  switch (kind) {
+    case 'models':
+      return [...head, 'const models = await client.models.list();', 'console.log(models.data);'].join('\n');
+    case 'embeddings':
+      return [
+        ...head,
+        `const result = await client.embeddings.create(${literal(body)});`,
+        '// The SDK decodes base64 vectors itself: embedding is always an array of numbers here.',
+        'console.log(result.data.map((d) => d.embedding));',
+      ].join('\n');
+    case 'chat':
+    case 'messages': {
+      const params = kind === 'chat' ? body : anthropicToOpenAI(body);
+      const note = kind === 'messages' ? ['// The same conversation as the last /messages call, in the OpenAI chat flavour.'] : [];
+      return [
+        ...head,
+        ...note,
+        `const stream = await client.chat.completions.create(${literal({ ...params, stream: true, stream_options: { include_usage: true } })});`,
+        "for await (const chunk of stream) console.log(chunk.choices[0]?.delta?.content ?? '', chunk.usage ?? '');",
+      ].join('\n');
+    }
+  }
+}
+
+function anthropicSnippet(kind: CallKind, request: RecordedRequest): string {
+  // The Anthropic SDK appends /v1 itself.
+  const baseURL = apiBase(request.url, /\/v1\/(chat\/completions|messages|embeddings|models)$/);
+  const head = [
+    "import Anthropic from '@anthropic-ai/sdk';",
+    PREAMBLE,
+    `const client = new Anthropic({`,
+    `  baseURL: '${baseURL}',`,
+    `  apiKey: 'unused',`,
+    `  dangerouslyAllowBrowser: true,`,
+    `  // ${ANTHROPIC_VERSION} accepts temperature (newer versions refuse sampling parameters).`,
+    `  defaultHeaders: { 'anthropic-version': '${ANTHROPIC_VERSION}' },`,
+    `});`,
+  ];
+  const body = (request.body ?? {}) as Json;
+  switch (kind) {
+    case 'models':
+      return [...head, 'const models = await client.models.list();', 'console.log(models.data);'].join('\n');
+    case 'embeddings':
+      return '// The Anthropic API has no embeddings endpoint: use fetch or the openai client (see the other tabs).';
+    case 'chat':
+    case 'messages': {
+      const { stream: _stream, ...params } = kind === 'messages' ? body : openAIToAnthropic(body);
+      const note = kind === 'chat' ? ['// The same conversation as the last /chat/completions call, in the Anthropic messages flavour.'] : [];
+      return [
+        ...head,
+        ...note,
+        `const stream = client.messages.stream(${literal(params)});`,
+        "stream.on('text', (text) => console.log(text));",
+        'console.log(await stream.finalMessage());',
+      ].join('\n');
+    }
+  }
+}
+
+interface OpenAIMessage {
+  role: string;
+  content: string;
+}
+
+export function openAIToAnthropic(body: Json): Json {
+  const messages = (body.messages as OpenAIMessage[] | undefined) ?? [];
+  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => m.content);
+  const stop = body.stop === undefined ? [] : Array.isArray(body.stop) ? body.stop : [body.stop];
+  return {
+    model: body.model,
+    max_tokens: body.max_completion_tokens ?? body.max_tokens ?? 256,
+    ...(system.length ? { system: system.join('\n\n') } : {}),
+    messages: messages.filter((m) => m.role === 'user' || m.role === 'assistant'),
+    // Anthropic's temperature range is 0..1, OpenAI's 0..2.
+    ...(typeof body.temperature === 'number' ? { temperature: Math.min(1, body.temperature) } : {}),
+    ...(stop.length ? { stop_sequences: stop } : {}),
+  };
+}
+
+export function anthropicToOpenAI(body: Json): Json {
+  const system = typeof body.system === 'string' && body.system ? [{ role: 'system', content: body.system }] : [];
+  return {
+    model: body.model,
+    messages: [...system, ...((body.messages as OpenAIMessage[] | undefined) ?? [])],
+    max_tokens: body.max_tokens,
+    ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
+    ...(Array.isArray(body.stop_sequences) && body.stop_sequences.length ? { stop: body.stop_sequences } : {}),
+  };
+}
