@@ -10,10 +10,17 @@ import type { LoadProgress } from '../engines/adapter.ts';
 import type { ModelState } from '../engines/model-host.ts';
 
 /**
- * What a chat stream's callback receives. The stream's end always comes through the same callback
- * (`done` or `error`): the call's own reply travels on another port, and two ports keep no common order.
+ * What a chat stream delivers, in order, ending with `done` or `error`. The end travels with the
+ * events (not as the call's reply): the reply and the events use different ports, and two ports
+ * keep no common order.
  */
 export type StreamMessage = ChatEvent | { readonly type: 'done' } | { readonly type: 'error'; readonly error: GatewayErrorData };
+
+/** Posted by the worker on a caller's stream port (see `openStreams`). */
+export interface StreamEnvelope {
+  readonly id: string;
+  readonly messages: readonly StreamMessage[];
+}
 
 export interface ModelStatus {
   readonly model: string;
@@ -24,8 +31,14 @@ export interface ModelStatus {
 
 export interface EngineHostApi {
   listModels(): Promise<readonly ModelInfo[]>;
-  /** Starts a generation; events arrive in order through `sink`, ending with `done` or `error`. */
-  chat(request: ChatRequest, streamId: string, sink: (batch: readonly StreamMessage[]) => void): void;
+  /**
+   * Gives the worker this caller's stream port, once per connection: every chat stream of the
+   * caller is posted there as StreamEnvelopes. One plain port instead of a comlink callback per
+   * call saves a MessageChannel and a reply message per event on every request.
+   */
+  openStreams(port: MessagePort): void;
+  /** Starts a generation; its events arrive on the stream port under `streamId`. */
+  chat(request: ChatRequest, streamId: string): void;
   /** Rejects with GatewayErrorData (plain data, not an Error) on failure. */
   embed(request: EmbedRequest, callId: string): Promise<EmbedResult>;
   /** Stops the generation or embedding with this id, if it is still running. */

@@ -1,14 +1,14 @@
 /**
  * The caller side of the contract: an Engine whose work runs in the engine worker. Streams arrive
- * as callback batches; aborts become `cancel(id)`; errors are rebuilt from data. A host that stops
+ * on one port per link; aborts become `cancel(id)`; errors are rebuilt from data. A host that stops
  * answering (its tab closed, its worker died) fails pending calls with a 503 instead of hanging.
  * @module
  */
-import { proxy, type Remote } from 'comlink';
+import { transfer, type Remote } from 'comlink';
 import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import { randomId } from '../core/ids.ts';
-import type { EngineHostApi, StreamMessage } from './contract.ts';
+import type { EngineHostApi, StreamEnvelope, StreamMessage } from './contract.ts';
 
 export interface EngineLink extends Engine {
   /** Fails every pending call with 503 (the host is gone) and refuses new ones. */
@@ -20,6 +20,11 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
   const pending = new Set<(error: GatewayError) => void>();
   let severedBy: GatewayError | undefined;
   let models: Promise<readonly ModelInfo[]> | undefined;
+  // One port carries every stream of this link; envelopes are routed to their stream by id.
+  const streams = new Map<string, (messages: readonly StreamMessage[]) => void>();
+  const { port1, port2 } = new MessageChannel();
+  port1.onmessage = (event: MessageEvent<StreamEnvelope>) => streams.get(event.data.id)?.(event.data.messages);
+  void Promise.resolve(remote.openStreams(transfer(port2, [port2]))).catch(() => {});
 
   const guard = () => {
     if (severedBy) throw severedBy;
@@ -39,6 +44,7 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
       severedBy = new GatewayError('engine_unavailable', reason, { retryAfter: 1 });
       for (const fail of pending) fail(severedBy);
       pending.clear();
+      port1.close();
     },
     async listModels() {
       guard();
@@ -74,11 +80,12 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
       pending.add(fail);
       const onAbort = () => void remote.cancel(id);
       signal.addEventListener('abort', onAbort, { once: true });
+      streams.set(id, (messages) => {
+        queue.push(...messages);
+        wake?.();
+      });
       try {
-        remote.chat(request, id, proxy((batch: readonly StreamMessage[]) => {
-          queue.push(...batch);
-          wake?.();
-        }));
+        void Promise.resolve(remote.chat(request, id)).catch((error: unknown) => fail(GatewayError.from(error)));
         for (;;) {
           while (queue.length === 0 && !failure) await new Promise<void>((resolve) => (wake = resolve));
           if (failure) throw failure;
@@ -89,6 +96,7 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
           yield message;
         }
       } finally {
+        streams.delete(id);
         pending.delete(fail);
         signal.removeEventListener('abort', onAbort);
         // Leaving early (cap reached, client gone): stop the worker's generation too.

@@ -2,17 +2,17 @@
  * Serves a ModelHost over a comlink endpoint (the worker side of the contract).
  * @module
  */
-import { expose, releaseProxy, type Endpoint, type Remote } from 'comlink';
+import { expose, transfer, type Endpoint } from 'comlink';
 import { GatewayError } from '../core/errors.ts';
 import type { LoadProgress } from '../engines/adapter.ts';
 import type { ModelHost } from '../engines/model-host.ts';
-import type { EngineHostApi } from './contract.ts';
+import type { EmbedResult } from '../core/engine.ts';
+import type { EngineHostApi, StreamEnvelope, StreamMessage } from './contract.ts';
 
 export interface HostService {
-  readonly api: EngineHostApi;
   /** Publishes load progress to every subscribed caller. */
   progress(progress: LoadProgress): void;
-  /** Exposes the API on another endpoint (each caller gets its own port). */
+  /** Exposes the API on another endpoint (each caller gets its own port and stream port). */
   serve(endpoint: Endpoint): void;
 }
 
@@ -26,28 +26,41 @@ export function createHostService(host: ModelHost): HostService {
     return { signal: controller.signal, done: () => running.delete(id) };
   };
 
-  const api: EngineHostApi = {
+  /** The API as one caller sees it: its streams go to its own stream port. */
+  const apiFor = (): EngineHostApi => {
+    let streams: MessagePort | undefined;
+    const post = (id: string, messages: readonly StreamMessage[]) => streams?.postMessage({ id, messages } satisfies StreamEnvelope);
+    return {
+      ...shared,
+      openStreams(port) {
+        streams?.close();
+        streams = port;
+      },
+      chat(request, streamId) {
+        const { signal, done } = track(streamId);
+        void (async () => {
+          // One message per event: ~10 µs each, negligible at real token rates, and no added latency.
+          try {
+            for await (const event of host.chat(request, { signal })) post(streamId, [event]);
+            post(streamId, [{ type: 'done' }]);
+          } catch (error) {
+            post(streamId, [{ type: 'error', error: GatewayError.from(error).toJSON() }]);
+          } finally {
+            done();
+          }
+        })();
+      },
+    };
+  };
+
+  const shared: Omit<EngineHostApi, 'openStreams' | 'chat'> = {
     listModels: () => host.listModels(),
-    chat(request, streamId, sink) {
-      const { signal, done } = track(streamId);
-      void (async () => {
-        // One message per event: ~10 µs each, negligible at real token rates, and no added latency.
-        try {
-          for await (const event of host.chat(request, { signal })) sink([event]);
-          sink([{ type: 'done' }]);
-        } catch (error) {
-          sink([{ type: 'error', error: GatewayError.from(error).toJSON() }]);
-        } finally {
-          done();
-          // The callback is a comlink proxy with its own MessageChannel: close it.
-          (sink as Remote<typeof sink>)[releaseProxy]?.();
-        }
-      })();
-    },
     async embed(request, callId) {
       const { signal, done } = track(callId);
       try {
-        return await host.embed(request, { signal });
+        const result = await host.embed(request, { signal });
+        // Move the vectors' memory instead of copying it.
+        return transfer(result, uniqueBuffers(result));
       } catch (error) {
         throw GatewayError.from(error).toJSON();
       } finally {
@@ -76,14 +89,23 @@ export function createHostService(host: ModelHost): HostService {
   };
 
   return {
-    api,
     progress(progress) {
       for (const listener of listeners) {
         Promise.resolve(listener(progress)).catch(() => listeners.delete(listener));
       }
     },
     serve(endpoint) {
-      expose(api, endpoint);
+      expose(apiFor(), endpoint);
     },
   };
+}
+
+/** The vectors' buffers, each once, when each vector owns its whole buffer (else copying is safer). */
+function uniqueBuffers(result: EmbedResult): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const v of result.embeddings) {
+    if (!(v.buffer instanceof ArrayBuffer) || v.byteOffset !== 0 || v.byteLength !== v.buffer.byteLength) return [];
+    buffers.add(v.buffer);
+  }
+  return [...buffers];
 }
