@@ -10,10 +10,14 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
   if (!isJsonMediaType(type)) {
     throw new GatewayError('invalid_request', `Expected a JSON body with Content-Type: application/json, got ${type ? `'${type}'` : 'no Content-Type'}.`);
   }
-  const declared = Number(request.headers.get('content-length'));
+  const length = request.headers.get('content-length');
+  const declared = length === null ? NaN : Number(length);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
 
-  const bytes = await readBytes(request, maxBytes);
+  // With a declared size within the cap, the platform's one-shot read is the fast path; otherwise
+  // count bytes while reading, so a missing or false Content-Length cannot get past the cap.
+  const bytes = Number.isFinite(declared) ? new Uint8Array(await request.arrayBuffer()) : await readBytes(request, maxBytes);
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
