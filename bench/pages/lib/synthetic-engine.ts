@@ -1,0 +1,48 @@
+/**
+ * A SYNTHETIC PRODUCER, for benchmarks only: an engine with no model. `synthetic-producer` yields
+ * `maxTokens` one-character tokens as fast as the consumer pulls them (no timers, no inference):
+ * streamed through a path, it measures that path's own per-chunk cost at burst speed, far above
+ * any real engine's rate. `synthetic-paced` spends PACE_MS of CPU (a busy loop, as inference
+ * would) before each token: a long completion at a steady, realistic rate. It implements the
+ * product's ModelHost, so the product's RPC host (createHostService) serves it from a worker
+ * exactly as it serves the real engines.
+ * @module
+ */
+import type { ChatEvent, ChatRequest, EmbedResult, ModelInfo } from '../../../src/core/engine.ts';
+import type { ModelHost } from '../../../src/engines/model-host.ts';
+
+export const SYNTHETIC_MODEL = 'synthetic-producer';
+export const PACED_MODEL = 'synthetic-paced';
+/** CPU time per token of the paced producer (500 tokens/s: faster than tiny-chat on WASM here). */
+export const PACE_MS = 2;
+
+const info = (id: string, displayName: string): ModelInfo => ({ id, kind: 'chat', engine: 'synthetic', displayName, contextWindow: 1_000_000, maxOutputTokens: 1_000_000 });
+const MODELS: readonly ModelInfo[] = [info(SYNTHETIC_MODEL, 'Synthetic producer, burst (benchmarks only)'), info(PACED_MODEL, `Synthetic producer, ${PACE_MS} ms per token (benchmarks only)`)];
+
+export function createSyntheticProducer(): ModelHost {
+  return {
+    async listModels() {
+      return MODELS;
+    },
+    async *chat(request: ChatRequest): AsyncGenerator<ChatEvent> {
+      const paced = request.model === PACED_MODEL;
+      yield { type: 'start', promptTokens: 1 };
+      for (let i = 0; i < request.maxTokens; i++) {
+        if (paced) {
+          const until = performance.now() + PACE_MS;
+          while (performance.now() < until);
+        }
+        yield { type: 'token', text: 'x' };
+      }
+      yield { type: 'end', reason: 'length' };
+    },
+    async embed(): Promise<EmbedResult> {
+      throw new Error('The synthetic producer does not embed.');
+    },
+    async load() {},
+    async unload() {},
+    status() {
+      return MODELS.map((m) => ({ model: m.id, state: 'loaded' as const, loads: 1 }));
+    },
+  };
+}
