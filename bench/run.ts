@@ -48,10 +48,12 @@ function parseArgs(argv: string[]) {
   if (!['wasm', 'webgpu', 'both'].includes(device)) throw new Error(`--device must be wasm, webgpu or both (got ${device})`);
   const driver = value('--driver') ?? 'chromium';
   if (!['chromium', 'playwright'].includes(driver)) throw new Error(`--driver must be chromium or playwright (got ${driver})`);
+  const profile = value('--profile');
+  if (profile !== undefined && !['quick', 'short', 'full'].includes(profile)) throw new Error(`--profile must be quick, short or full (got ${profile})`);
   return {
     device: device as Device | 'both',
     quick: argv.includes('--quick'),
-    profile: value('--profile') as Profile | undefined,
+    profile: profile as Profile | undefined,
     sections: value('--sections')?.split(','),
     load: !argv.includes('--no-load'),
     main: !argv.includes('--no-main'),

@@ -58,14 +58,11 @@ test('chat: a typed prompt streams back token by token, with live figures, the e
   await expect(reply).toHaveAttribute('data-state', 'done');
   await expect(page.getByTestId('chat-status')).toHaveText('Reply complete.');
 
-  // Token by token: the text grew in many separate steps over time, as the SSE events arrived
-  // (tiny-chat always writes 40 word tokens, then stops).
+  // The reply came as a stream of token events (tiny-chat always writes 40 word tokens, then
+  // stops). On WASM all 40 can land within one paint; the next test watches them appear on WebGPU.
   const steps = await growth();
-  // (Lenient on counts: on a busy 2-core machine several tokens may land in one paint.)
-  expect(steps.length).toBeGreaterThanOrEqual(3);
+  expect(steps.length).toBeGreaterThanOrEqual(1);
   expect(steps.map((s) => s.length)).toEqual(steps.map((s) => s.length).sort((a, b) => a - b));
-  expect(steps.at(-1)!.at - steps[0]!.at).toBeGreaterThan(5);
-  info.annotations.push({ type: 'timing', description: `reply arrived in ${steps.length} steps over ${Math.round(steps.at(-1)!.at - steps[0]!.at)} ms` });
   await expect(reply.locator('.meta')).toHaveText('stop · 40 tokens');
   expect((await reply.locator('.content').textContent())!.trim().split(/\s+/).length).toBeGreaterThanOrEqual(20);
 
@@ -133,6 +130,21 @@ async function runSnippet(page: Page, code: string): Promise<string[]> {
     return logs;
   }, code);
 }
+
+test('chat: on WebGPU (slow here) the reply visibly grows token by token', async ({ page }) => {
+  await openPlayground(page, '/?device=webgpu');
+  await expect(modelRow(page, 'tiny-chat')).toHaveAttribute('data-state', 'loaded', { timeout: 120_000 });
+  const growth = await recordReplyGrowth(page);
+  await promptBox(page).fill('Tell me a story about a cat.');
+  await promptBox(page).press('Enter');
+  const reply = page.locator('.bubble-assistant').last();
+  await expect(reply).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+  const steps = await growth();
+  expect(steps.length).toBeGreaterThanOrEqual(10);
+  expect(steps.map((s) => s.length)).toEqual(steps.map((s) => s.length).sort((a, b) => a - b));
+  expect(steps.at(-1)!.at - steps[0]!.at).toBeGreaterThan(100);
+  await expect(reply.locator('.meta')).toHaveText('stop · 40 tokens');
+});
 
 test('chat: switching to the Anthropic messages flavour sends system, temperature and stop sequences; API errors show their body', async ({ page }, info) => {
   await page.setViewportSize({ width: 1280, height: 900 });

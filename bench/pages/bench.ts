@@ -505,6 +505,19 @@ async function embeddings(runtime: Runtime) {
   const n = TEXTS.length;
   const one = (fetcher: typeof fetch, url: string, enc: 'base64' | 'float') => () => embedRequest(fetcher, url, TEXTS, enc);
   const many = (fetcher: typeof fetch, url: string, enc: 'base64' | 'float') => () => Promise.all(TEXTS.map((t) => embedRequest(fetcher, url, t, enc)));
+  // The gateway alone: the product's HTTP shaping of an N-text request in the page, over an engine
+  // that answers at once with vectors computed beforehand (no RPC, no model).
+  const computed = await direct.embed({ model: EMBED_MODEL, input: TEXTS }, { signal });
+  const models = await direct.listModels();
+  const instant: Engine = {
+    listModels: async () => models,
+    chat: () => {
+      throw new Error('not used');
+    },
+    embed: async () => ({ ...computed, embeddings: computed.embeddings.map((v) => v.slice()) }),
+  };
+  const instantGateway = createGateway({ engine: instant, baseUrl: SHIM_BASE });
+  const viaInstant = ((url: string, init: RequestInit) => instantGateway.fetch(new Request(url, init))) as typeof fetch;
   const batchPaths: [string, () => Promise<unknown>][] = [
     [`1 request × ${n} texts: SW, base64`, one(nativeFetch, sw, 'base64')],
     [`1 request × ${n} texts: SW, float`, one(nativeFetch, sw, 'float')],
@@ -516,6 +529,8 @@ async function embeddings(runtime: Runtime) {
     // tokenizes every text once more, alone, for the usage counts.
     [`diag: raw transformers.js, ${n} texts in calls of 32`, () => raw.embed(TEXTS, 32)],
     [`diag: raw tokenizer.encode of the ${n} texts one by one`, () => raw.tokenize(TEXTS)],
+    [`diag: the gateway alone in the page (instant engine), base64`, one(viaInstant, shim, 'base64')],
+    [`diag: the gateway alone in the page (instant engine), float`, one(viaInstant, shim, 'float')],
   ];
   const reference: { vectors: Float32Array[]; tokens: number[] } = { vectors: [], tokens: [] };
   const concurrentPaths: [string, () => Promise<unknown>][] = [
