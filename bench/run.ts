@@ -22,14 +22,15 @@
  * @module
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
+import { dirname, extname, join, normalize, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const OUT_DIR = join(ROOT, 'node_modules/.cache/inpage-llm-bench/dist');
+const LOCK = join(ROOT, 'node_modules/.cache/inpage-llm-bench/run.lock');
 const RESULTS = join(ROOT, 'bench/results');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -95,6 +96,35 @@ const PLAYWRIGHT_DEFAULTS = [
   '--enable-unsafe-swiftshader',
   '--disable-search-engine-choice-screen',
 ];
+
+// ------------------------------------------------------------------------------------------------
+// One run at a time: a second one would rebuild the pages under the first, and two runs sharing
+// two cores measure each other.
+
+function takeLock(): void {
+  mkdirSync(dirname(LOCK), { recursive: true });
+  try {
+    writeFileSync(LOCK, String(process.pid), { flag: 'wx' });
+  } catch {
+    const holder = Number(readFileSync(LOCK, 'utf8'));
+    let alive = false;
+    try {
+      process.kill(holder, 0);
+      alive = true;
+    } catch (error) {
+      alive = (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+    if (alive && holder !== process.pid) throw new Error(`bench: another run is in progress (pid ${holder}); two at once would measure each other. Wait for it, or remove ${LOCK} if it is stale.`);
+    writeFileSync(LOCK, String(process.pid));
+  }
+  process.on('exit', () => {
+    try {
+      if (readFileSync(LOCK, 'utf8') === String(process.pid)) rmSync(LOCK);
+    } catch {
+      // Already gone.
+    }
+  });
+}
 
 // ------------------------------------------------------------------------------------------------
 // Build
@@ -666,6 +696,7 @@ function loadReport(device: Device, results: LoadResult[], summarize: (xs: numbe
 async function main(): Promise<void> {
   const load0 = loadavg();
   console.log(`bench: load average ${load0.map((l) => l.toFixed(2)).join(' ')} (1/5/15 min)${load0[0]! >= 1 ? ' — the machine is busy: numbers will be noisy' : ''}`);
+  takeLock();
   if (options.build) await build();
   const { summarize } = await import('./pages/lib/stats.ts');
 

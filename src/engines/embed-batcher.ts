@@ -12,7 +12,10 @@ import { GatewayError } from '../core/errors.ts';
 export type BatchRunner = (request: EmbedRequest, signal: AbortSignal) => Promise<EmbedResult>;
 
 export interface EmbedBatcherOptions {
-  /** How long the first request of a batch waits for company. Default 2 ms. */
+  /**
+   * How long the first request of an idle model waits for company. Default 0: no added latency;
+   * requests that arrive while a batch runs are merged into the next one anyway.
+   */
   readonly windowMs?: number;
   /** Inputs per engine call. Default 256. */
   readonly maxBatchInputs?: number;
@@ -29,7 +32,7 @@ interface Waiter {
 }
 
 export function createEmbedBatcher(runner: BatchRunner, options: EmbedBatcherOptions = {}) {
-  const windowMs = options.windowMs ?? 2;
+  const windowMs = options.windowMs ?? 0;
   const maxBatchInputs = options.maxBatchInputs ?? 256;
   const maxQueuedInputs = options.maxQueuedInputs ?? 4096;
   const pending = new Map<string, Waiter[]>();
@@ -58,7 +61,8 @@ export function createEmbedBatcher(runner: BatchRunner, options: EmbedBatcherOpt
   async function drain(model: string): Promise<void> {
     draining.add(model);
     try {
-      await new Promise((resolve) => setTimeout(resolve, windowMs));
+      // A microtask still gathers requests made in the same task (e.g. a Promise.all).
+      await (windowMs > 0 ? new Promise((resolve) => setTimeout(resolve, windowMs)) : Promise.resolve());
       const queue = pending.get(model)!;
       while (queue.length > 0) {
         const batch = take(queue);
