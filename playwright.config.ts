@@ -1,8 +1,5 @@
 import { defineConfig } from '@playwright/test';
-
-// Debian's chromium (Playwright's own browser downloads are not used). WebGPU runs on the CPU
-// through SwiftShader, so the real WebGPU code paths are exercised, slowly.
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/chromium.ts';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -15,18 +12,7 @@ export default defineConfig({
   use: {
     baseURL: 'http://localhost:4173',
     trace: 'retain-on-failure',
-    launchOptions: {
-      executablePath,
-      args: [
-        '--enable-unsafe-webgpu',
-        '--use-webgpu-adapter=swiftshader',
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
   webServer: {
     command: 'npm run build:e2e && npx vite preview --port 4173 --strictPort',

@@ -27,12 +27,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const OUT_DIR = join(ROOT, 'node_modules/.cache/inpage-llm-bench/dist');
 const LOCK = join(ROOT, 'node_modules/.cache/inpage-llm-bench/run.lock');
 const RESULTS = join(ROOT, 'bench/results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = CHROMIUM_PATH;
 
 // ------------------------------------------------------------------------------------------------
 // Options
@@ -64,17 +65,8 @@ function parseArgs(argv: string[]) {
 }
 const options = parseArgs(process.argv.slice(2));
 
-// The flags of playwright.config.ts, plus the ones Playwright itself adds that matter for timing
-// (no background throttling, no field trials); no DevTools pipe or port.
-const CHROMIUM_ARGS = [
-  '--enable-unsafe-webgpu',
-  '--use-webgpu-adapter=swiftshader',
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+// The browser tests' flags (e2e/chromium.ts), plus the ones Playwright itself adds that matter
+// for timing (no background throttling, no field trials); no DevTools pipe or port.
 // measureUserAgentSpecificMemory otherwise waits for the next garbage collection (~20 s idle per
 // sample); this only makes it measure at once.
 const MEMORY_FLAG = '--enable-blink-features=ForceEagerMeasureMemory';
