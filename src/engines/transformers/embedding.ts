@@ -1,13 +1,16 @@
 /**
- * Embeds texts on a loaded feature-extraction pipeline.
+ * Embeds texts on a loaded feature-extraction pipeline: the pipeline's own steps (tokenizer, model,
+ * pooling, normalisation), run so that a text's vector never depends on its batch companions.
  *
- * Inputs run in batches: measured on tiny-embed, a text embedded inside a (right-padded) batch is
- * bit-identical to the same text embedded alone, because padded keys get exactly zero attention
- * weight, so batching changes speed, not results. Batches are capped to bound memory.
+ * Texts are tokenized once (which also gives the exact usage), then grouped by token length and
+ * each group runs as one model call with no padding at all. A padded batch is not exact on every
+ * backend (onnxruntime-web sums a padded row in another order, off in the last bits), while rows
+ * of an unpadded batch go through the same arithmetic as the text alone. So any merging of
+ * requests (see embed-batcher.ts) changes speed, not results. Groups are capped to bound memory.
  * @module
  */
 
-import type { FeatureExtractionPipeline, Tensor } from '@huggingface/transformers';
+import { cat, mean_pooling, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
 import type { EmbedResult, ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { abortedError } from './engine-errors.ts';
@@ -17,7 +20,9 @@ export interface EmbeddingOptions {
   readonly normalize: boolean;
 }
 
-const MAX_BATCH = 32;
+const MAX_GROUP = 32;
+
+type ModelInputs = Record<string, Tensor>;
 
 export async function embedTexts(
   pipe: FeatureExtractionPipeline,
@@ -26,21 +31,56 @@ export async function embedTexts(
   options: EmbeddingOptions,
   signal: AbortSignal,
 ): Promise<EmbedResult> {
-  // Exact usage: each text's token count with the special tokens the model sees.
-  const counts = texts.map((text) => pipe.tokenizer.encode(text).length);
+  const encoded = texts.map((text) => pipe.tokenizer(text, { truncation: false }) as unknown as ModelInputs);
+  const counts = encoded.map((inputs) => inputs.input_ids!.dims.at(-1) ?? 0);
   const longest = Math.max(0, ...counts);
   if (longest > info.contextWindow) {
     const index = counts.indexOf(longest);
     throw new GatewayError('context_length_exceeded', `Input ${index} has ${longest} tokens; model "${info.id}" accepts at most ${info.contextWindow}.`, { param: 'input' });
   }
-  const embeddings: Float32Array[] = [];
-  for (let start = 0; start < texts.length; start += MAX_BATCH) {
+
+  const embeddings = new Array<Float32Array>(texts.length);
+  for (const group of groupsOfEqualLength(counts)) {
     if (signal.aborted) throw abortedError(info.id);
-    const output: Tensor = await pipe(texts.slice(start, start + MAX_BATCH), options);
-    const width = output.dims.at(-1) ?? 0;
-    const data = output.to('float32').data as Float32Array;
-    for (let row = 0; row * width < data.length; row++) embeddings.push(data.slice(row * width, (row + 1) * width));
+    const inputs = concatRows(group.map((i) => encoded[i]!));
+    const vectors = await embedRows(pipe, inputs, options);
+    group.forEach((textIndex, row) => (embeddings[textIndex] = vectors[row]!));
   }
   if (signal.aborted) throw abortedError(info.id);
   return { embeddings, promptTokens: counts.reduce((a, b) => a + b, 0), inputTokens: counts };
+}
+
+/** Indices of texts with the same token count, in chunks of at most MAX_GROUP, in input order. */
+function groupsOfEqualLength(counts: readonly number[]): number[][] {
+  const byLength = new Map<number, number[]>();
+  counts.forEach((n, i) => {
+    const group = byLength.get(n) ?? [];
+    byLength.set(n, group);
+    group.push(i);
+  });
+  const groups: number[][] = [];
+  for (const indices of byLength.values()) {
+    for (let start = 0; start < indices.length; start += MAX_GROUP) groups.push(indices.slice(start, start + MAX_GROUP));
+  }
+  return groups;
+}
+
+function concatRows(rows: readonly ModelInputs[]): ModelInputs {
+  if (rows.length === 1) return rows[0]!;
+  const out: ModelInputs = {};
+  for (const name of Object.keys(rows[0]!)) out[name] = cat(rows.map((row) => row[name]!), 0);
+  return out;
+}
+
+/** The pipeline's own post-processing (feature-extraction `_call`), on unpadded rows. */
+async function embedRows(pipe: FeatureExtractionPipeline, inputs: ModelInputs, options: EmbeddingOptions): Promise<Float32Array[]> {
+  const outputs = (await pipe.model(inputs)) as Record<string, Tensor | undefined>;
+  let result = (outputs.last_hidden_state ?? outputs.logits ?? outputs.token_embeddings)!;
+  result = options.pooling === 'mean' ? mean_pooling(result, inputs.attention_mask!) : result.slice(null, 0);
+  if (options.normalize) result = result.normalize(2, -1);
+  const width = result.dims.at(-1) ?? 0;
+  const data = result.to('float32').data as Float32Array;
+  const vectors: Float32Array[] = [];
+  for (let row = 0; row * width < data.length; row++) vectors.push(data.slice(row * width, (row + 1) * width));
+  return vectors;
 }

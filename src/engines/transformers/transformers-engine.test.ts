@@ -151,11 +151,15 @@ describe('transformers engine: embeddings', () => {
     expect(cosine(b, d)).toBeLessThan(0.99);
   });
 
-  it('gives a text the same vector in a batch as alone', async () => {
-    const batch = await engine.embed({ model: 'tiny-embed', input: texts }, { signal });
-    for (const [i, text] of texts.entries()) {
+  it('gives every text the same bits in a batch as alone, in input order', async () => {
+    // Mixed lengths (grouped per length) and more same-length texts than one model call takes.
+    const mixed = [...texts, ...Array.from({ length: 40 }, (_, i) => `the cat ${i % 7 === 0 ? 'sat on the mat ' : ''}number ${i}`)];
+    const batch = await engine.embed({ model: 'tiny-embed', input: mixed }, { signal });
+    expect(batch.embeddings).toHaveLength(mixed.length);
+    for (const [i, text] of mixed.entries()) {
       const single = await engine.embed({ model: 'tiny-embed', input: [text] }, { signal });
-      expect(single.embeddings[0]).toEqual(batch.embeddings[i]);
+      expect(bits(batch.embeddings[i]!), `text ${i}`).toEqual(bits(single.embeddings[0]!));
+      expect(batch.inputTokens?.[i]).toBe(single.promptTokens);
     }
   });
 
@@ -177,3 +181,7 @@ describe('transformers engine: embeddings', () => {
     expect(error.message).toContain('"ghost"');
   });
 });
+
+function bits(v: Float32Array): number[] {
+  return [...new Uint32Array(v.buffer, v.byteOffset, v.length)];
+}
