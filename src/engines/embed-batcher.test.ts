@@ -22,6 +22,23 @@ describe('embedding batches', () => {
     }
   });
 
+  it('merges requests that arrive as separate tasks while the engine blocks its thread', async () => {
+    // Like onnxruntime's WASM backend: the engine call runs to its end without yielding, so the
+    // requests sent meanwhile wait as tasks (here timers) until it returns.
+    const adapter = new ScriptedAdapter();
+    const embed = adapter.embed.bind(adapter);
+    adapter.embed = (request, options) => {
+      const until = performance.now() + 20;
+      while (performance.now() < until);
+      return embed(request, options);
+    };
+    const host = createModelHost({ adapters: [adapter] });
+    await host.load('scripted-embed');
+    const later = texts.slice(1, 11).map((t) => new Promise((resolve) => setTimeout(() => resolve(host.embed({ model: 'scripted-embed', input: [t] }, { signal: signal() })), 0)));
+    await Promise.all([host.embed({ model: 'scripted-embed', input: [texts[0]!] }, { signal: signal() }), ...later]);
+    expect(adapter.embedCalls.map((c) => c.input.length)).toEqual([1, 10]);
+  });
+
   it('keeps multi-input requests whole and in order, and caps the batch size', async () => {
     const adapter = new ScriptedAdapter();
     const host = createModelHost({ adapters: [adapter], batching: { maxBatchInputs: 8 } });

@@ -1,6 +1,6 @@
 /**
  * Dynamic batching of embeddings: requests for one model that arrive while its engine is busy (or
- * within a short window) are merged into one engine call, and the vectors and token counts are
+ * within an optional window) are merged into one engine call, and the vectors and token counts are
  * split back per request. Only for adapters whose batches are exact, so merging never changes a
  * vector. An aborted request leaves its batch; a batch nobody waits for any more is stopped.
  * @module
@@ -79,6 +79,10 @@ export function createEmbedBatcher(runner: BatchRunner, options: EmbedBatcherOpt
         } finally {
           for (const w of batch) w.signal.removeEventListener('abort', onAbort);
         }
+        // Requests that arrived while the engine ran are still tasks waiting behind this one (a WASM
+        // run never yields): let them in, so they make the next batch instead of one call each.
+        // The answers above are already on their way; only the next batch waits for this.
+        await new Promise((resolve) => setTimeout(resolve, 0));
       }
       pending.delete(model);
     } finally {
