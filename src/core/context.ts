@@ -15,6 +15,8 @@ export interface RequestContext {
   body(): Promise<Record<string, unknown>>;
   /** Path parameters after the endpoint prefix, e.g. the id in `/models/{id}`. */
   readonly rest: string;
+  /** Keeps the runtime alive until `promise` settles (a service worker's `event.waitUntil`), if it needs that. */
+  readonly waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 export type Handler = (context: RequestContext) => Promise<Response>;

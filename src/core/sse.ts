@@ -20,18 +20,35 @@ export function encodeSSE({ event, data }: SSEMessage): Uint8Array {
 /**
  * A byte stream pulled from `source` one message at a time. `onCancel` runs first when the reader
  * goes away, so the producer can stop the engine even while it is waiting for the next token.
+ * `waitUntil`, when the runtime has one (a service worker's fetch event), is handed a promise that
+ * settles when the stream does: a worker with no pending event may be stopped as idle, which would
+ * cut a slow generation, since `respondWith` counts as done once it has the Response.
  */
-export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => void): ReadableStream<Uint8Array> {
+export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => void, waitUntil?: (promise: Promise<unknown>) => void): ReadableStream<Uint8Array> {
+  let settle: (() => void) | undefined;
+  if (waitUntil) waitUntil(new Promise<void>((resolve) => (settle = resolve)));
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const next = await source.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encodeSSE(next.value));
+        let next: IteratorResult<SSEMessage>;
+        try {
+          next = await source.next();
+        } catch (error) {
+          settle?.();
+          throw error;
+        }
+        if (next.done) {
+          controller.close();
+          settle?.();
+        } else controller.enqueue(encodeSSE(next.value));
       },
       async cancel() {
         onCancel();
-        await source.return?.();
+        try {
+          await source.return?.();
+        } finally {
+          settle?.();
+        }
       },
     },
     { highWaterMark: 0 },

@@ -214,6 +214,34 @@ describe('headers on every response', () => {
     expect(ids.size).toBe(responses.length);
   });
 
+  it('keeps the runtime alive (waitUntil) exactly while a stream is open, in both flavours', async () => {
+    const { gateway } = setup();
+    const streamed = async (path: string, body: unknown, headers: Record<string, string>, read: 'all' | 'cancel') => {
+      const kept: Promise<unknown>[] = [];
+      const response = await gateway.fetch(new Request(`${ORIGIN}${path}`, { method: 'POST', headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) }), {
+        waitUntil: (promise) => void kept.push(promise),
+      });
+      expect(kept).toHaveLength(1);
+      let settled = false;
+      void kept[0]!.then(() => (settled = true));
+      const reader = response.body!.getReader();
+      await reader.read();
+      await Promise.resolve();
+      expect(settled).toBe(false);
+      if (read === 'all') while (!(await reader.read()).done);
+      else await reader.cancel();
+      await kept[0];
+      return settled;
+    };
+    expect(await streamed('/v1/chat/completions', { ...CHAT, stream: true }, {}, 'all')).toBe(true);
+    expect(await streamed('/v1/messages', { ...MESSAGE, stream: true }, V_NEW, 'cancel')).toBe(true);
+    // A JSON answer is complete when returned: nothing to wait for.
+    const kept: unknown[] = [];
+    const response = await gateway.fetch(new Request(`${ORIGIN}/v1/chat/completions`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify(CHAT) }), { waitUntil: (p) => void kept.push(p) });
+    expect(response.status).toBe(200);
+    expect(kept).toHaveLength(0);
+  });
+
   it('says x-should-retry false on deterministic 4xx errors', async () => {
     const { call, post } = setup({ maxBodyBytes: 100 });
     const responses = [

@@ -27,9 +27,15 @@ export interface GatewayOptions {
   readonly maxBodyBytes?: number;
 }
 
+/** What the runtime offers a request beyond the Request itself (as in hono's execution context). */
+export interface RequestRuntime {
+  /** Keeps the runtime alive until `promise` settles: a service worker passes its fetch event's. */
+  waitUntil?(promise: Promise<unknown>): void;
+}
+
 export interface Gateway {
   /** Answers any request; requests outside the base URL get a 404 (check `handles` first to pass them through). */
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, runtime?: RequestRuntime): Promise<Response>;
   /** True when `url` is under the base URL, i.e. the gateway should answer it. */
   handles(url: string | URL): boolean;
   readonly baseUrl: string;
@@ -61,7 +67,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     return url.pathname.startsWith(`${base.path}/`) ? url.pathname.slice(base.path.length) : null;
   };
 
-  async function answer(request: Request, requestId: string): Promise<Response> {
+  async function answer(request: Request, requestId: string, runtime: RequestRuntime): Promise<Response> {
     const url = new URL(request.url);
     const path = pathOf(url);
     const flavour = flavourOf(path, request.headers);
@@ -89,6 +95,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         scope,
         rest: rest ? decodePathPart(rest, request.method, url.pathname) : '',
         body: () => readJsonObject(request, maxBodyBytes),
+        ...(runtime.waitUntil ? { waitUntil: runtime.waitUntil.bind(runtime) } : {}),
       };
       return await handler(context);
     } catch (error) {
@@ -100,9 +107,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     baseUrl: base.text,
     handles: (url) => pathOf(new URL(url)) !== null,
-    async fetch(request) {
+    async fetch(request, runtime = {}) {
       const requestId = randomId('req_');
-      const response = await answer(request, requestId);
+      const response = await answer(request, requestId, runtime);
       // Both ids: openai-node reads x-request-id, the Anthropic SDK request-id.
       response.headers.set('x-request-id', requestId);
       response.headers.set('request-id', requestId);

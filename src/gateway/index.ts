@@ -1,6 +1,6 @@
 /** The gateway's public surface. @module */
 export { createGateway } from './create-gateway.ts';
-export type { Gateway, GatewayOptions } from './create-gateway.ts';
+export type { Gateway, GatewayOptions, RequestRuntime } from './create-gateway.ts';
 export type { ApiKey } from './auth.ts';
 export { GatewayError, isGatewayError } from '../core/errors.ts';
 export type { GatewayErrorCode, GatewayErrorData } from '../core/errors.ts';

@@ -50,18 +50,20 @@ export function createEngineConnection(options: EngineConnectionOptions): Engine
     });
   };
 
-  /** While calls are in flight, checks every second that the host tab still exists. */
+  /**
+   * While calls are in flight, checks every second that the host tab still exists. The timer is
+   * armed by the first call and stops itself at a tick with nothing in flight, so back-to-back
+   * requests do not arm and clear a timer each.
+   */
   const track = <T>(work: Promise<T>): Promise<T> => {
     active++;
     watchdog ??= setInterval(async () => {
-      if (host && link && !(await options.clientAlive(host))) connection.detach('The tab hosting the inference engine was closed.');
-    }, 1000);
-    return work.finally(() => {
-      if (--active === 0) {
+      if (active === 0) {
         clearInterval(watchdog);
         watchdog = undefined;
-      }
-    });
+      } else if (host && link && !(await options.clientAlive(host))) connection.detach('The tab hosting the inference engine was closed.');
+    }, 1000);
+    return work.finally(() => void active--);
   };
 
   const connection: EngineConnection = {

@@ -9,7 +9,6 @@ import { BUILD, type PageMessage, type WorkerMessage } from '../client/control-m
 import { createGateway, type Gateway } from '../gateway/index.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createEngineConnection } from './engine-connection.ts';
-import { keepAliveWhileStreaming } from './keep-alive.ts';
 import { loadApiKeys, saveApiKeys } from './key-store.ts';
 import { cacheShell, shellFallback } from './offline-shell.ts';
 
@@ -41,7 +40,8 @@ self.addEventListener('fetch', (event) => {
   if (new URL(request.url).pathname === new URL(self.location.href).pathname) return;
   // Cheap synchronous scope test: the gateway answers only under the base URL.
   if (isUnderBase(request.url)) {
-    event.respondWith(gateway.then((g) => g.fetch(request)).then((response) => keepAliveWhileStreaming(response, (p) => event.waitUntil(p))));
+    // waitUntil: a streamed answer keeps this worker alive until its body ends.
+    event.respondWith(gateway.then((g) => g.fetch(request, event)));
     return;
   }
   const fallback = shellFallback(request);
