@@ -82,6 +82,11 @@ export interface EmbedResult {
 export interface CallOptions {
   /** Aborts when the client goes away; the engine must stop work promptly. */
   readonly signal: AbortSignal;
+  /**
+   * Chat only: the caller uses nothing before the answer is complete (a non-streamed request), so
+   * an engine across a message boundary may deliver all events at once. A hint; events keep their order.
+   */
+  readonly whole?: boolean;
 }
 
 /**

@@ -7,6 +7,9 @@
 import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
 import { GatewayError } from './errors.ts';
 
+/** The abort reason once an answer is complete: one shared instance, since nothing reads it. */
+const OVER = new GatewayError('aborted', 'The generation is over.');
+
 export type FinishReason = 'stop' | 'length' | 'stop_sequence';
 
 export interface Usage {
@@ -30,13 +33,13 @@ export interface Generation {
  * Starts a generation and waits until the engine has read the prompt, so that failures before the
  * first token (unknown model, load failure, prompt too long) can still be normal HTTP errors.
  */
-export async function startGeneration(engine: Engine, request: ChatRequest, signal: AbortSignal): Promise<Generation> {
+export async function startGeneration(engine: Engine, request: ChatRequest, signal: AbortSignal, { whole = false } = {}): Promise<Generation> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
   if (signal.aborted) throw aborted();
   signal.addEventListener('abort', onAbort, { once: true });
 
-  const source = engine.chat(request, { signal: controller.signal })[Symbol.asyncIterator]();
+  const source = engine.chat(request, { signal: controller.signal, whole })[Symbol.asyncIterator]();
   let first: IteratorResult<unknown>;
   try {
     first = await source.next();
@@ -52,7 +55,7 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
   const close = () =>
     (closed ??= (async () => {
       signal.removeEventListener('abort', onAbort);
-      controller.abort(new GatewayError('aborted', 'The generation is over.'));
+      controller.abort(OVER);
       await source.return?.(undefined).catch(() => {});
     })());
   const pending = first.done ? [] : [first.value as ChatEvent];

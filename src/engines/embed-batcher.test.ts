@@ -27,10 +27,10 @@ describe('embedding batches', () => {
     // requests sent meanwhile wait as tasks (here timers) until it returns.
     const adapter = new ScriptedAdapter();
     const embed = adapter.embed.bind(adapter);
-    adapter.embed = (request, options) => {
+    adapter.embed = (request) => {
       const until = performance.now() + 20;
       while (performance.now() < until);
-      return embed(request, options);
+      return embed(request);
     };
     const host = createModelHost({ adapters: [adapter] });
     await host.load('scripted-embed');

@@ -1,7 +1,7 @@
 /**
  * The RPC contract between the engine worker and its callers (the page host, the service worker),
- * carried by comlink over a MessagePort. Only plain data crosses: errors travel as
- * GatewayErrorData, streams as batches of events pushed to a callback.
+ * carried by comlink over a MessagePort, with the requests themselves on a plain port of their own.
+ * Only plain data crosses: errors travel as GatewayErrorData, streams as batches of events.
  * @module
  */
 import type { ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo } from '../core/engine.ts';
@@ -11,16 +11,23 @@ import type { ModelState } from '../engines/model-host.ts';
 
 /**
  * What a chat stream delivers, in order, ending with `done` or `error`. The end travels with the
- * events (not as the call's reply): the reply and the events use different ports, and two ports
- * keep no common order.
+ * events (not as a separate reply), so nothing has to order two ports.
  */
 export type StreamMessage = ChatEvent | { readonly type: 'done' } | { readonly type: 'error'; readonly error: GatewayErrorData };
 
-/** Posted by the worker on a caller's stream port (see `openStreams`). */
-export interface StreamEnvelope {
-  readonly id: string;
-  readonly messages: readonly StreamMessage[];
-}
+/** Posted by a caller on its call port (see `openCalls`). Ids are the caller's own. */
+export type CallMessage =
+  /** `whole`: the caller uses nothing before the end, so the events may come in one message. */
+  | { readonly type: 'chat'; readonly id: number; readonly request: ChatRequest; readonly whole: boolean }
+  | { readonly type: 'embed'; readonly id: number; readonly request: EmbedRequest }
+  /** Stops the call with this id if it is still running; its answer still comes (as an error). */
+  | { readonly type: 'cancel'; readonly id: number };
+
+/** Posted by the worker on a caller's call port, answering the CallMessage with the same id. */
+export type CallReply =
+  | { readonly id: number; readonly messages: readonly StreamMessage[] }
+  | { readonly id: number; readonly result: EmbedResult }
+  | { readonly id: number; readonly error: GatewayErrorData };
 
 export interface ModelStatus {
   readonly model: string;
@@ -32,17 +39,11 @@ export interface ModelStatus {
 export interface EngineHostApi {
   listModels(): Promise<readonly ModelInfo[]>;
   /**
-   * Gives the worker this caller's stream port, once per connection: every chat stream of the
-   * caller is posted there as StreamEnvelopes. One plain port instead of a comlink callback per
-   * call saves a MessageChannel and a reply message per event on every request.
+   * Gives the worker this caller's call port, once per connection. Chats, embeddings and cancels
+   * go over it as plain messages (CallMessage / CallReply): a request costs one message each way,
+   * where a comlink call costs a reply of its own, and a stream needs no callback proxy.
    */
-  openStreams(port: MessagePort): void;
-  /** Starts a generation; its events arrive on the stream port under `streamId`. */
-  chat(request: ChatRequest, streamId: string): void;
-  /** Rejects with GatewayErrorData (plain data, not an Error) on failure. */
-  embed(request: EmbedRequest, callId: string): Promise<EmbedResult>;
-  /** Stops the generation or embedding with this id, if it is still running. */
-  cancel(id: string): void;
+  openCalls(port: MessagePort): void;
   load(model: string): Promise<void>;
   status(): Promise<readonly ModelStatus[]>;
   /** Subscribes to load progress of every model. */

@@ -1,14 +1,14 @@
 /**
- * The caller side of the contract: an Engine whose work runs in the engine worker. Streams arrive
- * on one port per link; aborts become `cancel(id)`; errors are rebuilt from data. A host that stops
- * answering (its tab closed, its worker died) fails pending calls with a 503 instead of hanging.
+ * The caller side of the contract: an Engine whose work runs in the engine worker. Calls go over
+ * this link's own call port; aborts become `cancel`; errors are rebuilt from data. A host that
+ * stops answering (its tab closed, its worker died) fails pending calls with a 503 instead of
+ * hanging.
  * @module
  */
 import { transfer, type Remote } from 'comlink';
 import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import { randomId } from '../core/ids.ts';
-import type { EngineHostApi, StreamEnvelope, StreamMessage } from './contract.ts';
+import type { CallMessage, CallReply, EngineHostApi, StreamMessage } from './contract.ts';
 
 export interface EngineLink extends Engine {
   /** Fails every pending call with 503 (the host is gone) and refuses new ones. */
@@ -20,11 +20,13 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
   const pending = new Set<(error: GatewayError) => void>();
   let severedBy: GatewayError | undefined;
   let models: Promise<readonly ModelInfo[]> | undefined;
-  // One port carries every stream of this link; envelopes are routed to their stream by id.
-  const streams = new Map<string, (messages: readonly StreamMessage[]) => void>();
+  // One port carries every call of this link; replies are routed to their call by id.
+  const calls = new Map<number, (reply: CallReply) => void>();
+  let nextId = 0;
   const { port1, port2 } = new MessageChannel();
-  port1.onmessage = (event: MessageEvent<StreamEnvelope>) => streams.get(event.data.id)?.(event.data.messages);
-  void Promise.resolve(remote.openStreams(transfer(port2, [port2]))).catch(() => {});
+  port1.onmessage = ({ data }: MessageEvent<CallReply>) => calls.get(data.id)?.(data);
+  const send = (message: CallMessage) => port1.postMessage(message);
+  void Promise.resolve(remote.openCalls(transfer(port2, [port2]))).catch(() => {});
 
   const guard = () => {
     if (severedBy) throw severedBy;
@@ -44,6 +46,7 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
       severedBy = new GatewayError('engine_unavailable', reason, { retryAfter: 1 });
       for (const fail of pending) fail(severedBy);
       pending.clear();
+      calls.clear();
       port1.close();
     },
     async listModels() {
@@ -57,50 +60,62 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
     },
     async embed(request: EmbedRequest, { signal }: CallOptions): Promise<EmbedResult> {
       guard();
-      const id = randomId('emb_');
-      const onAbort = () => void remote.cancel(id);
+      const id = nextId++;
+      const onAbort = () => send({ type: 'cancel', id });
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        return await watch(remote.embed(request, id));
+        return await watch(
+          new Promise<EmbedResult>((resolve, reject) => {
+            calls.set(id, (reply) => ('result' in reply ? resolve(reply.result) : reject('error' in reply ? reply.error : reply)));
+            send({ type: 'embed', id, request });
+          }),
+        );
       } finally {
+        calls.delete(id);
         signal.removeEventListener('abort', onAbort);
       }
     },
-    async *chat(request: ChatRequest, { signal }: CallOptions): AsyncGenerator<ChatEvent> {
+    async *chat(request: ChatRequest, { signal, whole = false }: CallOptions): AsyncGenerator<ChatEvent> {
       guard();
-      const id = randomId('gen_');
+      const id = nextId++;
       const queue: StreamMessage[] = [];
       let wake: (() => void) | undefined;
       let failure: GatewayError | undefined;
-      let finished = false;
+      let settled = false;
       const fail = (error: GatewayError) => {
         failure = error;
         wake?.();
       };
+      // The worker answers a cancel with the stream's end, so one cancel per call is enough.
+      const cancel = () => {
+        if (settled || severedBy) return;
+        settled = true;
+        send({ type: 'cancel', id });
+      };
       pending.add(fail);
-      const onAbort = () => void remote.cancel(id);
-      signal.addEventListener('abort', onAbort, { once: true });
-      streams.set(id, (messages) => {
-        queue.push(...messages);
+      signal.addEventListener('abort', cancel, { once: true });
+      calls.set(id, (reply) => {
+        if (!('messages' in reply)) return;
+        queue.push(...reply.messages);
         wake?.();
       });
       try {
-        void Promise.resolve(remote.chat(request, id)).catch((error: unknown) => fail(GatewayError.from(error)));
+        send({ type: 'chat', id, request, whole });
         for (;;) {
           while (queue.length === 0 && !failure) await new Promise<void>((resolve) => (wake = resolve));
           if (failure) throw failure;
           const message = queue.shift()!;
-          if (message.type === 'done' || message.type === 'error') finished = true;
+          if (message.type === 'done' || message.type === 'error') settled = true;
           if (message.type === 'done') return;
           if (message.type === 'error') throw GatewayError.from(message.error);
           yield message;
         }
       } finally {
-        streams.delete(id);
+        calls.delete(id);
         pending.delete(fail);
-        signal.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', cancel);
         // Leaving early (cap reached, client gone): stop the worker's generation too.
-        if (!finished && !severedBy) void Promise.resolve(remote.cancel(id)).catch(() => {});
+        cancel();
       }
     },
   };

@@ -2,74 +2,95 @@
  * Serves a ModelHost over a comlink endpoint (the worker side of the contract).
  * @module
  */
-import { expose, transfer, type Endpoint } from 'comlink';
+import { expose, type Endpoint } from 'comlink';
+import type { ChatRequest, EmbedRequest, EmbedResult } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { LoadProgress } from '../engines/adapter.ts';
 import type { ModelHost } from '../engines/model-host.ts';
-import type { EmbedResult } from '../core/engine.ts';
-import type { EngineHostApi, StreamEnvelope, StreamMessage } from './contract.ts';
+import type { CallMessage, CallReply, EngineHostApi, StreamMessage } from './contract.ts';
 
 export interface HostService {
   /** Publishes load progress to every subscribed caller. */
   progress(progress: LoadProgress): void;
-  /** Exposes the API on another endpoint (each caller gets its own port and stream port). */
+  /** Exposes the API on another endpoint (each caller gets its own port and call port). */
   serve(endpoint: Endpoint): void;
 }
 
 export function createHostService(host: ModelHost): HostService {
-  const running = new Map<string, AbortController>();
   const listeners = new Set<(progress: LoadProgress) => void>();
 
-  const track = (id: string) => {
-    const controller = new AbortController();
-    running.set(id, controller);
-    return { signal: controller.signal, done: () => running.delete(id) };
+  /** Serves one caller's call port: its calls, their cancels and their answers. Returns a closer. */
+  const serveCalls = (port: MessagePort): (() => void) => {
+    const running = new Map<number, AbortController>();
+    const reply = (message: CallReply, transfer: Transferable[] = []) => port.postMessage(message, transfer);
+    const start = (id: number) => {
+      const controller = new AbortController();
+      running.set(id, controller);
+      return controller.signal;
+    };
+
+    const chat = async (id: number, request: ChatRequest, whole: boolean) => {
+      const signal = start(id);
+      // Streamed: one message per event (~10 µs each, no added latency), except that `end` waits for
+      // `done`, which follows at once. Whole: everything in one message at the end.
+      const held: StreamMessage[] = [];
+      try {
+        for await (const event of host.chat(request, { signal })) {
+          if (whole || event.type === 'end') held.push(event);
+          else reply({ id, messages: [event] });
+        }
+        held.push({ type: 'done' });
+      } catch (error) {
+        held.push({ type: 'error', error: GatewayError.from(error).toJSON() });
+      } finally {
+        running.delete(id);
+      }
+      reply({ id, messages: held });
+    };
+
+    const embed = async (id: number, request: EmbedRequest) => {
+      const signal = start(id);
+      try {
+        const result = await host.embed(request, { signal });
+        // Move the vectors' memory instead of copying it.
+        reply({ id, result }, uniqueBuffers(result));
+      } catch (error) {
+        reply({ id, error: GatewayError.from(error).toJSON() });
+      } finally {
+        running.delete(id);
+      }
+    };
+
+    port.onmessage = ({ data: call }: MessageEvent<CallMessage>) => {
+      switch (call.type) {
+        case 'chat':
+          return void chat(call.id, call.request, call.whole);
+        case 'embed':
+          return void embed(call.id, call.request);
+        case 'cancel':
+          return running.get(call.id)?.abort();
+      }
+    };
+    return () => {
+      port.close();
+      for (const controller of running.values()) controller.abort();
+    };
   };
 
-  /** The API as one caller sees it: its streams go to its own stream port. */
+  /** The API as one caller sees it: its calls go over its own call port. */
   const apiFor = (): EngineHostApi => {
-    let streams: MessagePort | undefined;
-    const post = (id: string, messages: readonly StreamMessage[]) => streams?.postMessage({ id, messages } satisfies StreamEnvelope);
+    let close: (() => void) | undefined;
     return {
       ...shared,
-      openStreams(port) {
-        streams?.close();
-        streams = port;
-      },
-      chat(request, streamId) {
-        const { signal, done } = track(streamId);
-        void (async () => {
-          // One message per event: ~10 µs each, negligible at real token rates, and no added latency.
-          try {
-            for await (const event of host.chat(request, { signal })) post(streamId, [event]);
-            post(streamId, [{ type: 'done' }]);
-          } catch (error) {
-            post(streamId, [{ type: 'error', error: GatewayError.from(error).toJSON() }]);
-          } finally {
-            done();
-          }
-        })();
+      openCalls(port) {
+        close?.();
+        close = serveCalls(port);
       },
     };
   };
 
-  const shared: Omit<EngineHostApi, 'openStreams' | 'chat'> = {
+  const shared: Omit<EngineHostApi, 'openCalls'> = {
     listModels: () => host.listModels(),
-    async embed(request, callId) {
-      const { signal, done } = track(callId);
-      try {
-        const result = await host.embed(request, { signal });
-        // Move the vectors' memory instead of copying it.
-        return transfer(result, uniqueBuffers(result));
-      } catch (error) {
-        throw GatewayError.from(error).toJSON();
-      } finally {
-        done();
-      }
-    },
-    cancel(id) {
-      running.get(id)?.abort();
-    },
     async load(model) {
       try {
         await host.load(model);

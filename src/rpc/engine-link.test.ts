@@ -1,0 +1,96 @@
+import { wrap } from 'comlink';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ScriptedEngine } from '../../test/support/scripted-engine.ts';
+import type { ChatEvent, ChatRequest } from '../core/engine.ts';
+import type { ModelHost } from '../engines/model-host.ts';
+import type { CallMessage, CallReply, EngineHostApi } from './contract.ts';
+import { linkEngine } from './engine-link.ts';
+import { createHostService } from './expose-host.ts';
+
+/** A link to a host serving the scripted engine (a test double), over real MessageChannels. */
+function linkToScripted(options: ConstructorParameters<typeof ScriptedEngine>[0] = {}) {
+  const engine = new ScriptedEngine(options);
+  const host = { listModels: () => engine.listModels(), chat: engine.chat.bind(engine), embed: engine.embed.bind(engine) } as unknown as ModelHost;
+  const { port1, port2 } = new MessageChannel();
+  createHostService(host).serve(port1);
+  return { engine, link: linkEngine(wrap<EngineHostApi>(port2)) };
+}
+
+/** Every message posted on any port while the test runs: calls one way, replies the other. */
+function recordPosts() {
+  const posted: unknown[] = [];
+  const original = MessagePort.prototype.postMessage;
+  vi.spyOn(MessagePort.prototype, 'postMessage').mockImplementation(function (this: MessagePort, message: unknown, options?: StructuredSerializeOptions) {
+    posted.push(message);
+    return original.call(this, message, options);
+  });
+  return {
+    calls: () => posted.filter((m): m is CallMessage => typeof (m as CallMessage)?.type === 'string' && typeof (m as CallMessage).id === 'number'),
+    replies: () => posted.filter((m): m is CallReply => typeof (m as CallReply)?.id === 'number' && !('type' in (m as object))),
+  };
+}
+
+const request: ChatRequest = { model: 'scripted-chat', messages: [{ role: 'user', content: 'hi' }], maxTokens: 5, stop: [] };
+const signal = () => new AbortController().signal;
+
+async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
+  const out: ChatEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('engine link', () => {
+  it('delivers a whole answer in one reply, with the same events as a stream', async () => {
+    const { link } = linkToScripted();
+    const streamed = await collect(link.chat(request, { signal: signal() }));
+    const posts = recordPosts();
+    const whole = await collect(link.chat(request, { signal: signal(), whole: true }));
+    expect(whole).toEqual(streamed);
+    expect(posts.calls().map((c) => c.type)).toEqual(['chat']);
+    expect(posts.replies()).toHaveLength(1);
+  });
+
+  it('streams one reply per event, the end travelling with done', async () => {
+    const { link } = linkToScripted();
+    const posts = recordPosts();
+    const events = await collect(link.chat(request, { signal: signal() }));
+    expect(events.map((e) => e.type)).toEqual(['start', 'token', 'token', 'token', 'token', 'token', 'end']);
+    const replies = posts.replies().map((r) => ('messages' in r ? r.messages.map((m) => m.type) : []));
+    expect(replies.at(-1)).toEqual(['end', 'done']);
+    expect(replies).toHaveLength(events.length);
+  });
+
+  it('cancels a generation left early exactly once, and stops it', async () => {
+    const { engine, link } = linkToScripted({ tokenDelayMs: 5, answerTokens: 50 });
+    const controller = new AbortController();
+    const posts = recordPosts();
+    let tokens = 0;
+    for await (const event of link.chat({ ...request, maxTokens: 50 }, { signal: controller.signal })) {
+      if (event.type === 'token' && ++tokens === 2) {
+        controller.abort(); // the client leaves, and the gateway returns the iterator as well
+        break;
+      }
+    }
+    await vi.waitFor(() => expect(engine.chatCalls[0]?.aborted).toBe(true));
+    expect(posts.calls().filter((c) => c.type === 'cancel')).toHaveLength(1);
+  });
+
+  it('sends no cancel for a generation that ended by itself', async () => {
+    const { link } = linkToScripted();
+    const posts = recordPosts();
+    await collect(link.chat(request, { signal: signal() }));
+    expect(posts.calls().map((c) => c.type)).toEqual(['chat']);
+  });
+
+  it('embeds in one message each way, errors crossing as typed errors', async () => {
+    const { link } = linkToScripted();
+    const posts = recordPosts();
+    const result = await link.embed({ model: 'scripted-embed', input: ['a', 'b'] }, { signal: signal() });
+    expect(result.embeddings).toHaveLength(2);
+    expect(posts.calls().map((c) => c.type)).toEqual(['embed']);
+    expect(posts.replies()).toHaveLength(1);
+    await expect(link.embed({ model: 'nope', input: ['a'] }, { signal: signal() })).rejects.toMatchObject({ name: 'GatewayError' });
+  });
+});
