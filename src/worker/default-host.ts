@@ -10,7 +10,10 @@ import type { LoadProgress } from '../engines/adapter.ts';
 import { transformersModels, webllmModels } from '../engines/catalog.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
 import { createTransformersAdapter, type DeviceOption } from '../engines/transformers/index.ts';
-import { createWebLLMAdapter, type SelfHost } from '../engines/webllm/index.ts';
+// The adapter module itself, not the folder's index: the index re-exports modules that import
+// web-llm, which the adapter loads only when one of its models is loaded.
+import type { SelfHost } from '../engines/webllm/app-config.ts';
+import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
 
 /** Sent by the page before the first connection; everything is optional. */
 export interface WorkerConfig {

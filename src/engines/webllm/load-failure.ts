@@ -16,13 +16,6 @@ export function loadFailure(modelId: string, record: ModelRecord, cause: unknown
   return new GatewayError('model_unavailable', `The WebLLM model "${modelId}" (${record.model_id}) could not be loaded from ${where}: ${reason}.${hint}`, { cause });
 }
 
-export function noWebGPU(modelId: string): GatewayError {
-  return new GatewayError(
-    'model_unavailable',
-    `WebGPU is not available, so the WebLLM model "${modelId}" cannot run here. Use one of the catalog's transformers.js models instead.`,
-  );
-}
-
 function failedUrl(record: ModelRecord, cause: unknown, reason: string, phase: LoadPhase | undefined): string {
   const named = /\bhttps?:\/\/[^\s'"<>]+/.exec(reason)?.[0].replace(/[.,;:)\]]+$/, '');
   if (named) return named;

@@ -4,15 +4,14 @@
  * @module
  */
 
-import { MLCEngine, type AppConfig, type ModelRecord } from '@mlc-ai/web-llm';
+import type { AppConfig, ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { EngineAdapter, LoadProgress } from '../adapter.ts';
-import { buildAppConfig, pickVariant, type SelfHost, type WebLLMModelSpec } from './app-config.ts';
+import type { SelfHost, WebLLMModelSpec } from './app-config.ts';
 import { streamChat } from './chat-stream.ts';
 import { embedTexts } from './embedding.ts';
 import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
-import { loadFailure, noWebGPU } from './load-failure.ts';
 import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
 import { createProgressMapper } from './progress.ts';
 import { PromptTokenCounter } from './prompt-tokens.ts';
@@ -38,10 +37,19 @@ interface Slot {
 }
 
 export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapter {
-  const appConfig = buildAppConfig(options.models, options);
-  const records = new Map(appConfig.model_list.map((record) => [record.model_id, record]));
   const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
-  const createEngine: CreateMLCEngine = options.createEngine ?? ((engineOptions) => new MLCEngine(engineOptions));
+  // web-llm and our records of its models, on first use (see runtime.ts).
+  let runtime: Promise<Runtime> | undefined;
+  const prepare = () =>
+    (runtime ??= import('./runtime.ts').then((lib) => {
+      const appConfig = lib.buildAppConfig(options.models, options);
+      return {
+        lib,
+        appConfig,
+        records: new Map(appConfig.model_list.map((record) => [record.model_id, record])),
+        createEngine: options.createEngine ?? ((engineOptions) => new lib.MLCEngine(engineOptions)),
+      };
+    }));
   let gpu: Promise<GpuInfo | null> | undefined;
   const probe = () => (gpu ??= (options.gpu ?? probeWebGPU)());
   const slots = new Map<string, Slot>();
@@ -61,8 +69,12 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     onProgress?.({ status: 'initiate', model });
     const info = await probe().catch(() => null);
     if (!info) throw noWebGPU(model);
+    const { lib, appConfig, records, createEngine } = await prepare().catch((error: unknown) => {
+      runtime = undefined; // e.g. its script could not be fetched: the next load tries again
+      throw new GatewayError('model_unavailable', `The WebLLM model "${model}" cannot load: web-llm itself failed to load (${error instanceof Error ? error.message : String(error)}).`, { cause: error });
+    });
     if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
-    const variant = pickVariant(spec, info.hasShaderF16);
+    const variant = lib.pickVariant(spec, info.hasShaderF16);
     const record = records.get(variant) as ModelRecord;
     const progress = createProgressMapper(model);
     // One engine per model: an MLCEngine's reload() unloads whatever it held, so a chat model and
@@ -81,7 +93,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
       slot.variant = variant;
       await engine.reload(variant);
     } catch (error) {
-      throw loadFailure(model, record, error, progress.phase);
+      throw lib.loadFailure(model, record, error, progress.phase);
     }
     // web-llm's reload() resolves without error when unload() cut it short.
     if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
@@ -133,6 +145,20 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
       });
     },
   };
+}
+
+interface Runtime {
+  readonly lib: typeof import('./runtime.ts');
+  readonly appConfig: AppConfig;
+  readonly records: ReadonlyMap<string, ModelRecord>;
+  readonly createEngine: CreateMLCEngine;
+}
+
+function noWebGPU(modelId: string): GatewayError {
+  return new GatewayError(
+    'model_unavailable',
+    `WebGPU is not available, so the WebLLM model "${modelId}" cannot run here. Use one of the catalog's transformers.js models instead.`,
+  );
 }
 
 function unloadedWhileLoading(model: string): GatewayError {
