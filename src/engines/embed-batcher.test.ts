@@ -37,6 +37,7 @@ describe('embedding batches', () => {
     const later = texts.slice(1, 11).map((t) => new Promise((resolve) => setTimeout(() => resolve(host.embed({ model: 'scripted-embed', input: [t] }, { signal: signal() })), 0)));
     await Promise.all([host.embed({ model: 'scripted-embed', input: [texts[0]!] }, { signal: signal() }), ...later]);
     expect(adapter.embedCalls.map((c) => c.input.length)).toEqual([1, 10]);
+    expect(host.status().find((m) => m.model === 'scripted-embed')).toMatchObject({ requests: 11, engineCalls: 2 });
   });
 
   it('keeps multi-input requests whole and in order, and caps the batch size', async () => {

@@ -27,8 +27,12 @@ export interface ModelHost extends Engine {
   /** Loads a model ahead of its first request. */
   load(model: string): Promise<void>;
   unload(model: string): Promise<void>;
-  /** Each model's state; `loads` counts completed loads (tests use it to see a model load once). */
-  status(): { model: string; state: ModelState; loads: number; error?: string }[];
+  /**
+   * Each model's state. `loads` counts completed loads (tests use it to see a model load once);
+   * `requests` counts the calls made to the host for the model and `engineCalls` those it made to
+   * the engine: fewer engine calls than requests is what batching merged.
+   */
+  status(): { model: string; state: ModelState; loads: number; requests: number; engineCalls: number; error?: string }[];
 }
 
 interface Slot {
@@ -39,6 +43,8 @@ interface Slot {
   loading?: Promise<void>;
   lastUsed: number;
   loads: number;
+  requests: number;
+  engineCalls: number;
   error?: string;
 }
 
@@ -50,7 +56,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
   for (const adapter of options.adapters) {
     for (const info of adapter.models) {
       if (slots.has(info.id)) throw new Error(`Model id '${info.id}' is served by two adapters.`);
-      slots.set(info.id, { adapter, busy: false, waiting: [], state: 'available', lastUsed: 0, loads: 0 });
+      slots.set(info.id, { adapter, busy: false, waiting: [], state: 'available', lastUsed: 0, loads: 0, requests: 0, engineCalls: 0 });
       models.push(info);
     }
   }
@@ -141,7 +147,10 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
   }
 
   const embedNow = async (request: EmbedRequest, signal: AbortSignal): Promise<EmbedResult> => {
-    const [result, release] = await run(request.model, signal, (slot) => slot.adapter.embed(request, { signal }));
+    const [result, release] = await run(request.model, signal, (slot) => {
+      slot.engineCalls++;
+      return slot.adapter.embed(request, { signal });
+    });
     release();
     return result;
   };
@@ -152,7 +161,11 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       return models;
     },
     async *chat(request: ChatRequest, callOptions: CallOptions): AsyncGenerator<ChatEvent> {
-      const [events, release] = await run(request.model, callOptions.signal, async (slot) => slot.adapter.chat(request, callOptions));
+      slotOf(request.model).requests++;
+      const [events, release] = await run(request.model, callOptions.signal, async (slot) => {
+        slot.engineCalls++;
+        return slot.adapter.chat(request, callOptions);
+      });
       try {
         yield* events;
       } finally {
@@ -160,7 +173,9 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       }
     },
     async embed(request: EmbedRequest, callOptions: CallOptions): Promise<EmbedResult> {
-      if (slotOf(request.model).adapter.exactEmbeddingBatches) return batcher.embed(request, callOptions.signal);
+      const slot = slotOf(request.model);
+      slot.requests++;
+      if (slot.adapter.exactEmbeddingBatches) return batcher.embed(request, callOptions.signal);
       return embedNow(request, callOptions.signal);
     },
     async load(model) {
@@ -173,7 +188,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       await slot.adapter.unload(model);
     },
     status() {
-      return [...slots].map(([model, s]) => ({ model, state: s.state, loads: s.loads, ...(s.error ? { error: s.error } : {}) }));
+      return [...slots].map(([model, s]) => ({ model, state: s.state, loads: s.loads, requests: s.requests, engineCalls: s.engineCalls, ...(s.error ? { error: s.error } : {}) }));
     },
   };
 }

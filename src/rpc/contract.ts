@@ -33,6 +33,9 @@ export interface ModelStatus {
   readonly model: string;
   readonly state: ModelState;
   readonly loads: number;
+  /** Calls made for this model, and engine calls they took (fewer when embeddings were batched). */
+  readonly requests: number;
+  readonly engineCalls: number;
   readonly error?: string;
 }
 
