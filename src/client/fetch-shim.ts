@@ -21,7 +21,8 @@ export interface FetchShim {
 }
 
 export function installFetchShim(options: FetchShimOptions): FetchShim {
-  const gateway = createGateway({ engine: options.engine, baseUrl: options.baseUrl ?? '/v1', apiKeys: options.apiKeys });
+  // Bodies are this page's own, already in memory: read whole.
+  const gateway = createGateway({ engine: options.engine, baseUrl: options.baseUrl ?? '/v1', apiKeys: options.apiKeys, readBodyWhole: true });
   const original = globalThis.fetch;
   const shim: typeof fetch = (input, init) => {
     const url = input instanceof Request ? input.url : new URL(String(input), globalThis.location?.href).href;

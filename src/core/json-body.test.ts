@@ -112,6 +112,14 @@ describe('readJsonObject', () => {
     expect((await failure(readJsonObject(request, 100))).status).toBe(413);
   });
 
+  it('read whole (a body the page already holds), still answers 413 over the limit and parses within it', async () => {
+    const body = `{"p":"${'x'.repeat(500)}"}`;
+    expect((await failure(readJsonObject(post(body), 100, { whole: true }))).status).toBe(413);
+    expect(await readJsonObject(post('{"a":[1,2]}'), 100, { whole: true })).toEqual({ a: [1, 2] });
+    const chunks = new TextEncoder().encode('{"a":1}');
+    expect(await readJsonObject(streamed([chunks.slice(0, 3), chunks.slice(3)]), 100, { whole: true })).toEqual({ a: 1 });
+  });
+
   it('reads a streamed body in several chunks', async () => {
     const enc = new TextEncoder();
     expect(await readJsonObject(streamed([enc.encode('{"a"'), enc.encode(':[1,'), enc.encode('2]}')]), 100)).toEqual({ a: [1, 2] });

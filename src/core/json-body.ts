@@ -5,7 +5,11 @@
  */
 import { GatewayError } from './errors.ts';
 
-export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+/**
+ * `whole`: read the body in one step and check its size after, for requests whose body the
+ * browser already holds in memory (see GatewayOptions.readBodyWhole).
+ */
+export async function readJsonObject(request: Request, maxBytes: number, { whole = false } = {}): Promise<Record<string, unknown>> {
   const type = request.headers.get('content-type');
   if (!isJsonMediaType(type)) {
     throw new GatewayError('invalid_request', `Expected a JSON body with Content-Type: application/json, got ${type ? `'${type}'` : 'no Content-Type'}.`);
@@ -16,7 +20,7 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
 
   // With a declared size within the cap, the platform's one-shot read is the fast path; otherwise
   // count bytes while reading, so a missing or false Content-Length cannot get past the cap.
-  const bytes = Number.isFinite(declared) ? new Uint8Array(await request.arrayBuffer()) : await readBytes(request, maxBytes);
+  const bytes = whole || Number.isFinite(declared) ? new Uint8Array(await request.arrayBuffer()) : await readBytes(request, maxBytes);
   if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   let text: string;
   try {

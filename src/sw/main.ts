@@ -25,7 +25,8 @@ const connection = createEngineConnection({
 let gateway: Promise<Gateway> = loadApiKeys().then(build);
 
 function build(apiKeys: readonly ApiKey[] | undefined): Gateway {
-  return createGateway({ engine: connection, baseUrl, apiKeys });
+  // Bodies come from the app's pages: read whole (a Request here never shows its Content-Length).
+  return createGateway({ engine: connection, baseUrl, apiKeys, readBodyWhole: true });
 }
 
 async function broadcast(message: WorkerMessage): Promise<void> {
