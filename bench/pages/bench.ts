@@ -342,6 +342,20 @@ function latencyPaths({ direct, idle, raw, floor }: Runtime): LatencyPath[] {
   });
   const embedInit = post({ model: EMBED_MODEL, input: EMBED_TEXT, encoding_format: 'base64' });
   const embedJson = async (response: Response) => decodeBase64(((await expectOk(response, 'embeddings').json()) as EmbeddingsBody).data[0]!.embedding as string);
+  // The product's own code alone, in the page: the gateway over an engine that answers at once
+  // (one token; a vector computed beforehand), so no transport, RPC or model is timed.
+  const vector = direct.embed({ model: EMBED_MODEL, input: [EMBED_TEXT] }, { signal }).then((r) => r.embeddings[0]!);
+  const instant: Engine = {
+    listModels: () => direct.listModels(),
+    async *chat() {
+      yield { type: 'start', promptTokens: 9 };
+      yield { type: 'token', text: 'x' };
+      yield { type: 'end', reason: 'length' };
+    },
+    embed: async () => ({ embeddings: [(await vector).slice()], promptTokens: 11, inputTokens: [11] }),
+  };
+  const gatewayAlone = createGateway({ engine: instant, baseUrl: SHIM_BASE, readBodyWhole: true });
+  const viaGateway = (path: string, init: RequestInit) => gatewayAlone.fetch(new Request(`${SHIM_BASE}${path}`, init));
   return [
     fl('floor: async call in the page', 'inpage'),
     fl('floor: page ⇄ bare worker (MessagePort)', 'worker'),
@@ -369,11 +383,33 @@ function latencyPaths({ direct, idle, raw, floor }: Runtime): LatencyPath[] {
     { name: 'chat 1 token: fetch shim', block: 'engine', run: (n) => timeEach(n, async () => expectOk(await fetch(`${SHIM_BASE}/chat/completions`, chatInit), 'chat').json()) },
     { name: 'chat 1 token: SW', block: 'engine', run: (n) => timeEach(n, async () => expectOk(await nativeFetch('/v1/chat/completions', chatInit), 'chat').json()) },
     { name: 'chat 1 token: raw transformers.js worker', block: 'engine', run: (n) => timeEach(n, () => raw.generate(PROMPT, 1)) },
+    { name: 'chat 1 token: diag: the gateway alone in the page (instant engine)', block: 'fast', run: (n) => timeEach(n, async () => expectOk(await viaGateway('/chat/completions', chatInit), 'chat').json()) },
     { name: 'embed 1 text: direct (createWorkerEngine)', block: 'engine', run: (n) => timeEach(n, () => direct.embed({ model: EMBED_MODEL, input: [EMBED_TEXT] }, { signal })) },
     { name: 'embed 1 text: fetch shim (base64)', block: 'engine', run: (n) => timeEach(n, async () => embedJson(await fetch(`${SHIM_BASE}/embeddings`, embedInit))) },
     { name: 'embed 1 text: SW (base64)', block: 'engine', run: (n) => timeEach(n, async () => embedJson(await nativeFetch('/v1/embeddings', embedInit))) },
     { name: 'embed 1 text: raw transformers.js worker', block: 'engine', run: (n) => timeEach(n, () => raw.embed([EMBED_TEXT])) },
+    { name: 'embed 1 text: diag: the gateway alone in the page (instant engine)', block: 'fast', run: (n) => timeEach(n, async () => embedJson(await viaGateway('/embeddings', embedInit))) },
   ];
+}
+
+/**
+ * The overhead formula sample by sample: the four paths it names (SW, direct, bare SW relay to a
+ * busy worker, page ⇄ that worker), one request each, back to back in a rotating order, many
+ * times. Drift and bursts of other work then hit all four of a sample alike; the result is one
+ * overhead value per sample, (SW − direct) − (relay − worker).
+ */
+async function pairedOverhead(paths: LatencyPath[], kind: string, samples: number): Promise<number[]> {
+  const named = (prefix: string) => paths.find((p) => p.name.startsWith(prefix))!;
+  const quad = [named(`${kind}: SW`), named(`${kind}: direct`), named(`floor: bare SW relaying to a bare worker busy`), named(`floor: page ⇄ bare worker busy`)];
+  await quad[2]!.before?.();
+  const out: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t = new Map<LatencyPath, number>();
+    for (const path of rotate(quad, i)) t.set(path, (await path.run(1))[0]!);
+    const [sw, direct, relay, worker] = quad.map((p) => t.get(p)!) as [number, number, number, number];
+    out.push(sw - direct - (relay - worker));
+  }
+  return out;
 }
 
 async function latency(runtime: Runtime): Promise<LatencyResult[]> {
@@ -397,7 +433,14 @@ async function latency(runtime: Runtime): Promise<LatencyResult[]> {
     }
     await log(`latency: round ${round + 1}/${rounds}`);
   }
-  return paths.map((p) => ({ name: p.name, ...summarize(samples.get(p.name)!), roundMedians: medians.get(p.name)!, samples: samples.get(p.name)! }));
+  const results: LatencyResult[] = paths.map((p) => ({ name: p.name, ...summarize(samples.get(p.name)!), roundMedians: medians.get(p.name)!, samples: samples.get(p.name)! }));
+  const n = byProfile({ quick: 30, short: 30, full: 400 });
+  for (const kind of ['chat 1 token', 'embed 1 text']) {
+    const overhead = await pairedOverhead(paths, kind, n);
+    results.push({ name: `${kind}: paired overhead`, ...summarize(overhead), roundMedians: [], samples: overhead });
+    await log(`latency: paired overhead, ${kind}: median ${summarize(overhead).median.toFixed(3)} ms`);
+  }
+  return results;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -569,8 +612,15 @@ async function embeddings(runtime: Runtime) {
   const rounds = byProfile({ quick: 1, short: 2, full: 12 });
   const concurrentRounds = byProfile({ quick: 1, short: 1, full: 6 });
   const kept = (name: string) => !REDUCED || (/SW, base64|direct|raw|floor/.test(name) && !/^diag|sequential 1-text requests: SW|concurrent 1-text calls: direct/.test(name));
+  // How many engine calls the service worker's requests took (the host's counters): fewer calls
+  // than requests is what batching merged. Read outside the timed part.
+  const embedCounts = async () => {
+    const model = (await runtime.inference.status())?.find((m) => m.model === EMBED_MODEL);
+    return { requests: model?.requests ?? 0, engineCalls: model?.engineCalls ?? 0 };
+  };
   const measure = async (all: [string, () => Promise<unknown>][], count: number) => {
     const paths = all.filter(([name]) => kept(name));
+    const merging = new Map(paths.filter(([name]) => name.includes(': SW')).map(([name]) => [name, { requests: 0, engineCalls: 0 }]));
     const before = async (name: string) => {
       if (name.startsWith('floor')) await runtime.floor.refresh();
     };
@@ -584,17 +634,24 @@ async function embeddings(runtime: Runtime) {
     for (let round = 0; round < count; round++) {
       for (const [name, run] of rotate(paths, round)) {
         await before(name);
+        const counts = merging.has(name) ? await embedCounts() : undefined;
         const t0 = performance.now();
         const out = await run();
         // Floor rows time themselves inside the floor page.
         times.get(name)!.push(typeof out === 'number' ? out : performance.now() - t0);
+        if (counts) {
+          const after = await embedCounts();
+          const total = merging.get(name)!;
+          total.requests += after.requests - counts.requests;
+          total.engineCalls += after.engineCalls - counts.engineCalls;
+        }
       }
       await log(`embeddings: round ${round + 1}/${count}`);
     }
     return paths.map(([name]) => {
       const ms = summarize(times.get(name)!);
       // `rounds`: each round's time, in round order (every round runs every path once: paired samples).
-      return { name, ms, textsPerSec: summarize(times.get(name)!.map((t) => (n / t) * 1000)), rounds: times.get(name)! };
+      return { name, ms, textsPerSec: summarize(times.get(name)!.map((t) => (n / t) * 1000)), rounds: times.get(name)!, ...(merging.has(name) ? { merging: merging.get(name)! } : {}) };
     });
   };
   const batch = await measure(batchPaths, rounds);
@@ -639,7 +696,11 @@ async function embeddings(runtime: Runtime) {
     const requests = sizes.map((size) => TEXTS.slice(offset, (offset += size)));
     const alone: Reply[] = [];
     for (const texts of requests) alone.push(await viaDirect(texts));
-    return compare(await Promise.all(requests.map((texts) => request(texts))), alone);
+    const before = await embedCounts();
+    const replies = await Promise.all(requests.map((texts) => request(texts)));
+    const after = await embedCounts();
+    const merging = request === viaSw ? { merging: { requests: after.requests - before.requests, engineCalls: after.engineCalls - before.engineCalls } } : {};
+    return { ...compare(replies, alone), ...merging };
   };
   const sizes: number[] = [];
   for (let left = Math.min(160, n), i = 0; left > 0; i++) {

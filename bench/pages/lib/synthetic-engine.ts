@@ -42,7 +42,7 @@ export function createSyntheticProducer(): ModelHost {
     async load() {},
     async unload() {},
     status() {
-      return MODELS.map((m) => ({ model: m.id, state: 'loaded' as const, loads: 1 }));
+      return MODELS.map((m) => ({ model: m.id, state: 'loaded' as const, loads: 1, requests: 0, engineCalls: 0 }));
     },
   };
 }
