@@ -6,6 +6,7 @@ import type { ModelHost } from '../engines/model-host.ts';
 import type { CallMessage, CallReply, EngineHostApi } from './contract.ts';
 import { linkEngine } from './engine-link.ts';
 import { createHostService } from './expose-host.ts';
+import { createGateway } from '../gateway/index.ts';
 
 /** A link to a host serving the scripted engine (a test double), over real MessageChannels. */
 function linkToScripted(options: ConstructorParameters<typeof ScriptedEngine>[0] = {}) {
@@ -82,6 +83,18 @@ describe('engine link', () => {
     const posts = recordPosts();
     await collect(link.chat(request, { signal: signal() }));
     expect(posts.calls().map((c) => c.type)).toEqual(['chat']);
+  });
+
+  it('sends no cancel when the gateway stops reading at the end of a finished answer', async () => {
+    const { link } = linkToScripted();
+    const gateway = createGateway({ engine: link });
+    const posts = recordPosts();
+    const body = JSON.stringify({ model: 'scripted-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 });
+    const response = await gateway.fetch(new Request('https://llm.test/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+    expect((await response.json()).usage.completion_tokens).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(posts.calls().map((c) => c.type)).toEqual(['chat']);
+    expect(posts.replies()).toHaveLength(1);
   });
 
   it('embeds in one message each way, errors crossing as typed errors', async () => {

@@ -96,6 +96,8 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
       signal.addEventListener('abort', cancel, { once: true });
       calls.set(id, (reply) => {
         if (!('messages' in reply)) return;
+        // The worker is done once it sends the end, even if the consumer stops reading before it.
+        if (reply.messages.some((m) => m.type === 'done' || m.type === 'error')) settled = true;
         queue.push(...reply.messages);
         wake?.();
       });
