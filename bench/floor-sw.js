@@ -7,6 +7,8 @@
  *                                    answers with the worker's JSON reply (?busy=MS: the worker
  *                                    first spends MS of CPU, like an engine)
  *   GET  /bench/floor/stream?n=N     N SSE chunks relayed from the worker, one postMessage each
+ *                                    (&pace=MS: the worker spends MS of CPU before each;
+ *                                    &yield=1: and yields to its event loop after each)
  *   GET  /bench/floor/stream-const?n=N  N SSE chunks produced here, as fast as the stream pulls
  * The worker port arrives in a {type:'PORT'} message (ports[0]); the ack goes to ports[1]. The
  * page sends a fresh port before each measurement block, since an idle worker may be restarted.
@@ -53,7 +55,7 @@ function relay(request, busyMs) {
   );
 }
 
-function relayStream(n) {
+function relayStream(n, paceMs, yieldEach) {
   const id = nextId++;
   let controller;
   const body = new ReadableStream({ start: (c) => void (controller = c) });
@@ -64,7 +66,7 @@ function relayStream(n) {
       controller.close();
     } else controller.enqueue(encoder.encode(`data: ${message.chunk}\n\n`));
   });
-  port.postMessage({ id, stream: n });
+  port.postMessage({ id, stream: n, paceMs, yieldEach });
   return new Response(body, { headers: SSE_HEADERS });
 }
 
@@ -98,7 +100,7 @@ self.addEventListener('fetch', (event) => {
       event.respondWith(relay(event.request, Number(url.searchParams.get('busy') ?? '0')));
       break;
     case '/bench/floor/stream':
-      event.respondWith(relayStream(n));
+      event.respondWith(relayStream(n, Number(url.searchParams.get('pace') ?? '0'), url.searchParams.get('yield') === '1'));
       break;
     case '/bench/floor/stream-const':
       event.respondWith(constStream(n));

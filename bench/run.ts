@@ -401,6 +401,8 @@ interface Exactness {
   merging?: Merging;
 }
 
+type Paced = { maxTokens: number; paceMs: number; yieldEach?: boolean; paths: StreamPath[] };
+
 type StreamPath = Named & { tokens: number[]; tokensPerSec: Summary; decodeTokensPerSec: Summary; firstTokenMs: Summary; totalMs: Summary };
 
 interface MainResult {
@@ -417,7 +419,7 @@ interface MainResult {
     /** The engine alone: each multi-text request's texts in one call vs one call each. */
     engineBatch?: Exactness;
   };
-  burst?: { chunks: number; paths: (Named & { ms: Summary; usPerChunk: number; chunksPerSec: number; reads?: number })[]; paced?: { maxTokens: number; paceMs: number; paths: StreamPath[] } };
+  burst?: { chunks: number; paths: (Named & { ms: Summary; usPerChunk: number; chunksPerSec: number; reads?: number })[]; paced?: Paced; pacedFast?: Paced; pacedYielding?: Paced; sameWorker?: { maxTokens: number; paths: StreamPath[] } };
   memory: { label: string; pageHeapBytes?: number; totalBytes?: number; byRealm?: Record<string, number>; error?: string }[];
   checks: Record<string, unknown>;
 }
@@ -439,6 +441,8 @@ interface LoadResult {
 const PAIRED = ': paired overhead';
 
 /** Quartiles of the per-sample overhead (bench.ts `pairedOverhead`), for each kind measured. */
+const pctOf = (a: StreamPath, b: StreamPath) => `${((a.tokensPerSec.median / b.tokensPerSec.median) * 100).toFixed(1)}%`;
+
 function pairedStats(latency: MainResult['latency'], kind: string) {
   const row = exact(latency, `${kind}${PAIRED}`);
   if (!row?.samples?.length) return undefined;
@@ -538,15 +542,42 @@ function mainReport(r: MainResult, targets: Target[] | undefined): string {
       '',
       `Floor per chunk (bare SW relay − bare worker→page): ${f(floorPerChunk, 2)} µs. Headroom: the SW path carries ${Math.round(find(b.paths, 'burst: SW path')!.chunksPerSec)} chunks/s at burst speed${realRate ? `, ${f(find(b.paths, 'burst: SW path')!.chunksPerSec / realRate, 0)}× the real engine's ${f(realRate, 0)} tokens/s above` : ''}.`,
     );
-    if (b.paced) {
-      const direct = find(b.paced.paths, 'paced stream: synthetic worker')!;
+    if (b.sameWorker) {
+      const direct = find(b.sameWorker.paths, 'one worker: tiny-chat direct')!;
       out.push(
         '',
-        `### A long completion at a steady rate: ${b.paced.maxTokens} tokens from the synthetic producer spending ${b.paced.paceMs} ms of CPU per token in its worker`,
+        `### tiny-chat streamed by one engine worker, directly and through the service worker (${b.sameWorker.maxTokens} tokens)`,
         table(
           ['path', 'tokens/s median', 'tokens/s worst', 'ratio to direct', 'decode tokens/s median', 'first token ms median', 'total ms p95'],
-          b.paced.paths.map((p) => [p.name, f(p.tokensPerSec.median, 1), f(p.tokensPerSec.min, 1), ratio(p.tokensPerSec.median / direct.tokensPerSec.median), f(p.decodeTokensPerSec.median, 1), f(p.firstTokenMs.median, 2), f(p.totalMs.p95, 1)]),
+          b.sameWorker.paths.map((p) => [p.name, f(p.tokensPerSec.median, 1), f(p.tokensPerSec.min, 1), ratio(p.tokensPerSec.median / direct.tokensPerSec.median), f(p.decodeTokensPerSec.median, 1), f(p.firstTokenMs.median, 2), f(p.totalMs.p95, 1)]),
         ),
+        '',
+        'The streaming table above compares two engine workers (the service worker’s and the direct one); here one worker serves both routes, so the difference is the route alone.',
+      );
+    }
+    for (const paced of [b.paced, b.pacedFast, b.pacedYielding]) {
+      if (!paced) continue;
+      const direct = find(paced.paths, 'paced stream: synthetic worker')!;
+      const floorWorker = find(paced.paths, 'floor paced: bare worker');
+      const floorRelay = find(paced.paths, 'floor paced: bare SW');
+      const sw = find(paced.paths, 'paced stream: SW path')!;
+      out.push(
+        '',
+        `### A long completion at a steady rate: ${paced.maxTokens} tokens from the synthetic producer spending ${paced.paceMs} ms of CPU per token in its worker${paced.yieldEach ? ', then yielding to its event loop (as a real engine awaiting its runtime does: the worker sleeps and wakes once per token)' : ''}`,
+        table(
+          ['path', 'tokens/s median', 'tokens/s worst', 'ratio to direct', 'decode tokens/s median', 'first token ms median', 'total ms p95'],
+          paced.paths.map((p) => {
+            const floorRow = p.name.startsWith('floor');
+            const base = floorRow ? floorWorker! : direct;
+            return [p.name, f(p.tokensPerSec.median, 1), f(p.tokensPerSec.min, 1), ratio(p.tokensPerSec.median / base.tokensPerSec.median), floorRow ? '' : f(p.decodeTokensPerSec.median, 1), floorRow ? '' : f(p.firstTokenMs.median, 2), f(p.totalMs.p95, 1)];
+          }),
+        ),
+        ...(floorWorker && floorRelay
+          ? [
+              '',
+              `Floor rows: the bare worker streams the same number of chunks at the same pace, to the page directly or relayed by the bare service worker (ratio to the bare worker). The browser's own share at this rate: the bare relay delivers ${pctOf(floorRelay, floorWorker)} of the bare worker's rate; the product's SW path ${pctOf(sw, direct)} of direct.`,
+            ]
+          : []),
       );
     }
   }
@@ -663,9 +694,17 @@ function mainTargets(r: MainResult, load: LoadSummary | undefined): Target[] {
     const decode = rate(r.streaming.paths, 'stream: SW', 'decodeTokensPerSec') / rate(r.streaming.paths, 'stream: direct', 'decodeTokensPerSec');
     const whole = rate(r.streaming.paths, 'stream: SW', 'tokensPerSec') / rate(r.streaming.paths, 'stream: direct', 'tokensPerSec');
     const paced = r.burst?.paced ? rate(r.burst.paced.paths, 'paced stream: SW', 'tokensPerSec') / rate(r.burst.paced.paths, 'paced stream: synthetic worker', 'tokensPerSec') : undefined;
+    const fast = r.burst?.pacedFast;
+    const fastSw = fast ? rate(fast.paths, 'paced stream: SW', 'tokensPerSec') / rate(fast.paths, 'paced stream: synthetic worker', 'tokensPerSec') : undefined;
+    const fastFloor = fast && find(fast.paths, 'floor paced: bare SW') ? rate(fast.paths, 'floor paced: bare SW', 'tokensPerSec') / rate(fast.paths, 'floor paced: bare worker', 'tokensPerSec') : undefined;
+    const same = r.burst?.sameWorker;
+    const sameDecode = same ? rate(same.paths, 'one worker: tiny-chat via SW', 'decodeTokensPerSec') / rate(same.paths, 'one worker: tiny-chat direct', 'decodeTokensPerSec') : undefined;
+    const yielding = r.burst?.pacedYielding;
+    const yieldSw = yielding ? rate(yielding.paths, 'paced stream: SW', 'tokensPerSec') / rate(yielding.paths, 'paced stream: synthetic worker', 'tokensPerSec') : undefined;
+    const yieldFloor = yielding ? rate(yielding.paths, 'floor paced: bare SW', 'tokensPerSec') / rate(yielding.paths, 'floor paced: bare worker', 'tokensPerSec') : undefined;
     t.push({
       target: 'streaming via SW ≥ 97% of direct tokens/s at the engine’s real rate',
-      measured: `tiny-chat (40 tokens, its longest answer): ${pct(decode, 1)} first-to-last-token rate, ${pct(whole, 1)} request-to-last-byte (per-request cost over only 40 tokens)${paced !== undefined ? `; ${r.burst!.paced!.maxTokens}-token paced stream: ${pct(paced, 1)} request-to-last-byte` : ''}`,
+      measured: `tiny-chat (40 tokens, its longest answer): ${pct(decode, 1)} first-to-last-token rate, ${pct(whole, 1)} request-to-last-byte (per-request cost over only 40 tokens)${paced !== undefined ? `; ${r.burst!.paced!.maxTokens}-token paced stream: ${pct(paced, 1)} request-to-last-byte` : ''}${fastSw !== undefined ? `; at ${fast!.paceMs} ms per token: ${pct(fastSw, 1)}, where the bare SW relay itself delivers ${pct(fastFloor ?? Number.NaN, 1)} of the bare worker's rate` : ''}${yieldSw !== undefined ? `; the same yielding after each token: ${pct(yieldSw, 1)}, bare SW relay ${pct(yieldFloor ?? Number.NaN, 1)} of the bare worker` : ''}${sameDecode !== undefined ? `; tiny-chat on one worker, both routes: ${pct(sameDecode, 1)} first-to-last-token rate` : ''}`,
       ...check(Math.min(decode, paced ?? decode) * 100, 'least', 97, '%'),
     });
   }

@@ -21,7 +21,7 @@ import type { Floor, FloorLatencyPath, FloorStreamPath } from './floor.ts';
 import { byProfile, config, fail, finish, log } from './lib/channel.ts';
 import { spawnRawEngine, type RawEngine } from './lib/raw-engine.ts';
 import { rotate, summarize, timeEach, type Summary } from './lib/stats.ts';
-import { createSyntheticProducer, PACE_MS, PACED_MODEL, SYNTHETIC_MODEL } from './lib/synthetic-engine.ts';
+import { createSyntheticProducer, FAST_PACE_MS, FAST_PACED_MODEL, PACE_MS, PACED_MODEL, SYNTHETIC_MODEL, YIELDING_PACED_MODEL } from './lib/synthetic-engine.ts';
 
 const nativeFetch = globalThis.fetch.bind(globalThis);
 
@@ -766,6 +766,29 @@ async function burst(runtime: Runtime) {
   await runtime.inference.stop();
   await new Promise((resolve) => setTimeout(resolve, 100));
   navigator.serviceWorker.controller!.postMessage({ type: 'HOST_GONE' });
+
+  // tiny-chat streamed by one and the same engine worker (the idle one, now given the model),
+  // directly and through the service worker: the streaming section's SW and direct paths use two
+  // different workers, so this tells the worker apart from the route.
+  await runtime.idle.api.load(CHAT_MODEL);
+  const idlePort = runtime.idle.connect();
+  navigator.serviceWorker.controller!.postMessage({ type: 'ENGINE_PORT', port: idlePort, build: BUILD }, [idlePort]);
+  const sameLink = linkEngine(wrap<EngineHostApi>(runtime.idle.connect()));
+  const sameTokens = 40;
+  const samePaths: [string, () => Promise<StreamRun>][] = [
+    ['one worker: tiny-chat direct', () => streamDirect(sameLink, sameTokens)],
+    ['one worker: tiny-chat via SW (SSE)', () => streamSSE(nativeFetch, '/v1/chat/completions', sameTokens)],
+  ];
+  const sameRuns = new Map(samePaths.map(([name]) => [name, [] as StreamRun[]]));
+  for (const [, run] of samePaths) await run();
+  for (let round = 0; round < byProfile({ quick: 2, short: 3, full: 20 }); round++) {
+    for (const [name, run] of rotate(samePaths, round)) sameRuns.get(name)!.push(await run());
+  }
+  await log('one worker: done');
+  const sameWorker = { maxTokens: sameTokens, paths: samePaths.map(([name]) => summarizeStream(name, sameRuns.get(name)!)) };
+  sameLink.sever('done');
+  navigator.serviceWorker.controller!.postMessage({ type: 'HOST_GONE' });
+
   const port = connect();
   navigator.serviceWorker.controller!.postMessage({ type: 'ENGINE_PORT', port, build: BUILD }, [port]);
   const viaSw = async () => {
@@ -808,21 +831,36 @@ async function burst(runtime: Runtime) {
     if (expected !== null && count !== expected) throw new Error(`${name}: ${count} events, expected ${expected}`);
   }
 
-  // A long completion at a steady, realistic rate: the paced producer (PACE_MS of CPU per token).
+  // A long completion at a steady rate: the paced producer (PACE_MS of CPU per token), and the
+  // same at about tiny-chat's rate; each beside the bare floor streaming at the same pace.
   const pacedTokens = byProfile({ quick: 100, short: 200, full: 400 });
   const pacedRounds = byProfile({ quick: 1, short: 2, full: 6 });
   const gatewayFetch = ((url: string, init: RequestInit) => gatewayOverWorker.fetch(new Request(url, init))) as typeof fetch;
-  const paced: [string, () => Promise<StreamRun>][] = [
-    ['paced stream: synthetic worker via product RPC (direct)', () => streamDirect(linked, pacedTokens, PACED_MODEL)],
-    ['paced stream: fetch-shim path (SSE)', () => streamSSE(gatewayFetch, `${SHIM_BASE}/chat/completions`, pacedTokens, PACED_MODEL)],
-    ['paced stream: SW path (SSE)', () => streamSSE(nativeFetch, '/v1/chat/completions', pacedTokens, PACED_MODEL)],
-  ];
-  const pacedRuns = new Map(paced.map(([name]) => [name, [] as StreamRun[]]));
-  for (const [, run] of paced) await run();
-  for (let round = 0; round < pacedRounds; round++) {
-    for (const [name, run] of rotate(paced, round)) pacedRuns.get(name)!.push(await run());
-    await log(`paced stream: round ${round + 1}/${pacedRounds}`);
-  }
+  const floorRun = (path: 'worker-stream' | 'sw-relay-stream', paceMs: number, yieldEach: boolean) => async (): Promise<StreamRun> => {
+    if (path !== 'worker-stream') await runtime.floor.refresh();
+    const { ms, chunks } = await runtime.floor.stream(path, pacedTokens, paceMs, yieldEach);
+    // The floor times the whole stream only: first and last token are not told apart.
+    return { tokens: chunks, totalMs: ms, firstTokenMs: 0, lastTokenMs: ms };
+  };
+  const pacedSection = async (model: string, paceMs: number, yieldEach = false) => {
+    const paths: [string, () => Promise<StreamRun>][] = [
+      ['paced stream: synthetic worker via product RPC (direct)', () => streamDirect(linked, pacedTokens, model)],
+      ['paced stream: fetch-shim path (SSE)', () => streamSSE(gatewayFetch, `${SHIM_BASE}/chat/completions`, pacedTokens, model)],
+      ['paced stream: SW path (SSE)', () => streamSSE(nativeFetch, '/v1/chat/completions', pacedTokens, model)],
+      ['floor paced: bare worker → page', floorRun('worker-stream', paceMs, yieldEach)],
+      ['floor paced: bare SW relaying the bare worker', floorRun('sw-relay-stream', paceMs, yieldEach)],
+    ];
+    const runs = new Map(paths.map(([name]) => [name, [] as StreamRun[]]));
+    for (const [, run] of paths) await run();
+    for (let round = 0; round < pacedRounds; round++) {
+      for (const [name, run] of rotate(paths, round)) runs.get(name)!.push(await run());
+      await log(`paced stream (${paceMs} ms per token): round ${round + 1}/${pacedRounds}`);
+    }
+    return { maxTokens: pacedTokens, paceMs, yieldEach, paths: paths.map(([name]) => summarizeStream(name, runs.get(name)!)) };
+  };
+  const paced = await pacedSection(PACED_MODEL, PACE_MS);
+  const pacedFast = await pacedSection(FAST_PACED_MODEL, FAST_PACE_MS);
+  const pacedYielding = await pacedSection(YIELDING_PACED_MODEL, FAST_PACE_MS, true);
 
   return {
     chunks: n,
@@ -831,7 +869,10 @@ async function burst(runtime: Runtime) {
       const out = outputs.get(name);
       return { name, ms, usPerChunk: (ms.median / n) * 1000, chunksPerSec: (n / ms.median) * 1000, reads: typeof out === 'object' && out ? (out as { reads: number }).reads : undefined };
     }),
-    paced: { maxTokens: pacedTokens, paceMs: PACE_MS, paths: paced.map(([name]) => summarizeStream(name, pacedRuns.get(name)!)) },
+    paced,
+    pacedFast,
+    pacedYielding,
+    sameWorker,
   };
 }
 

@@ -22,7 +22,8 @@ export interface Floor {
   /** Time for `n` requests all in flight at once (the floor of n concurrent one-text requests). */
   concurrent(path: FloorLatencyPath, n: number, body: string): Promise<number>;
   /** Time for `n` chunks, from the request to the last byte, and how many reads delivered them. */
-  stream(path: FloorStreamPath, n: number): Promise<{ ms: number; reads: number; chunks: number }>;
+  /** `paceMs`: the worker spends that much CPU before each chunk (not for `sw-const-stream`). */
+  stream(path: FloorStreamPath, n: number, paceMs?: number, yieldEach?: boolean): Promise<{ ms: number; reads: number; chunks: number }>;
 }
 
 declare global {
@@ -122,7 +123,7 @@ window.floor = {
     await Promise.all(Array.from({ length: n }, run));
     return performance.now() - t0;
   },
-  async stream(path, n) {
+  async stream(path, n, paceMs = 0, yieldEach = false) {
     const t0 = performance.now();
     if (path === 'worker-stream') {
       let chunks = 0;
@@ -134,11 +135,11 @@ window.floor = {
             resolve();
           } else chunks++;
         });
-        direct.postMessage({ id, stream: n });
+        direct.postMessage({ id, stream: n, paceMs, yieldEach });
       });
       return { ms: performance.now() - t0, reads: chunks, chunks };
     }
-    const url = path === 'sw-relay-stream' ? `/bench/floor/stream?n=${n}` : `/bench/floor/stream-const?n=${n}`;
+    const url = path === 'sw-relay-stream' ? `/bench/floor/stream?n=${n}&pace=${paceMs}&yield=${yieldEach ? 1 : 0}` : `/bench/floor/stream-const?n=${n}`;
     const read = await readAll(await fetch(url));
     return { ms: performance.now() - t0, ...read };
   },

@@ -13,11 +13,41 @@ import type { ModelHost } from '../../../src/engines/model-host.ts';
 
 export const SYNTHETIC_MODEL = 'synthetic-producer';
 export const PACED_MODEL = 'synthetic-paced';
+/** The same at about tiny-chat's rate on WASM here (0.6 ms per token: ~1,600 tokens/s). */
+export const FAST_PACED_MODEL = 'synthetic-paced-fast';
+export const FAST_PACE_MS = 0.6;
+/**
+ * The fast pace, yielding to the event loop after each token as a real engine does (onnxruntime's
+ * run is asynchronous): the worker then sleeps and wakes once per token, like tiny-chat's.
+ */
+export const YIELDING_PACED_MODEL = 'synthetic-paced-yielding';
+
+/** One macrotask, without the 4 ms clamp that nested timers get. */
+export function nextTask(): Promise<void> {
+  const { port1, port2 } = new MessageChannel();
+  return new Promise<void>((resolve) => {
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
+}
 /** CPU time per token of the paced producer (500 tokens/s: faster than tiny-chat on WASM here). */
 export const PACE_MS = 2;
 
 const info = (id: string, displayName: string): ModelInfo => ({ id, kind: 'chat', engine: 'synthetic', displayName, contextWindow: 1_000_000, maxOutputTokens: 1_000_000 });
-const MODELS: readonly ModelInfo[] = [info(SYNTHETIC_MODEL, 'Synthetic producer, burst (benchmarks only)'), info(PACED_MODEL, `Synthetic producer, ${PACE_MS} ms per token (benchmarks only)`)];
+const MODELS: readonly ModelInfo[] = [
+  info(SYNTHETIC_MODEL, 'Synthetic producer, burst (benchmarks only)'),
+  info(PACED_MODEL, `Synthetic producer, ${PACE_MS} ms per token (benchmarks only)`),
+  info(FAST_PACED_MODEL, `Synthetic producer, ${FAST_PACE_MS} ms per token (benchmarks only)`),
+  info(YIELDING_PACED_MODEL, `Synthetic producer, ${FAST_PACE_MS} ms per token, yielding after each (benchmarks only)`),
+];
+const PACES = new Map([
+  [PACED_MODEL, PACE_MS],
+  [FAST_PACED_MODEL, FAST_PACE_MS],
+  [YIELDING_PACED_MODEL, FAST_PACE_MS],
+]);
 
 export function createSyntheticProducer(): ModelHost {
   return {
@@ -25,13 +55,14 @@ export function createSyntheticProducer(): ModelHost {
       return MODELS;
     },
     async *chat(request: ChatRequest): AsyncGenerator<ChatEvent> {
-      const paced = request.model === PACED_MODEL;
+      const pace = PACES.get(request.model);
       yield { type: 'start', promptTokens: 1 };
       for (let i = 0; i < request.maxTokens; i++) {
-        if (paced) {
-          const until = performance.now() + PACE_MS;
+        if (pace) {
+          const until = performance.now() + pace;
           while (performance.now() < until);
         }
+        if (request.model === YIELDING_PACED_MODEL) await nextTask();
         yield { type: 'token', text: 'x' };
       }
       yield { type: 'end', reason: 'length' };

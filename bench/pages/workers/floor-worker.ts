@@ -1,7 +1,7 @@
 /**
  * The floor's worker (no product code): answers every request on every port it is given with a
  * constant JSON string (after `busyMs` of CPU, when asked: an engine-like answer), and streams N
- * small chunks, one postMessage each, as fast as it can.
+ * small chunks, one postMessage each, as fast as it can (or after `paceMs` of CPU each).
  * @module
  */
 declare const self: DedicatedWorkerGlobalScope;
@@ -16,18 +16,36 @@ const CONSTANT = JSON.stringify({
 });
 const CHUNK = '{"choices":[{"index":0,"delta":{"content":"x"}}]}';
 
-type Ask = { id: number; body?: string; stream?: number; busyMs?: number };
+type Ask = { id: number; body?: string; stream?: number; busyMs?: number; paceMs?: number; yieldEach?: boolean };
+
+/** One macrotask, without the 4 ms clamp that nested timers get. */
+function nextTask(): Promise<void> {
+  const { port1, port2 } = new MessageChannel();
+  return new Promise<void>((resolve) => {
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
+}
 
 function serve(port: MessagePort): void {
-  port.onmessage = (event: MessageEvent<Ask>) => {
-    const { id, stream, busyMs } = event.data;
+  port.onmessage = async (event: MessageEvent<Ask>) => {
+    const { id, stream, busyMs, paceMs, yieldEach } = event.data;
     if (stream === undefined) {
       // An engine-like answer: CPU spent in the worker before replying.
       if (busyMs) for (const until = performance.now() + busyMs; performance.now() < until; );
       port.postMessage({ id, body: CONSTANT });
       return;
     }
-    for (let i = 0; i < stream; i++) port.postMessage({ id, chunk: CHUNK });
+    for (let i = 0; i < stream; i++) {
+      // Paced: CPU spent before each chunk, like an engine producing tokens at a steady rate.
+      if (paceMs) for (const until = performance.now() + paceMs; performance.now() < until; );
+      port.postMessage({ id, chunk: CHUNK });
+      // Yielding: back to the event loop after each chunk, as an engine awaiting its runtime does.
+      if (yieldEach) await nextTask();
+    }
     port.postMessage({ id, done: true });
   };
 }
