@@ -704,8 +704,10 @@ function mainTargets(r: MainResult, load: LoadSummary | undefined): Target[] {
     const yieldFloor = yielding ? rate(yielding.paths, 'floor paced: bare SW', 'tokensPerSec') / rate(yielding.paths, 'floor paced: bare worker', 'tokensPerSec') : undefined;
     t.push({
       target: 'streaming via SW ≥ 97% of direct tokens/s at the engine’s real rate',
-      measured: `tiny-chat (40 tokens, its longest answer): ${pct(decode, 1)} first-to-last-token rate, ${pct(whole, 1)} request-to-last-byte (per-request cost over only 40 tokens)${paced !== undefined ? `; ${r.burst!.paced!.maxTokens}-token paced stream: ${pct(paced, 1)} request-to-last-byte` : ''}${fastSw !== undefined ? `; at ${fast!.paceMs} ms per token: ${pct(fastSw, 1)}, where the bare SW relay itself delivers ${pct(fastFloor ?? Number.NaN, 1)} of the bare worker's rate` : ''}${yieldSw !== undefined ? `; the same yielding after each token: ${pct(yieldSw, 1)}, bare SW relay ${pct(yieldFloor ?? Number.NaN, 1)} of the bare worker` : ''}${sameDecode !== undefined ? `; tiny-chat on one worker, both routes: ${pct(sameDecode, 1)} first-to-last-token rate` : ''}`,
-      ...check(Math.min(decode, paced ?? decode) * 100, 'least', 97, '%'),
+      measured: `${sameDecode !== undefined ? `tiny-chat on one worker through both routes: ${pct(sameDecode, 1)} first-to-last-token rate; on two workers (streaming table): ` : 'tiny-chat (40 tokens, its longest answer): '}${pct(decode, 1)} first-to-last-token rate, ${pct(whole, 1)} request-to-last-byte (per-request cost over only 40 tokens)${paced !== undefined ? `; ${r.burst!.paced!.maxTokens}-token paced stream: ${pct(paced, 1)} request-to-last-byte` : ''}${fastSw !== undefined ? `; at ${fast!.paceMs} ms per token: ${pct(fastSw, 1)}, where the bare SW relay itself delivers ${pct(fastFloor ?? Number.NaN, 1)} of the bare worker's rate` : ''}${yieldSw !== undefined ? `; the same yielding after each token: ${pct(yieldSw, 1)}, bare SW relay ${pct(yieldFloor ?? Number.NaN, 1)} of the bare worker` : ''}`,
+      // Judged like for like: the route alone (one worker serving both) where measured. The
+      // streaming table's two workers differ by themselves (run to run, either may be faster).
+      ...check(Math.min(sameDecode ?? decode, paced ?? decode) * 100, 'least', 97, '%'),
     });
   }
   if (r.embeddings) {
