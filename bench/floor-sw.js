@@ -14,12 +14,13 @@
  * page sends a fresh port before each measurement block, since an idle worker may be restarted.
  */
 
+// The same strings as bench/pages/lib/floor-answer.ts (this script is served as is, not bundled).
 const CONSTANT = JSON.stringify({
   id: 'chatcmpl-floor',
   object: 'chat.completion',
   created: 0,
   model: 'floor',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'length' }],
+  choices: [{ index: 0, message: { role: 'assistant', content: 'x', refusal: null }, logprobs: null, finish_reason: 'length' }],
   usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
 });
 const JSON_HEADERS = { 'content-type': 'application/json' };

@@ -19,6 +19,7 @@ import type { EngineHostApi } from '../../src/rpc/contract.ts';
 import { linkEngine } from '../../src/rpc/engine-link.ts';
 import type { Floor, FloorLatencyPath, FloorStreamPath } from './floor.ts';
 import { byProfile, config, fail, finish, log } from './lib/channel.ts';
+import { FLOOR_ANSWER } from './lib/floor-answer.ts';
 import { spawnRawEngine, type RawEngine } from './lib/raw-engine.ts';
 import { rotate, summarize, timeEach, type Summary } from './lib/stats.ts';
 import { createSyntheticProducer, FAST_PACE_MS, FAST_PACED_MODEL, PACE_MS, PACED_MODEL, SYNTHETIC_MODEL, YIELDING_PACED_MODEL } from './lib/synthetic-engine.ts';
@@ -100,15 +101,6 @@ const EMBED_TEXT = 'The quick brown fox jumps over the lazy dog.';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 /** CPU the engine-like floor worker spends per answer (about tiny-chat's 1-token request on WASM). */
 const BUSY_MS = 2;
-/** A chat completion body of the size the product answers (for the in-page Request/Response floor). */
-const FLOOR_ANSWER = JSON.stringify({
-  id: 'chatcmpl-floor',
-  object: 'chat.completion',
-  created: 0,
-  model: 'floor',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'x', refusal: null }, logprobs: null, finish_reason: 'length' }],
-  usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
-});
 
 const WORDS = 'river stone light water cloud market garden window music paper forest silver morning letter bridge winter'.split(' ');
 /**

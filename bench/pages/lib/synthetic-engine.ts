@@ -10,9 +10,12 @@
  */
 import type { ChatEvent, ChatRequest, EmbedResult, ModelInfo } from '../../../src/core/engine.ts';
 import type { ModelHost } from '../../../src/engines/model-host.ts';
+import { nextTask, spin } from './cpu.ts';
 
 export const SYNTHETIC_MODEL = 'synthetic-producer';
 export const PACED_MODEL = 'synthetic-paced';
+/** CPU time per token of the paced producer (500 tokens/s: faster than tiny-chat on WASM here). */
+export const PACE_MS = 2;
 /** The same at about tiny-chat's rate on WASM here (0.6 ms per token: ~1,600 tokens/s). */
 export const FAST_PACED_MODEL = 'synthetic-paced-fast';
 export const FAST_PACE_MS = 0.6;
@@ -21,20 +24,6 @@ export const FAST_PACE_MS = 0.6;
  * run is asynchronous): the worker then sleeps and wakes once per token, like tiny-chat's.
  */
 export const YIELDING_PACED_MODEL = 'synthetic-paced-yielding';
-
-/** One macrotask, without the 4 ms clamp that nested timers get. */
-export function nextTask(): Promise<void> {
-  const { port1, port2 } = new MessageChannel();
-  return new Promise<void>((resolve) => {
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
-}
-/** CPU time per token of the paced producer (500 tokens/s: faster than tiny-chat on WASM here). */
-export const PACE_MS = 2;
 
 const info = (id: string, displayName: string): ModelInfo => ({ id, kind: 'chat', engine: 'synthetic', displayName, contextWindow: 1_000_000, maxOutputTokens: 1_000_000 });
 const MODELS: readonly ModelInfo[] = [
@@ -58,10 +47,7 @@ export function createSyntheticProducer(): ModelHost {
       const pace = PACES.get(request.model);
       yield { type: 'start', promptTokens: 1 };
       for (let i = 0; i < request.maxTokens; i++) {
-        if (pace) {
-          const until = performance.now() + pace;
-          while (performance.now() < until);
-        }
+        if (pace) spin(pace);
         if (request.model === YIELDING_PACED_MODEL) await nextTask();
         yield { type: 'token', text: 'x' };
       }

@@ -4,45 +4,26 @@
  * small chunks, one postMessage each, as fast as it can (or after `paceMs` of CPU each).
  * @module
  */
+import { nextTask, spin } from '../lib/cpu.ts';
+import { FLOOR_ANSWER, FLOOR_CHUNK } from '../lib/floor-answer.ts';
+
 declare const self: DedicatedWorkerGlobalScope;
 
-const CONSTANT = JSON.stringify({
-  id: 'chatcmpl-floor',
-  object: 'chat.completion',
-  created: 0,
-  model: 'floor',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'length' }],
-  usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
-});
-const CHUNK = '{"choices":[{"index":0,"delta":{"content":"x"}}]}';
-
 type Ask = { id: number; body?: string; stream?: number; busyMs?: number; paceMs?: number; yieldEach?: boolean };
-
-/** One macrotask, without the 4 ms clamp that nested timers get. */
-function nextTask(): Promise<void> {
-  const { port1, port2 } = new MessageChannel();
-  return new Promise<void>((resolve) => {
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
-}
 
 function serve(port: MessagePort): void {
   port.onmessage = async (event: MessageEvent<Ask>) => {
     const { id, stream, busyMs, paceMs, yieldEach } = event.data;
     if (stream === undefined) {
       // An engine-like answer: CPU spent in the worker before replying.
-      if (busyMs) for (const until = performance.now() + busyMs; performance.now() < until; );
-      port.postMessage({ id, body: CONSTANT });
+      if (busyMs) spin(busyMs);
+      port.postMessage({ id, body: FLOOR_ANSWER });
       return;
     }
     for (let i = 0; i < stream; i++) {
       // Paced: CPU spent before each chunk, like an engine producing tokens at a steady rate.
-      if (paceMs) for (const until = performance.now() + paceMs; performance.now() < until; );
-      port.postMessage({ id, chunk: CHUNK });
+      if (paceMs) spin(paceMs);
+      port.postMessage({ id, chunk: FLOOR_CHUNK });
       // Yielding: back to the event loop after each chunk, as an engine awaiting its runtime does.
       if (yieldEach) await nextTask();
     }

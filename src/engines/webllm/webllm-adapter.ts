@@ -49,6 +49,9 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
         records: new Map(appConfig.model_list.map((record) => [record.model_id, record])),
         createEngine: options.createEngine ?? ((engineOptions) => new lib.MLCEngine(engineOptions)),
       };
+    }, (error: unknown) => {
+      runtime = undefined; // e.g. its script could not be fetched: the next load tries again
+      throw new GatewayError('model_unavailable', `web-llm itself could not be loaded (${error instanceof Error ? error.message : String(error)}), so no WebLLM model can run until it can.`, { cause: error });
     }));
   let gpu: Promise<GpuInfo | null> | undefined;
   const probe = () => (gpu ??= (options.gpu ?? probeWebGPU)());
@@ -69,10 +72,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     onProgress?.({ status: 'initiate', model });
     const info = await probe().catch(() => null);
     if (!info) throw noWebGPU(model);
-    const { lib, appConfig, records, createEngine } = await prepare().catch((error: unknown) => {
-      runtime = undefined; // e.g. its script could not be fetched: the next load tries again
-      throw new GatewayError('model_unavailable', `The WebLLM model "${model}" cannot load: web-llm itself failed to load (${error instanceof Error ? error.message : String(error)}).`, { cause: error });
-    });
+    const { lib, appConfig, records, createEngine } = await prepare();
     if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
     const variant = lib.pickVariant(spec, info.hasShaderF16);
     const record = records.get(variant) as ModelRecord;
