@@ -1,6 +1,10 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/chromium.ts';
 
+// Overridable so that two test runs on one machine do not share a server or a build folder.
+const port = Number(process.env.E2E_PORT ?? 4173);
+const outDir = process.env.E2E_DIST ?? 'dist';
+
 export default defineConfig({
   testDir: 'e2e',
   timeout: 180_000,
@@ -8,15 +12,15 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   reporter: process.env.CI ? [['list']] : [['list']],
-  outputDir: 'test-results',
+  outputDir: process.env.E2E_RESULTS ?? 'test-results',
   use: {
-    baseURL: 'http://localhost:4173',
+    baseURL: `http://localhost:${port}`,
     trace: 'retain-on-failure',
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
   },
   webServer: {
-    command: 'npm run build:e2e && npx vite preview --port 4173 --strictPort',
-    url: 'http://localhost:4173/',
+    command: `npm run assets && npx vite build --mode e2e --outDir ${outDir} && npx vite preview --outDir ${outDir} --port ${port} --strictPort`,
+    url: `http://localhost:${port}/`,
     timeout: 300_000,
     reuseExistingServer: !process.env.CI,
   },
