@@ -90,6 +90,28 @@ export interface CallOptions {
 }
 
 /**
+ * What this device knows of one model right now: shown as extra fields of `GET /models`, which the
+ * official SDKs ignore. Kept apart from ModelInfo, which is static (the catalog), since this changes.
+ */
+export interface ModelLocalState {
+  readonly id: string;
+  /** In memory or not: `available` (not loaded), `loading`, `loaded`, or `failed` (its last load failed). */
+  readonly state: 'available' | 'loading' | 'loaded' | 'failed';
+  /** Its files are on this device (bundled with the app or in the browser's storage): it loads offline. */
+  readonly downloaded: boolean;
+  /** Bytes of its files in the browser's storage (0 when none, or when they are served with the app). */
+  readonly bytesOnDisk: number;
+  /** Whether this device can run it, on which backend, and if not, why. */
+  readonly runnable: boolean;
+  readonly backend?: 'webgpu' | 'wasm' | 'cpu';
+  readonly reason?: string;
+  /** What it needs of the device, e.g. `webgpu`, `shader-f16` (a variant without it is used when there is one). */
+  readonly requires?: readonly string[];
+  /** The last load failure, while `state` is `failed`. */
+  readonly error?: string;
+}
+
+/**
  * Implemented by the real engines (transformers.js, web-llm), by the worker link, and by test doubles.
  * Failures that map to a specific HTTP status are thrown as `GatewayError`; anything else becomes a 500.
  */
@@ -97,4 +119,6 @@ export interface Engine {
   listModels(): Promise<readonly ModelInfo[]>;
   chat(request: ChatRequest, options: CallOptions): AsyncIterable<ChatEvent>;
   embed(request: EmbedRequest, options: CallOptions): Promise<EmbedResult>;
+  /** Each model's state on this device, for `GET /models`; engines that cannot tell leave it out. */
+  modelStates?(): Promise<readonly ModelLocalState[]>;
 }

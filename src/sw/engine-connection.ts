@@ -92,6 +92,10 @@ export function createEngineConnection(options: EngineConnectionOptions): Engine
     async listModels() {
       return track((await current()).listModels());
     },
+    async modelStates() {
+      const engine = await current();
+      return engine.modelStates ? track(engine.modelStates()) : [];
+    },
     async embed(request: EmbedRequest, call: CallOptions) {
       return track((await current()).embed(request, call));
     },
