@@ -10,6 +10,12 @@ export interface StartArgs {
   readonly baseUrl?: string;
   readonly device?: 'wasm' | 'webgpu' | 'auto';
   readonly apiKeys?: string[];
+  /** false: this page's requests go through the service worker, as other contexts' do (default true, as in the product). */
+  readonly inPage?: boolean;
+  /** `slow`: the slow synthetic engine (a test double) instead of the product's engine worker. */
+  readonly engine?: 'product' | 'slow';
+  /** Settings of the slow engine. */
+  readonly tokenMs?: number;
 }
 
 /** What the test page records: load progress and host changes, for assertions. */
@@ -22,13 +28,14 @@ export interface PageLog {
 export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
   await page.goto(SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
-  await page.evaluate(async ({ baseUrl, device, apiKeys }) => {
+  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs }) => {
     const log: PageLog = { progress: [], hostChanges: [] };
     Object.assign(window, { log });
     const inference = await window.harness.startInference({
       baseUrl,
       apiKeys,
-      engine: { device: device ?? 'wasm' },
+      inPage,
+      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm' } }),
       onProgress: (p) => log.progress.push(p),
       onHostChange: (isHost) => log.hostChanges.push(isHost),
     });

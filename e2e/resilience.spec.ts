@@ -2,44 +2,47 @@
  * One engine per origin, and what happens when its parts go away: a second tab shares the engine,
  * the host tab closes, the service worker is stopped, the engine worker is replaced mid-stream.
  */
-import { expect, startRuntime, test } from './fixtures.ts';
+import { expect, SDK_PAGE, startRuntime, test } from './fixtures.ts';
 
 const chatBody = (content: string, max_tokens: number, stream = false) =>
   JSON.stringify({ model: 'tiny-chat', messages: [{ role: 'user', content }], max_tokens, stream });
 
-test('two tabs share one engine, and the other tab takes over when the host closes', async ({ context }) => {
-  const host = await context.newPage();
-  await startRuntime(host, { device: 'webgpu' });
-  const guest = await context.newPage();
-  await startRuntime(guest, { device: 'webgpu' });
-  expect(await host.evaluate(() => window.inference.isHost)).toBe(true);
-  expect(await guest.evaluate(() => window.inference.isHost)).toBe(false);
+for (const inPage of [true, false]) {
+  test(`two tabs share one engine, and the other tab takes over when the host closes (${inPage ? 'each page on its own link' : 'through the service worker'})`, async ({ context }) => {
+    const host = await context.newPage();
+    await startRuntime(host, { device: 'webgpu', inPage });
+    const guest = await context.newPage();
+    await startRuntime(guest, { device: 'webgpu', inPage });
+    expect(await host.evaluate(() => window.inference.isHost)).toBe(true);
+    expect(await guest.evaluate(() => window.inference.isHost)).toBe(false);
 
-  // Both tabs are answered; the model was loaded once, in the host's worker.
-  for (const page of [host, guest]) {
-    const usage = await page.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, chatBody('Hi', 4));
-    expect(usage.completion_tokens).toBe(4);
-  }
-  const status = await host.evaluate(() => window.inference.status());
-  expect(status!.find((s) => s.model === 'tiny-chat')).toMatchObject({ state: 'loaded', loads: 1 });
+    // Both tabs are answered; the model was loaded once, in the host's worker.
+    for (const page of [host, guest]) {
+      const usage = await page.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, chatBody('Hi', 4));
+      expect(usage.completion_tokens).toBe(4);
+    }
+    const status = await host.evaluate(() => window.inference.status());
+    expect(status!.find((s) => s.model === 'tiny-chat')).toMatchObject({ state: 'loaded', loads: 1 });
 
-  // A request in flight when the host tab closes fails with a clear 503, then the guest hosts.
-  const inFlight = guest.evaluate(async (body) => {
-    const response = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    return { status: response.status, body: await response.json() };
-  }, chatBody('A longer answer please', 200));
-  await guest.waitForTimeout(150);
-  await host.close({ runBeforeUnload: true });
-  // On SwiftShader the 40-token answer takes well over a second: it is still running when the host goes.
-  const failed = await inFlight;
-  expect(failed.status).toBe(503);
-  expect(failed.body.error.code).toBe('engine_unavailable');
-  await expect.poll(() => guest.evaluate(() => window.inference.isHost)).toBe(true);
-  const after = await guest.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, chatBody('Hi again', 3));
-  expect(after.completion_tokens).toBe(3);
-});
+    // A request in flight when the host tab closes fails with a clear 503, then the guest hosts.
+    const inFlight = guest.evaluate(async (body) => {
+      const response = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: response.status, body: await response.json() };
+    }, chatBody('A longer answer please', 200));
+    await guest.waitForTimeout(150);
+    await host.close({ runBeforeUnload: true });
+    // On SwiftShader the 40-token answer takes well over a second: it is still running when the host goes.
+    const failed = await inFlight;
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.code).toBe('engine_unavailable');
+    await expect.poll(() => guest.evaluate(() => window.inference.isHost)).toBe(true);
+    const after = await guest.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, chatBody('Hi again', 3));
+    expect(after.completion_tokens).toBe(3);
+  });
+}
 
-test('a stopped service worker comes back and reconnects to the engine on the next request', async ({ runtimePage: page, context }) => {
+test('a stopped service worker comes back and reconnects to the engine on the next request', async ({ page, context }) => {
+  await startRuntime(page, { inPage: false });
   const ask = () => page.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, chatBody('Hello', 2));
   expect((await ask()).completion_tokens).toBe(2);
   const cdp = await context.newCDPSession(page);
@@ -88,7 +91,7 @@ test('requests outside the base URL pass through untouched', async ({ runtimePag
 });
 
 test('a virtual cross-origin base URL is answered by the service worker', async ({ page }) => {
-  await startRuntime(page, { baseUrl: 'https://llm.local/v1' });
+  await startRuntime(page, { baseUrl: 'https://llm.local/v1', inPage: false });
   const models = await page.evaluate(async () => {
     const { OpenAI } = window.harness;
     const oa = new OpenAI({ apiKey: 'k', baseURL: 'https://llm.local/v1', dangerouslyAllowBrowser: true, maxRetries: 0 });
@@ -102,7 +105,7 @@ test('a virtual cross-origin base URL is answered by the service worker', async 
 });
 
 test('an updated service worker takes over without breaking a stream in flight', async ({ page }) => {
-  await startRuntime(page, { device: 'webgpu' });
+  await startRuntime(page, { device: 'webgpu', inPage: false });
   const result = await page.evaluate(async (body) => {
     const response = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const reader = response.body!.getReader();
@@ -130,4 +133,43 @@ test('an updated service worker takes over without breaking a stream in flight',
   expect(result.text.trim().endsWith('data: [DONE]')).toBe(true);
   expect(result.text).not.toContain('"error"');
   expect(result.next.usage.completion_tokens).toBe(40);
+});
+
+test('a page answering its own requests does not depend on the service worker: its stream survives the worker being stopped', async ({ context }) => {
+  const page = await context.newPage();
+  await startRuntime(page, { engine: 'slow', tokenMs: 400 });
+  // The control: a page without startInference, which only the service worker answers.
+  const plain = await context.newPage();
+  await plain.goto(SDK_PAGE);
+  await expect(plain.locator('body[data-ready="true"]')).toBeAttached();
+  const stream = (p: typeof page, model: string) =>
+    p.evaluate(async (body) => {
+      let text = '';
+      try {
+        const response = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          text += value;
+          document.body.dataset.streaming = 'true';
+        }
+        return { text, error: null };
+      } catch (error) {
+        return { text, error: String(error) };
+      }
+    }, JSON.stringify({ model, messages: [{ role: 'user', content: 'Go' }], max_tokens: 10, stream: true }));
+  const own = stream(page, 'slow-a');
+  const relayed = stream(plain, 'slow-b');
+  await expect(page.locator('body[data-streaming="true"]')).toBeAttached();
+  await expect(plain.locator('body[data-streaming="true"]')).toBeAttached();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  const [ownResult, relayedResult] = await Promise.all([own, relayed]);
+  expect(ownResult.error).toBeNull();
+  expect(ownResult.text.trim().endsWith('data: [DONE]')).toBe(true);
+  // The service worker's own stream died with it: the stop really happened mid-stream.
+  expect(relayedResult.error).toMatch(/TypeError/);
+  expect(relayedResult.text).not.toContain('[DONE]');
 });

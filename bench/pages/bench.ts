@@ -11,7 +11,7 @@
  */
 import { wrap } from 'comlink';
 import { createWorkerEngine, installFetchShim, startInference, type Inference } from '../../src/client/index.ts';
-import { BUILD } from '../../src/client/control-messages.ts';
+import { BUILD } from '../../src/rpc/control-messages.ts';
 import { spawnEngineWorker, type EngineWorker } from '../../src/client/spawn-worker.ts';
 import type { ChatRequest, Engine } from '../../src/core/engine.ts';
 import { createGateway } from '../../src/gateway/index.ts';

@@ -8,7 +8,10 @@ import OpenAI from 'openai';
 import { createWorkerEngine, installFetchShim, startInference, type Inference } from '../../src/client/index.ts';
 import { createHandlers } from '../../src/msw/handlers.ts';
 
-const harness = { OpenAI, Anthropic, startInference, installFetchShim, createWorkerEngine, createHandlers, setupWorker };
+/** The slow synthetic engine (a test double, see the worker's header), for tests of long requests. */
+const slowEngineWorker = () => new Worker(new URL('../workers/slow-engine-worker.ts', import.meta.url), { type: 'module', name: 'slow-engine' });
+
+const harness = { OpenAI, Anthropic, startInference, installFetchShim, createWorkerEngine, createHandlers, setupWorker, slowEngineWorker };
 declare global {
   interface Window {
     harness: typeof harness;

@@ -3,14 +3,22 @@
  * hosts the engine worker (Web Locks: exactly one per origin; when it closes, another tab takes
  * over), and resolves once this page is controlled, so its very first fetch to the base URL is
  * answered locally.
+ *
+ * The page answers its own requests in the page, over a link of its own to the engine worker (the
+ * host tab's directly, other tabs' through a port the service worker passes on once): a browser
+ * cuts a service-worker fetch whose response has not begun within 5 minutes (a long model load, a
+ * deep queue), and these requests then never meet that limit. The service worker answers every
+ * other context. See docs/decisions/service-worker-limits.md.
  * @module
  */
 import type { LoadProgress } from '../engines/adapter.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import type { ModelStatus } from '../rpc/contract.ts';
-import { BUILD, type PageMessage, type WorkerMessage } from './control-messages.ts';
+import { BUILD, type PageMessage, type WorkerMessage } from '../rpc/control-messages.ts';
+import { createEngineConnection, type EngineConnection } from '../rpc/engine-connection.ts';
 import type { WorkerConfig } from '../worker/default-host.ts';
-import { spawnEngineWorker, type EngineWorker } from './spawn-worker.ts';
+import { installFetchShim } from './fetch-shim.ts';
+import { spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
 
 export interface StartOptions {
   /** Where the API answers: a path (default `/v1`) or a virtual absolute URL such as `https://llm.local/v1`. */
@@ -27,6 +35,15 @@ export interface StartOptions {
   readonly onProgress?: (progress: LoadProgress) => void;
   /** Called when this tab starts or stops hosting the engine. */
   readonly onHostChange?: (isHost: boolean) => void;
+  /**
+   * Answer this page's own requests in the page (default true), so that they never depend on the
+   * service worker's lifetime. false: through the service worker, like every other context. Only
+   * `fetch` calls made after `startInference` resolves are answered in the page (a client built
+   * earlier keeps the fetch it was given, and is answered by the service worker).
+   */
+  readonly inPage?: boolean;
+  /** Starts the engine worker, when the app brings its own (see `serveEngineWorker`). */
+  readonly engineWorker?: CreateEngineWorker;
 }
 
 export interface Inference {
@@ -44,6 +61,8 @@ export interface Inference {
 }
 
 const LOCK = 'inpage-llm:engine-host';
+/** The id this tab's own link gives the host when the host is this tab. */
+const SELF = 'self';
 
 export async function startInference(options: StartOptions = {}): Promise<Inference> {
   if (!('serviceWorker' in navigator)) {
@@ -60,14 +79,38 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   let engine: EngineWorker | undefined;
   let stopHosting: (() => void) | undefined;
   const post = (message: PageMessage, transfer: Transferable[] = []) => container.controller?.postMessage(message, transfer);
-  const offer = () => {
+  /** A port to this tab's engine worker for the service worker, or (`forClient`) for another tab. */
+  const offer = (forClient?: string) => {
     if (!engine) return;
     const port = engine.connect();
-    post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD }, [port]);
+    post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD, ...(forClient ? { for: forClient } : {}) }, [port]);
   };
+  const spawn = () => spawnEngineWorker(options.engine, options.onProgress, options.engineWorker);
+
+  // This page's own link: to its own worker while it hosts, else to the host tab's.
+  let own: EngineConnection | undefined;
+  if (options.inPage ?? true) {
+    own = createEngineConnection({
+      requestPort: () => (engine ? own!.attach(engine.connect(), SELF) : post({ type: 'PAGE_PORT_REQUEST' })),
+      hostAlive: async (id) => (id === SELF ? engine !== undefined : holdsLock(id)),
+    });
+    installFetchShim({ engine: own, baseUrl, apiKeys: options.apiKeys });
+  }
 
   container.addEventListener('message', (event: MessageEvent<WorkerMessage>) => {
-    if (event.data?.type === 'PORT_REQUEST') offer();
+    const message = event.data;
+    switch (message?.type) {
+      case 'PORT_REQUEST':
+        return offer(message.for);
+      case 'ENGINE_PORT':
+        // A port to another tab's worker; this tab may have become the host meanwhile.
+        if (own && !engine) own.attach(message.port, message.host);
+        else message.port.close();
+        return;
+      case 'HOST_GONE':
+        if (!engine) own?.detach('The tab hosting the inference engine was closed, or restarted its engine; this request was cut off.');
+        return;
+    }
   });
   // A new service worker (an update) starts without a link: give it one.
   container.addEventListener('controllerchange', () => offer());
@@ -77,12 +120,15 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   post({ type: 'CACHE_SHELL', urls: loadedUrls() });
 
   const host = async () => {
-    engine = spawnEngineWorker(options.engine, options.onProgress);
+    // A link this tab held to a former host is dead or about to be: its own worker replaces it.
+    own?.detach('The inference engine moved to this tab; this request was cut off.');
+    engine = spawn();
     offer();
     options.onHostChange?.(true);
     for (const model of options.preload ?? []) void engine.api.load(model).catch(() => {});
     await new Promise<void>((resolve) => (stopHosting = resolve));
     post({ type: 'HOST_GONE' });
+    own?.detach('This tab stopped hosting the inference engine; this request was cut off.');
     engine.terminate();
     engine = undefined;
     options.onHostChange?.(false);
@@ -116,13 +162,20 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
       if (!engine) throw new Error('This tab does not host the engine.');
       engine.terminate();
       post({ type: 'HOST_GONE' });
-      engine = spawnEngineWorker(options.engine, options.onProgress);
+      own?.detach('The engine worker was restarted; this request was cut off.');
+      engine = spawn();
       offer();
     },
     async stop() {
       stopHosting?.();
     },
   };
+}
+
+/** Whether the tab with this client id still holds the host lock (it is gone, or no longer hosts, otherwise). */
+async function holdsLock(clientId: string): Promise<boolean> {
+  const { held = [] } = await navigator.locks.query();
+  return held.some((lock) => lock.name === LOCK && (lock.clientId === undefined || lock.clientId === clientId));
 }
 
 /** Resolves once a service worker controls this page (`ready` alone resolves before `claim()` lands). */

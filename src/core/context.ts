@@ -4,6 +4,11 @@ import type { ModelScope } from './models.ts';
 
 export interface RequestContext {
   readonly request: Request;
+  /**
+   * Aborts when the client goes away, or when the runtime's deadline for the response's start has
+   * passed: engine work takes this, not `request.signal`.
+   */
+  readonly signal: AbortSignal;
   readonly requestId: string;
   /** Which protocol's shapes this request gets (decided from its path and headers). */
   readonly flavour: 'openai' | 'anthropic';
@@ -15,8 +20,6 @@ export interface RequestContext {
   body(): Promise<Record<string, unknown>>;
   /** Path parameters after the endpoint prefix, e.g. the id in `/models/{id}`. */
   readonly rest: string;
-  /** Keeps the runtime alive until `promise` settles (a service worker's `event.waitUntil`), if it needs that. */
-  readonly waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 export type Handler = (context: RequestContext) => Promise<Response>;

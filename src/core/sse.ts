@@ -20,35 +20,20 @@ export function encodeSSE({ event, data }: SSEMessage): Uint8Array {
 /**
  * A byte stream pulled from `source` one message at a time. `onCancel` runs first when the reader
  * goes away, so the producer can stop the engine even while it is waiting for the next token.
- * `waitUntil`, when the runtime has one (a service worker's fetch event), is handed a promise that
- * settles when the stream does: a worker with no pending event may be stopped as idle, which would
- * cut a slow generation, since `respondWith` counts as done once it has the Response.
+ * Nothing holds a service worker's event open while it streams: Chromium keeps a worker alive for
+ * a streamed body by itself, and stops one whose event outlives 5 minutes.
  */
-export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => void, waitUntil?: (promise: Promise<unknown>) => void): ReadableStream<Uint8Array> {
-  let settle: (() => void) | undefined;
-  if (waitUntil) waitUntil(new Promise<void>((resolve) => (settle = resolve)));
+export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => void): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let next: IteratorResult<SSEMessage>;
-        try {
-          next = await source.next();
-        } catch (error) {
-          settle?.();
-          throw error;
-        }
-        if (next.done) {
-          controller.close();
-          settle?.();
-        } else controller.enqueue(encodeSSE(next.value));
+        const next = await source.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encodeSSE(next.value));
       },
       async cancel() {
         onCancel();
-        try {
-          await source.return?.();
-        } finally {
-          settle?.();
-        }
+        await source.return?.();
       },
     },
     { highWaterMark: 0 },

@@ -214,32 +214,53 @@ describe('headers on every response', () => {
     expect(ids.size).toBe(responses.length);
   });
 
-  it('keeps the runtime alive (waitUntil) exactly while a stream is open, in both flavours', async () => {
-    const { gateway } = setup();
-    const streamed = async (path: string, body: unknown, headers: Record<string, string>, read: 'all' | 'cancel') => {
-      const kept: Promise<unknown>[] = [];
-      const response = await gateway.fetch(new Request(`${ORIGIN}${path}`, { method: 'POST', headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) }), {
-        waitUntil: (promise) => void kept.push(promise),
-      });
-      expect(kept).toHaveLength(1);
-      let settled = false;
-      void kept[0]!.then(() => (settled = true));
-      const reader = response.body!.getReader();
-      await reader.read();
-      await Promise.resolve();
-      expect(settled).toBe(false);
-      if (read === 'all') while (!(await reader.read()).done);
-      else await reader.cancel();
-      await kept[0];
-      return settled;
+  it('answers a 503 with retry-after when the response has not begun within respondWithin, and stops the waiting work', async () => {
+    // An engine still "loading": it never reaches `start` until its signal is aborted.
+    const waits: AbortSignal[] = [];
+    const loading: Engine = {
+      listModels: () => new ScriptedEngine().listModels(),
+      async *chat(_request, { signal }) {
+        waits.push(signal);
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        throw new Error('stopped');
+      },
+      embed: (request) => new ScriptedEngine().embed(request),
     };
-    expect(await streamed('/v1/chat/completions', { ...CHAT, stream: true }, {}, 'all')).toBe(true);
-    expect(await streamed('/v1/messages', { ...MESSAGE, stream: true }, V_NEW, 'cancel')).toBe(true);
-    // A JSON answer is complete when returned: nothing to wait for.
-    const kept: unknown[] = [];
-    const response = await gateway.fetch(new Request(`${ORIGIN}/v1/chat/completions`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify(CHAT) }), { waitUntil: (p) => void kept.push(p) });
-    expect(response.status).toBe(200);
-    expect(kept).toHaveLength(0);
+    const gateway = createGateway({ engine: loading });
+    const ask = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      gateway.fetch(new Request(`${ORIGIN}${path}`, { method: 'POST', headers: { ...JSON_TYPE, ...headers }, body: JSON.stringify(body) }), { respondWithin: 50 });
+    const started = performance.now();
+    const openai = await ask('/v1/chat/completions', { ...CHAT, stream: true });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(openai.status).toBe(503);
+    expect(openai.headers.get('retry-after')).toBe('5');
+    expect((await openaiError(openai)).message).toMatch(/did not start answering within 0.05 s/);
+    const anthropic = await ask('/v1/messages', MESSAGE, V_NEW);
+    expect(anthropic.status).toBe(503);
+    expect((await anthropicError(anthropic)).message).toMatch(/still loading/);
+    expect(waits).toHaveLength(2);
+    expect(waits.every((signal) => signal.aborted)).toBe(true);
+  });
+
+  it('does not cut a response that began within respondWithin, however long its body runs; a client abort still stops it', async () => {
+    const raw = new ScriptedEngine({ answerTokens: 6, tokenDelayMs: 40 });
+    const gateway = createGateway({ engine: raw });
+    const request = (signal?: AbortSignal) =>
+      new Request(`${ORIGIN}/v1/chat/completions`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ ...CHAT, stream: true }), signal });
+    // 6 tokens × 40 ms is far past the 20 ms deadline, which applies to the response's start only.
+    const whole = await gateway.fetch(request(), { respondWithin: 20 });
+    expect(whole.status).toBe(200);
+    const events = await readSSE(whole);
+    expect(events.at(-1)?.data).toBe('[DONE]');
+    expect(events.some((e) => e.data.includes('"error"'))).toBe(false);
+
+    const controller = new AbortController();
+    const cut = await gateway.fetch(request(controller.signal), { respondWithin: 20 });
+    const reader = cut.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await reader.cancel().catch(() => {});
+    await expect.poll(() => raw.chatCalls.at(-1)?.aborted).toBe(true);
   });
 
   it('says x-should-retry false on deterministic 4xx errors', async () => {

@@ -35,10 +35,15 @@ export interface GatewayOptions {
   readonly readBodyWhole?: boolean;
 }
 
-/** What the runtime offers a request beyond the Request itself (as in hono's execution context). */
+/** What the runtime asks of a request beyond the Request itself (as in hono's execution context). */
 export interface RequestRuntime {
-  /** Keeps the runtime alive until `promise` settles: a service worker passes its fetch event's. */
-  waitUntil?(promise: Promise<unknown>): void;
+  /**
+   * Milliseconds within which the response must begin, where the runtime cuts requests that take
+   * longer (a service worker's fetch event: 5 minutes in Chromium). A request still waiting then,
+   * in the queue or for a model load, is stopped and answered with a 503 in its flavour, with
+   * `retry-after`; a load it was waiting for goes on, so a retry finds it further along.
+   */
+  readonly respondWithin?: number;
 }
 
 export interface Gateway {
@@ -75,7 +80,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     return url.pathname.startsWith(`${base.path}/`) ? url.pathname.slice(base.path.length) : null;
   };
 
-  async function answer(request: Request, requestId: string, runtime: RequestRuntime): Promise<Response> {
+  async function answer(request: Request, requestId: string, signal: AbortSignal): Promise<Response> {
     const url = new URL(request.url);
     const path = pathOf(url);
     const flavour = flavourOf(path, request.headers);
@@ -103,13 +108,34 @@ export function createGateway(options: GatewayOptions): Gateway {
         scope,
         rest: rest ? decodePathPart(rest, request.method, url.pathname) : '',
         body: () => readJsonObject(request, maxBodyBytes, { whole: options.readBodyWhole }),
-        ...(runtime.waitUntil ? { waitUntil: runtime.waitUntil.bind(runtime) } : {}),
+        signal,
       };
       return await handler(context);
     } catch (error) {
-      const failure = request.signal.aborted ? new GatewayError('aborted', 'The request was aborted by the client.') : GatewayError.from(error);
-      return renderError(failure, flavour, requestId);
+      return renderError(signal.aborted ? abortReason(signal) : GatewayError.from(error), flavour, requestId);
     }
+  }
+
+  /** `request.signal`, plus the runtime's deadline for the response to begin, if it has one. */
+  function withDeadline(request: Request, respondWithin: number | undefined): { signal: AbortSignal; started(): void } {
+    if (respondWithin === undefined) return { signal: request.signal, started() {} };
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(request.signal.reason);
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => {
+      controller.abort(
+        new GatewayError(
+          'model_unavailable',
+          `The model did not start answering within ${respondWithin / 1000} s (it is still loading, or requests ahead of this one are still running), and this runtime cuts requests that wait longer. Retry: a load in progress goes on.`,
+          { retryAfter: 5 },
+        ),
+      );
+    }, respondWithin);
+    return {
+      signal: controller.signal,
+      // Once the response has begun the deadline no longer applies; the client can still abort.
+      started: () => clearTimeout(timer),
+    };
   }
 
   return {
@@ -117,7 +143,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     handles: (url) => pathOf(new URL(url)) !== null,
     async fetch(request, runtime = {}) {
       const requestId = randomId('req_');
-      const response = await answer(request, requestId, runtime);
+      const deadline = withDeadline(request, runtime.respondWithin);
+      const response = await answer(request, requestId, deadline.signal);
+      deadline.started();
       // Both ids: openai-node reads x-request-id, the Anthropic SDK request-id.
       response.headers.set('x-request-id', requestId);
       response.headers.set('request-id', requestId);
@@ -126,6 +154,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       return response;
     },
   };
+}
+
+/** Why the request's signal fired: the deadline's own error, else the client left. */
+function abortReason(signal: AbortSignal): GatewayError {
+  return signal.reason instanceof GatewayError ? signal.reason : new GatewayError('aborted', 'The request was aborted by the client.');
 }
 
 function parseBase(baseUrl: string): { origin: string | null; path: string; text: string } {

@@ -14,10 +14,10 @@ export async function messages(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
   const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'chat');
   const parsed = parseMessages(body, model, version);
-  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.request.signal, { whole: !parsed.stream });
+  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream });
   const meta = { id: randomId('msg_'), model: model.id, requestId: ctx.requestId };
   if (!parsed.stream) return jsonResponse(await toMessage(generation, meta));
-  return new Response(toSSEStream(toMessageEvents(generation, meta), generation.cancel, ctx.waitUntil), { headers: SSE_HEADERS });
+  return new Response(toSSEStream(toMessageEvents(generation, meta), generation.cancel), { headers: SSE_HEADERS });
 }
 
 export async function models(ctx: RequestContext): Promise<Response> {

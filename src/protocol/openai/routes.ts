@@ -13,17 +13,17 @@ export async function chatCompletions(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
   const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'chat');
   const parsed = parseChatCompletion(body, model);
-  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.request.signal, { whole: !parsed.stream });
+  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream });
   const meta = { id: randomId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: model.id };
   if (!parsed.stream) return jsonResponse(await toChatCompletion(generation, meta));
-  return new Response(toSSEStream(toChatCompletionChunks(generation, meta, parsed.includeUsage), generation.cancel, ctx.waitUntil), { headers: SSE_HEADERS });
+  return new Response(toSSEStream(toChatCompletionChunks(generation, meta, parsed.includeUsage), generation.cancel), { headers: SSE_HEADERS });
 }
 
 export async function embeddings(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
   const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'embedding');
   const parsed = parseEmbeddings(body, model);
-  const result = await ctx.engine.embed({ model: model.id, input: parsed.input }, { signal: ctx.request.signal });
+  const result = await ctx.engine.embed({ model: model.id, input: parsed.input }, { signal: ctx.signal });
   return jsonResponse(toEmbeddingsResponse(result, parsed, model.id));
 }
 

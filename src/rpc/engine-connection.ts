@@ -1,27 +1,28 @@
 /**
- * The service worker's link to the engine worker, which lives in a page (a service worker cannot
- * start a dedicated Worker, and is itself stopped when idle). The link is replaced whenever a host
- * offers a new port; calls wait a while for one to arrive, and fail with a 503 when none does.
- * A host tab that disappears is noticed by a watchdog, so calls in flight fail instead of hanging.
+ * A caller's link to the engine worker, which lives in one tab (the host): the service worker's,
+ * and that of each page answering its own requests. The link is replaced whenever a host offers a
+ * new port; calls wait a while for one to arrive, and fail with a 503 when none does. A host tab
+ * that disappears is noticed by a watchdog, so calls in flight fail instead of hanging.
  * @module
  */
 import { wrap } from 'comlink';
 import type { CallOptions, ChatRequest, EmbedRequest, Engine } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import type { EngineHostApi } from '../rpc/contract.ts';
-import { linkEngine, type EngineLink } from '../rpc/engine-link.ts';
+import type { EngineHostApi } from './contract.ts';
+import { linkEngine, type EngineLink } from './engine-link.ts';
 
 export interface EngineConnectionOptions {
-  /** Asks every open page to offer a port (the host answers). */
+  /** Asks for a port (the host answers with `attach`). */
   requestPort(): void;
-  /** Whether the client with this id still exists. */
-  clientAlive(clientId: string): Promise<boolean>;
+  /** Whether the host that offered the current port still exists (checked each second while calls run). */
+  hostAlive(hostId: string): Promise<boolean>;
   /** How long a call waits for a host. Default 15 s. */
   waitMs?: number;
 }
 
 export interface EngineConnection extends Engine {
-  attach(port: MessagePort, hostClientId: string | null): void;
+  /** A port to the engine worker from the host with this id (null: unknown). */
+  attach(port: MessagePort, hostId: string | null): void;
   /** The host said it is leaving. */
   detach(reason: string): void;
   readonly linked: boolean;
@@ -36,8 +37,8 @@ export function createEngineConnection(options: EngineConnectionOptions): Engine
 
   const current = async (): Promise<EngineLink> => {
     if (link && !link.severed) return link;
-    options.requestPort();
-    return new Promise<EngineLink>((resolve, reject) => {
+    // Waiting before asking: a host may answer at once, from inside requestPort().
+    const offered = new Promise<EngineLink>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiters = waiters.filter((w) => w !== ready);
         reject(new GatewayError('engine_unavailable', 'No page is hosting the inference engine: open the app in a tab and try again.', { retryAfter: 1 }));
@@ -48,6 +49,8 @@ export function createEngineConnection(options: EngineConnectionOptions): Engine
       };
       waiters.push(ready);
     });
+    options.requestPort();
+    return offered;
   };
 
   /**
@@ -61,7 +64,7 @@ export function createEngineConnection(options: EngineConnectionOptions): Engine
       if (active === 0) {
         clearInterval(watchdog);
         watchdog = undefined;
-      } else if (host && link && !(await options.clientAlive(host))) connection.detach('The tab hosting the inference engine was closed.');
+      } else if (host && link && !(await options.hostAlive(host))) connection.detach('The tab hosting the inference engine was closed.');
     }, 1000);
     return work.finally(() => void active--);
   };
@@ -70,16 +73,16 @@ export function createEngineConnection(options: EngineConnectionOptions): Engine
     get linked() {
       return link !== undefined && !link.severed;
     },
-    attach(port, hostClientId) {
+    attach(port, hostId) {
       // The same tab offering again (a page-side retry, an update of this worker): keep the live
       // link and its calls in flight. A restarted engine worker is announced with HOST_GONE first.
-      if (link && !link.severed && hostClientId !== null && hostClientId === host) {
+      if (link && !link.severed && hostId !== null && hostId === host) {
         port.close();
         return;
       }
       link?.sever('The inference engine moved to another tab; this request was cut off.');
       link = linkEngine(wrap<EngineHostApi>(port));
-      host = hostClientId;
+      host = hostId;
       const ready = waiters;
       waiters = [];
       for (const resolve of ready) resolve(link);

@@ -1,0 +1,23 @@
+/**
+ * The engine worker's side of the spawn protocol (`CONFIGURE`, then `CONNECT` per caller), for any
+ * model host: the product's own worker serves the catalog's engines with it, and a worker of an
+ * app's own (a custom engine, a test double) serves whatever host it builds.
+ * @module
+ */
+import type { LoadProgress } from '../engines/adapter.ts';
+import type { ModelHost } from '../engines/model-host.ts';
+import type { EngineWorkerMessage } from '../rpc/control-messages.ts';
+import { createHostService, type HostService } from '../rpc/expose-host.ts';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+export function serveEngineWorker<Config extends object>(createHost: (config: Config, onProgress: (progress: LoadProgress) => void) => ModelHost): void {
+  let service: HostService | undefined;
+  // The host is built on the first message, so a CONFIGURE sent right after spawning applies.
+  const start = (config = {} as Config) => (service ??= createHostService(createHost(config, (progress) => service?.progress(progress))));
+  self.addEventListener('message', (event: MessageEvent<EngineWorkerMessage<Config>>) => {
+    const message = event.data;
+    if (message?.type === 'CONFIGURE') start(message.config);
+    else if (message?.type === 'CONNECT') start().serve(message.port);
+  });
+}
