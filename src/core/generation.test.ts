@@ -280,6 +280,7 @@ describe('startGeneration', () => {
       throw new RangeError('tensor exploded');
     });
     const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
+    expect(generation.usage()).toEqual({ promptTokens: 3, completionTokens: 0 });
     const seen: GenerationEvent[] = [];
     const error = await rejection(
       (async () => {
@@ -294,6 +295,8 @@ describe('startGeneration', () => {
     expect(seen.some((e) => e.type === 'finish')).toBe(false);
     expect(isGatewayError(error)).toBe(true);
     expect(error).toMatchObject({ code: 'internal', message: 'tensor exploded' });
+    // What a failure after the first byte reports: the prompt and both tokens generated before it.
+    expect(generation.usage()).toEqual({ promptTokens: 3, completionTokens: 2 });
   });
 
   it('keeps a GatewayError thrown midway as it is', async () => {
@@ -394,6 +397,35 @@ describe('startGeneration', () => {
     });
     const events = await drain(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
     expect(events.at(-1)).toMatchObject({ type: 'finish', usage: { promptTokens: 13, completionTokens: 1 } });
+  });
+
+  it('usage() follows the counts as tokens are read, held-back stop prefixes included, and ends at the finish figures', async () => {
+    const probe = tokens(['a', ' #', '#', ' b', 'c'], { promptTokens: 7 });
+    const generation = await startGeneration(probe.engine, chatRequest({ stop: ['##!'] }), new AbortController().signal);
+    expect(generation.promptTokens).toBe(7);
+    const seen: number[] = [];
+    let finish: GenerationEvent | undefined;
+    for (;;) {
+      const next = await generation.events.next();
+      if (next.done) break;
+      seen.push(generation.usage().completionTokens);
+      if (next.value.type === 'finish') finish = next.value;
+    }
+    // The third token ('#' making '##') is held back as a possible start of the stop, so no text
+    // event is read after it, yet it counts from then on.
+    expect(seen).toEqual([1, 2, 4, 5, 5]);
+    expect(finish).toMatchObject({ usage: { promptTokens: 7, completionTokens: 5 } });
+    expect(generation.usage()).toEqual({ promptTokens: 7, completionTokens: 5 });
+  });
+
+  it('usage() takes the corrected prompt count from an end event', async () => {
+    const probe = probeEngine(async function* () {
+      yield { type: 'start', promptTokens: 2 };
+      yield { type: 'end', reason: 'stop', promptTokens: 21 };
+    });
+    const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
+    await drain(generation);
+    expect(generation.usage()).toEqual({ promptTokens: 21, completionTokens: 0 });
   });
 
   it('counts a zero-token answer as finish stop with zero completion tokens', async () => {

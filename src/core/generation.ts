@@ -22,7 +22,10 @@ export type GenerationEvent =
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence: string | null; readonly usage: Usage };
 
 export interface Generation {
+  /** Exact when the engine counts the prompt before its first event (both engines here do). */
   readonly promptTokens: number;
+  /** The counts so far (tokens generated up to now): what a failure after the first byte reports. */
+  usage(): Usage;
   /** Text pieces, then exactly one `finish`. Throws a GatewayError if the engine fails midway. */
   readonly events: AsyncIterator<GenerationEvent>;
   /** Stops the engine now (the client went away). Safe to call more than once. */
@@ -59,8 +62,8 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
       await source.return?.(undefined).catch(() => {});
     })());
   const pending = first.done ? [] : [first.value as ChatEvent];
-  const promptTokens = pending[0]?.type === 'start' ? pending[0].promptTokens : 0;
-  const inner = run(source, pending, request, promptTokens, controller, close);
+  const counts: Counts = { promptTokens: pending[0]?.type === 'start' ? pending[0].promptTokens : 0, completionTokens: 0 };
+  const inner = run(source, pending, request, counts, controller, close);
   const events: AsyncIterator<GenerationEvent> = {
     next: () => inner.next(),
     async return() {
@@ -70,8 +73,9 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
     },
   };
   return {
-    promptTokens,
+    promptTokens: counts.promptTokens,
     events,
+    usage: () => ({ promptTokens: counts.promptTokens, completionTokens: counts.completionTokens }),
     cancel() {
       controller.abort(new GatewayError('aborted', 'The generation was stopped.'));
       void close();
@@ -79,21 +83,26 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
   };
 }
 
+/** Updated as the generation runs, so that `usage()` can be read at any point. */
+interface Counts {
+  promptTokens: number;
+  completionTokens: number;
+}
+
 async function* run(
   source: AsyncIterator<ChatEvent>,
   pending: ChatEvent[],
   request: ChatRequest,
-  promptTokens: number,
+  counts: Counts,
   controller: AbortController,
   close: () => Promise<void>,
 ): AsyncGenerator<GenerationEvent> {
   const stops = new StopMatcher(request.stop);
-  let completionTokens = 0;
   const finish = (reason: FinishReason, stopSequence: string | null = null): GenerationEvent => ({
     type: 'finish',
     reason,
     stopSequence,
-    usage: { promptTokens, completionTokens },
+    usage: { promptTokens: counts.promptTokens, completionTokens: counts.completionTokens },
   });
   try {
     let endReason: 'stop' | 'length' = 'stop';
@@ -111,13 +120,13 @@ async function* run(
       }
       if (event.type === 'end') {
         endReason = event.reason;
-        if (event.promptTokens !== undefined) promptTokens = event.promptTokens;
+        if (event.promptTokens !== undefined) counts.promptTokens = event.promptTokens;
         break;
       }
       if (event.type !== 'token') continue;
-      completionTokens++;
+      counts.completionTokens++;
       const { text, matched } = stops.push(event.text);
-      const capped = matched === null && completionTokens >= request.maxTokens;
+      const capped = matched === null && counts.completionTokens >= request.maxTokens;
       // Stop the engine before yielding the finish: the consumer may not read past it.
       if (matched !== null || capped) await close();
       if (text) yield { type: 'text', text };

@@ -792,8 +792,13 @@ function checkOpenAIStream(wire: string, request: Record<string, unknown>): void
   if (last !== '[DONE]') {
     // Ended by an in-band error instead.
     const error = chunks.pop()!;
-    expect(keys(error)).toEqual(['error']);
+    expect(keys(error)).toEqual(['error', 'usage']);
     expect(keys(error.error)).toEqual(['code', 'message', 'param', 'type']);
+    // The usage so far: the prompt, and no more tokens than were asked for.
+    const usage = record(error.usage);
+    expect(usage.prompt_tokens as number).toBeGreaterThan(0);
+    expect(usage.completion_tokens as number).toBeLessThanOrEqual(requestedMaxTokens(request, false));
+    expect(usage.total_tokens).toBe((usage.prompt_tokens as number) + (usage.completion_tokens as number));
   }
   expect(chunks.length).toBeGreaterThanOrEqual(1);
   const first = chunks[0]!;
@@ -844,9 +849,13 @@ function checkAnthropicStream(wire: string, request: Record<string, unknown>, re
   const last = events.at(-1)!;
   expect(['message_stop', 'error']).toContain(last.type);
   if (last.type === 'error') {
-    expect(keys(last)).toEqual(['error', 'request_id', 'type']);
+    expect(keys(last)).toEqual(['error', 'request_id', 'type', 'usage']);
     expect(last.request_id).toBe(requestId);
     expect(keys(last.error)).toEqual(['message', 'type']);
+    // The usage so far; input_tokens as message_start reported it.
+    const usage = record(last.usage);
+    expect(usage.input_tokens).toBe(record(record(events[0]!.message).usage).input_tokens);
+    expect(usage.output_tokens as number).toBeLessThanOrEqual(requestedMaxTokens(request, true));
   }
   expect(events.filter((e) => e.type === 'message_start')).toHaveLength(1);
   expect(events.slice(0, -1).some((e) => e.type === 'message_stop' || e.type === 'error')).toBe(false);

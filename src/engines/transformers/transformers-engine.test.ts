@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTinyModels } from '../../../scripts/tiny-models/generate.ts';
 import { TINY_CHAT } from '../../../scripts/tiny-models/tiny-chat.ts';
 import { TINY_EMBED } from '../../../scripts/tiny-models/tiny-embed.ts';
-import type { ChatEvent, ChatMessage, ChatRequest } from '../../core/engine.ts';
+import type { ChatEvent, ChatMessage, ChatRequest, Engine } from '../../core/engine.ts';
+import { startGeneration, type GenerationEvent } from '../../core/generation.ts';
 import type { EngineAdapter, LoadProgress } from '../adapter.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { tinyModelSpecs } from './tiny-model-specs.ts';
@@ -40,6 +41,13 @@ async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
 
 const tokens = (events: ChatEvent[]) => events.flatMap((e) => (e.type === 'token' ? [e.text] : []));
 
+/** The adapter as the gateway's Engine, so a generation runs over it as in the API. */
+const engineOf = (adapter: EngineAdapter): Engine => ({
+  listModels: async () => adapter.models,
+  chat: (request, options) => adapter.chat(request, options),
+  embed: (request, options) => adapter.embed(request, options),
+});
+
 async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
   expect(error).toBeInstanceOf(GatewayError);
@@ -65,6 +73,45 @@ describe('transformers engine: chat', () => {
     const tokenizer = await AutoTokenizer.from_pretrained('tiny-chat');
     const rendered = '<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nHello, how are you?<|im_end|>\n<|im_start|>assistant\n';
     expect(start).toEqual({ type: 'start', promptTokens: tokenizer.encode(rendered, { add_special_tokens: false }).length });
+  });
+
+  it('counts the prompt exactly before the first token, however the generation ends', async () => {
+    const messages: ChatMessage[] = [...hello, { role: 'assistant', content: 'Fine, thanks.' }, { role: 'user', content: 'And the weather today?' }];
+    const tokenizer = await AutoTokenizer.from_pretrained('tiny-chat');
+    const exact = (tokenizer.apply_chat_template(messages, { add_generation_prompt: true, tokenize: true, return_tensor: false, return_dict: false }) as number[]).length;
+    expect(exact).toBeGreaterThan(20);
+    const run = async (over: Partial<ChatRequest>, stopAfter?: number) => {
+      const controller = new AbortController();
+      const generation = await startGeneration(engineOf(engine), chatRequest({ messages, ...over }), controller.signal);
+      const events: GenerationEvent[] = [];
+      const failure = await (async () => {
+        for (;;) {
+          const next = await generation.events.next();
+          if (next.done) return undefined;
+          events.push(next.value);
+          if (events.length === stopAfter) controller.abort();
+        }
+      })().catch((error: unknown) => error);
+      return { promptTokens: generation.promptTokens, events, failure, usage: generation.usage() };
+    };
+    const natural = await run({ maxTokens: 100 });
+    const text = natural.events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('');
+    const words = text.split(' ');
+    const across = `${words[2]!.slice(1)} ${words[3]!.slice(0, 2)}`; // ends one token, starts the next
+    const endings = {
+      natural,
+      length: await run({ maxTokens: 3 }),
+      stopSequence: await run({ maxTokens: 100, stop: [across] }),
+      abort: await run({ maxTokens: 100 }, 2),
+    };
+    expect(endings.natural.events.at(-1)).toMatchObject({ reason: 'stop', usage: { promptTokens: exact } });
+    expect(endings.length.events.at(-1)).toMatchObject({ reason: 'length', usage: { promptTokens: exact, completionTokens: 3 } });
+    expect(endings.stopSequence.events.at(-1)).toMatchObject({ reason: 'stop_sequence', stopSequence: across, usage: { promptTokens: exact } });
+    expect(endings.abort.failure).toMatchObject({ code: 'aborted' });
+    for (const ending of Object.values(endings)) {
+      expect(ending.promptTokens).toBe(exact);
+      expect(ending.usage.promptTokens).toBe(exact);
+    }
   });
 
   it('streams token texts that concatenate to the non-streamed output', async () => {

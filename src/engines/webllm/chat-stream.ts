@@ -10,13 +10,17 @@ import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { GatewayError, isGatewayError } from '../../core/errors.ts';
 import { toWebLLMRequest } from './chat-request.ts';
 import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
+import { prefillTokens } from './prefill-tokens.ts';
 import type { PromptTokenCounter } from './prompt-tokens.ts';
 
-export async function* streamChat(engine: MLCEngineLike, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+/** `variant` is the web-llm model id `engine` has loaded (whose pipeline counts the prompt). */
+export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
   const body = toWebLLMRequest(request);
   if (signal.aborted) throw aborted(request.model);
   const cached = counter.cachedTokens(body.messages);
   counter.forget();
+  // web-llm counts only the round it prefills (its KV cache holds the rest); an estimate when it does not tell.
+  const wholePrompt = (round: number | undefined) => (round === undefined ? estimateTokens(body.messages) : cached + round);
   let chunks: AsyncIterator<WebLLMChunk> | undefined;
   let complete = false;
   try {
@@ -30,13 +34,13 @@ export async function* streamChat(engine: MLCEngineLike, counter: PromptTokenCou
       const next = await untilAborted(chunks.next(), signal);
       if (next === ABORTED) throw aborted(request.model);
       if (next.done) break;
-      // The first chunk arrives after prefill, so a prompt web-llm refuses fails before `start`.
+      const chunk = next.value;
+      // The first chunk arrives after prefill, so a prompt web-llm refuses fails before `start`,
+      // and the pipeline has counted the prompt by now (see prefill-tokens.ts).
       if (!started) {
         started = true;
-        // web-llm reports prompt tokens only in the last chunk; `end` corrects this estimate.
-        yield { type: 'start', promptTokens: estimateTokens(body.messages) };
+        yield { type: 'start', promptTokens: wholePrompt(prefillTokens(engine, variant) ?? chunk.usage?.prompt_tokens) };
       }
-      const chunk = next.value;
       for (const choice of chunk.choices) {
         const content = choice.delta?.content;
         if (typeof content === 'string' && !choice.finish_reason) {
@@ -47,12 +51,13 @@ export async function* streamChat(engine: MLCEngineLike, counter: PromptTokenCou
       }
       if (chunk.usage) usage = chunk.usage;
     }
-    if (!started) yield { type: 'start', promptTokens: estimateTokens(body.messages) };
+    if (!started) yield { type: 'start', promptTokens: wholePrompt(prefillTokens(engine, variant) ?? usage?.prompt_tokens) };
     for (const text of tokens.finish(finish, usage?.completion_tokens)) yield { type: 'token', text };
     complete = true;
-    const promptTokens = usage ? cached + usage.prompt_tokens : undefined;
-    if (finish === 'stop' && promptTokens !== undefined) counter.remember(body.messages, answer, promptTokens, tokens.emitted);
-    yield { type: 'end', reason: finish === 'length' ? 'length' : 'stop', promptTokens };
+    // Equal to the count sent with `start`, unless that one had to be estimated.
+    const reported = usage ? wholePrompt(usage.prompt_tokens) : undefined;
+    if (finish === 'stop' && reported !== undefined) counter.remember(body.messages, answer, reported, tokens.emitted);
+    yield { type: 'end', reason: finish === 'length' ? 'length' : 'stop', promptTokens: reported };
   } catch (error) {
     throw toChatError(error, request.model, signal);
   } finally {
@@ -106,7 +111,10 @@ async function stopGeneration(engine: MLCEngineLike, chunks: AsyncIterator<WebLL
   }
 }
 
-/** The whole conversation's characters over four (about right for English BPE vocabularies); a placeholder until the usage chunk. */
+/**
+ * The whole conversation's characters over four (about right for English BPE vocabularies): only
+ * for a web-llm without the prefill count, and then corrected by the usage chunk when it is read.
+ */
 function estimateTokens(messages: readonly { content: string }[]): number {
   let chars = 0;
   for (const m of messages) chars += m.content.length;

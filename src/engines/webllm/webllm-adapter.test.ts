@@ -1,9 +1,14 @@
+// web-llm's MLCEngine is played by a TEST DOUBLE (test/support/webllm-double.ts): the real one
+// needs WebGPU and a compiled model library, which cannot be had here (see webllm-adapter.real.test.ts
+// for the real package up to that boundary, and prefill-tokens.test.ts for the internal it reads).
 import { describe, expect, it, vi } from 'vitest';
 import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { LoadProgress } from '../adapter.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
-import type { MLCEngineLike, MLCEngineOptions, WebLLMChatRequest, WebLLMChunk } from './mlc-engine-like.ts';
+import { TestDoubleMLCEngine, type WebLLMDoubleConfig, type WebLLMScript as Script } from '../../../test/support/webllm-double.ts';
+import { startGeneration, type Generation, type GenerationEvent } from '../../core/generation.ts';
+import { createModelHost } from '../model-host.ts';
 import { createWebLLMAdapter, type WebLLMAdapterOptions } from './webllm-adapter.ts';
 
 const QWEN: WebLLMModelSpec = {
@@ -16,113 +21,13 @@ const ARCTIC: WebLLMModelSpec = {
 };
 const Q4F32_LIB = 'https://raw.githubusercontent.com/mlc-ai/binary-mlc-llm-libs/main/web-llm-models/v0_2_86/base/Qwen2-0.5B-Instruct-q4f32_1_cs1k-webgpu.wasm';
 
-interface Script {
-  /** One content delta per step, the first from prefill; '' for the stop token's step, as web-llm streams it. */
-  readonly deltas: readonly string[];
-  readonly finish: 'stop' | 'length';
-  readonly usage: { prompt_tokens: number; completion_tokens: number };
-  /** Thrown by the prefill step, before any chunk. */
-  readonly prefillError?: Error;
-}
-
-/**
- * TEST DOUBLE for web-llm's MLCEngine. The real engine needs WebGPU and a compiled model library
- * (.wasm) that cannot be obtained here, so this double streams chunks shaped like MLCEngine
- * 0.2.86's (delta chunks, then a final chunk with `finish_reason`, then the usage chunk), checks
- * the engine-wide interrupt flag before every decode step, and runs a `finally` when closed, as
- * web-llm's generator does to release its per-model lock.
- */
-class TestDoubleMLCEngine implements MLCEngineLike {
-  readonly reloads: string[] = [];
-  readonly requests: WebLLMChatRequest[] = [];
-  readonly embedInputs: string[][] = [];
-  unloads = 0;
-  interrupts = 0;
-  /** Generations whose `finally` ran (web-llm releases its lock there). */
-  released = 0;
-  reloadError?: Error;
-  /** Awaited before each step (prefill is step 0), so tests can hold a generation mid-way. */
-  gate?: (step: number) => Promise<void>;
-  scripts: Script[] = [];
-  #interrupt = false;
-  readonly options: MLCEngineOptions;
-
-  constructor(options: MLCEngineOptions) {
-    this.options = options;
-  }
-
-  async reload(modelId: string): Promise<void> {
-    this.reloads.push(modelId);
-    const report = this.options.initProgressCallback;
-    report({ progress: 0, timeElapsed: 0, text: 'Start to fetch params' });
-    report({ progress: 0.5, timeElapsed: 1, text: 'Fetching param cache[1/2]: 150MB fetched. 50% completed, 1 secs elapsed. It can take a while when we first visit this page to populate the cache. Later refreshes will become faster.' });
-    if (this.reloadError) throw this.reloadError;
-    report({ progress: 1, timeElapsed: 2, text: 'Loading model from cache[2/2]: 300MB loaded. 100% completed, 2 secs elapsed.' });
-    report({ progress: 1, timeElapsed: 3, text: 'Loading GPU shader modules[40/40]: 100% completed, 3 secs elapsed.' });
-    report({ progress: 1, timeElapsed: 3.2, text: 'Finish loading on WebGPU - Test Double GPU' });
-  }
-
-  async unload(): Promise<void> {
-    this.unloads++;
-  }
-
-  async interruptGenerate(): Promise<void> {
-    this.interrupts++;
-    this.#interrupt = true;
-  }
-
-  readonly chat = {
-    completions: {
-      create: async (request: WebLLMChatRequest): Promise<AsyncIterable<WebLLMChunk>> => {
-        this.requests.push(request);
-        const script = this.scripts.shift();
-        if (!script) throw new Error('no script');
-        return this.#generate(script);
-      },
-    },
-  };
-
-  readonly embeddings = {
-    create: async ({ input }: { input: string[] }) => {
-      this.embedInputs.push(input);
-      return {
-        data: input.map((text, index) => ({ index, embedding: [text.length, 0, 0] })),
-        usage: { prompt_tokens: input.length * 2 },
-      };
-    },
-  };
-
-  async *#generate(script: Script): AsyncGenerator<WebLLMChunk> {
-    this.#interrupt = false;
-    try {
-      await this.gate?.(0);
-      if (script.prefillError) throw script.prefillError;
-      let finish: string = script.finish;
-      for (const [step, content] of script.deltas.entries()) {
-        if (step > 0) {
-          if (this.#interrupt) {
-            finish = 'abort';
-            break;
-          }
-          await this.gate?.(step);
-        }
-        yield { choices: [{ delta: { content, role: 'assistant' } as { content: string }, finish_reason: null }] };
-      }
-      yield { choices: [{ delta: {}, finish_reason: finish }] };
-      yield { choices: [], usage: script.usage };
-    } finally {
-      this.released++;
-    }
-  }
-}
-
-function setup(overrides: Partial<WebLLMAdapterOptions> = {}) {
+function setup(overrides: Partial<WebLLMAdapterOptions> = {}, double: WebLLMDoubleConfig = {}) {
   const engines: TestDoubleMLCEngine[] = [];
   const adapter = createWebLLMAdapter({
     models: [QWEN, ARCTIC],
     gpu: async () => ({ hasShaderF16: false, vendor: 'test' }),
     createEngine: (options) => {
-      const engine = new TestDoubleMLCEngine(options);
+      const engine = new TestDoubleMLCEngine(options, double);
       engines.push(engine);
       return engine;
     },
@@ -147,8 +52,8 @@ async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
 
 const signal = () => new AbortController().signal;
 
-async function loadedQwen(script?: Script) {
-  const { adapter, engines } = setup();
+async function loadedQwen(script?: Script, double: WebLLMDoubleConfig = {}) {
+  const { adapter, engines } = setup({}, double);
   await adapter.load('qwen');
   const engine = engines[0]!;
   if (script) engine.scripts.push(script);
@@ -293,7 +198,7 @@ describe('unload', () => {
 
 describe('chat', () => {
   it('sends the neutral request as a streaming web-llm request', async () => {
-    const { adapter, engine } = await loadedQwen({ deltas: ['Hi', ''], finish: 'stop', usage: { prompt_tokens: 9, completion_tokens: 2 } });
+    const { adapter, engine } = await loadedQwen({ steps: ['Hi', ''], finish: 'stop', promptTokens: 9 });
     const chat = request({
       messages: [
         { role: 'system', content: 'Be brief.' },
@@ -326,16 +231,16 @@ describe('chat', () => {
   });
 
   it('maps top_p 0 (which web-llm rejects) to greedy decoding and drops a non-integer seed', async () => {
-    const { adapter, engine } = await loadedQwen({ deltas: [''], finish: 'stop', usage: { prompt_tokens: 9, completion_tokens: 1 } });
+    const { adapter, engine } = await loadedQwen({ steps: [''], finish: 'stop', promptTokens: 9 });
     await collect(adapter.chat(request({ topP: 0, temperature: 1, seed: 1.5 }), { signal: signal() }));
     expect(engine.requests[0]).toMatchObject({ temperature: 0, top_p: undefined, seed: undefined });
   });
 
-  it('yields start, one token per delta chunk (not the stop token), then end with the exact prompt count', async () => {
-    const { adapter } = await loadedQwen({ deltas: ['Hel', 'lo', ' world', ''], finish: 'stop', usage: { prompt_tokens: 17, completion_tokens: 4 } });
+  it('yields start with the exact prompt count, one token per delta chunk (not the stop token), then end', async () => {
+    const { adapter } = await loadedQwen({ steps: ['Hel', 'lo', ' world', ''], finish: 'stop', promptTokens: 17 });
     const events = await collect(adapter.chat(request(), { signal: signal() }));
     expect(events).toEqual([
-      { type: 'start', promptTokens: 6 }, // an estimate: 22 characters / 4
+      { type: 'start', promptTokens: 17 }, // read from the pipeline after prefill (the estimate would be 22 characters / 4 = 6)
       { type: 'token', text: 'Hel' },
       { type: 'token', text: 'lo' },
       { type: 'token', text: ' world' },
@@ -344,7 +249,7 @@ describe('chat', () => {
   });
 
   it("keeps empty deltas that are tokens, and reports length when web-llm hit max_tokens", async () => {
-    const { adapter } = await loadedQwen({ deltas: ['a', '', 'b', ''], finish: 'length', usage: { prompt_tokens: 5, completion_tokens: 4 } });
+    const { adapter } = await loadedQwen({ steps: ['a', '', 'b', ''], finish: 'length', promptTokens: 5 });
     const events = await collect(adapter.chat(request({ maxTokens: 4 }), { signal: signal() }));
     expect(events.filter((e) => e.type === 'token').map((e) => (e as { text: string }).text)).toEqual(['a', '', 'b', '']);
     expect(events.at(-1)).toEqual({ type: 'end', reason: 'length', promptTokens: 5 });
@@ -352,7 +257,7 @@ describe('chat', () => {
 
   it('adds back a step that streamed no delta (half a UTF-8 character), from the usage count', async () => {
     // Steps: "x", half of "é" (no chunk), "é" completed, stop token.
-    const { adapter } = await loadedQwen({ deltas: ['x', 'é', ''], finish: 'stop', usage: { prompt_tokens: 8, completion_tokens: 4 } });
+    const { adapter } = await loadedQwen({ steps: ['x', null, 'é', ''], finish: 'stop', promptTokens: 8 });
     const events = await collect(adapter.chat(request(), { signal: signal() }));
     expect(events.filter((e) => e.type === 'token')).toEqual([
       { type: 'token', text: 'x' },
@@ -361,29 +266,31 @@ describe('chat', () => {
     ]);
   });
 
-  it('never removes tokens when usage counts fewer than were streamed (older web-llm versions)', async () => {
-    const { adapter } = await loadedQwen({ deltas: ['a', 'b', 'c'], finish: 'length', usage: { prompt_tokens: 8, completion_tokens: 2 } });
+  it('never removes tokens when usage counts fewer than were streamed (web-llm 0.2.79)', async () => {
+    const { adapter } = await loadedQwen({ steps: ['a', 'b', 'c'], finish: 'length', promptTokens: 8 }, { version: '0.2.79' });
     const events = await collect(adapter.chat(request({ maxTokens: 3 }), { signal: signal() }));
     expect(events.filter((e) => e.type === 'token')).toHaveLength(3);
+    expect(events[0]).toEqual({ type: 'start', promptTokens: 8 });
   });
 
   it('counts the whole prompt when web-llm reuses its KV cache for a continued conversation', async () => {
-    const { adapter, engine } = await loadedQwen({ deltas: ['Hi', ' there', ''], finish: 'stop', usage: { prompt_tokens: 20, completion_tokens: 3 } });
+    const { adapter, engine } = await loadedQwen({ steps: ['Hi', ' there', ''], finish: 'stop', promptTokens: 20 });
     const first = request({ messages: [{ role: 'user', content: 'Hello' }] });
     await collect(adapter.chat(first, { signal: signal() }));
     // web-llm prefills only the new turn and reports just those tokens.
-    engine.scripts.push({ deltas: ['Fine', ''], finish: 'stop', usage: { prompt_tokens: 9, completion_tokens: 2 } });
+    engine.scripts.push({ steps: ['Fine', ''], finish: 'stop', promptTokens: 9 });
     const second = request({ messages: [...first.messages, { role: 'assistant', content: 'Hi there' }, { role: 'user', content: 'How are you?' }] });
     const events = await collect(adapter.chat(second, { signal: signal() }));
+    expect(events[0]).toEqual({ type: 'start', promptTokens: 20 + 2 + 9 });
     expect(events.at(-1)).toEqual({ type: 'end', reason: 'stop', promptTokens: 20 + 2 + 9 });
     // A conversation that does not continue the last one is prefilled afresh and counted as reported.
-    engine.scripts.push({ deltas: [''], finish: 'stop', usage: { prompt_tokens: 12, completion_tokens: 1 } });
+    engine.scripts.push({ steps: [''], finish: 'stop', promptTokens: 12 });
     const other = request({ messages: [{ role: 'user', content: 'Something else' }] });
     expect((await collect(adapter.chat(other, { signal: signal() }))).at(-1)).toEqual({ type: 'end', reason: 'stop', promptTokens: 12 });
   });
 
   it('on abort interrupts the engine, closes its stream and ends without further tokens', async () => {
-    const { adapter, engine } = await loadedQwen({ deltas: ['a', 'b', 'c', 'd', ''], finish: 'stop', usage: { prompt_tokens: 5, completion_tokens: 5 } });
+    const { adapter, engine } = await loadedQwen({ steps: ['a', 'b', 'c', 'd', ''], finish: 'stop', promptTokens: 5 });
     const controller = new AbortController();
     let release!: () => void;
     engine.gate = (step) => (step === 2 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve());
@@ -399,19 +306,19 @@ describe('chat', () => {
     const error = await rejection(run);
     expect(error.code).toBe('aborted');
     expect(events).toEqual([
-      { type: 'start', promptTokens: 6 },
+      { type: 'start', promptTokens: 5 },
       { type: 'token', text: 'a' },
       { type: 'token', text: 'b' },
     ]);
     expect(engine.released).toBe(1);
     // The engine serves the next request.
     engine.gate = undefined;
-    engine.scripts.push({ deltas: ['ok', ''], finish: 'stop', usage: { prompt_tokens: 5, completion_tokens: 2 } });
+    engine.scripts.push({ steps: ['ok', ''], finish: 'stop', promptTokens: 5 });
     expect((await collect(adapter.chat(request(), { signal: signal() }))).filter((e) => e.type === 'token')).toEqual([{ type: 'token', text: 'ok' }]);
   });
 
   it('on abort during prefill throws aborted once the engine is free, with no events', async () => {
-    const { adapter, engine } = await loadedQwen({ deltas: ['a', ''], finish: 'stop', usage: { prompt_tokens: 5, completion_tokens: 2 } });
+    const { adapter, engine } = await loadedQwen({ steps: ['a', ''], finish: 'stop', promptTokens: 5 });
     let release!: () => void;
     engine.gate = (step) => (step === 0 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve());
     const controller = new AbortController();
@@ -437,7 +344,7 @@ describe('chat', () => {
   });
 
   it('stops the engine when the consumer stops reading (stop sequence or token cap)', async () => {
-    const { adapter, engine } = await loadedQwen({ deltas: ['a', 'b', 'c', ''], finish: 'stop', usage: { prompt_tokens: 5, completion_tokens: 4 } });
+    const { adapter, engine } = await loadedQwen({ steps: ['a', 'b', 'c', ''], finish: 'stop', promptTokens: 5 });
     for await (const event of adapter.chat(request(), { signal: signal() })) {
       if (event.type === 'token') break;
     }
@@ -456,7 +363,7 @@ describe('chat', () => {
 
   it("reports web-llm's prompt-too-long error as context_length_exceeded before start", async () => {
     const tooLong = Object.assign(new Error('Prompt tokens exceed context window size: number of prompt tokens: 5000; context window size: 4096'), { name: 'ContextWindowSizeExceededError' });
-    const { adapter } = await loadedQwen({ deltas: [], finish: 'stop', usage: { prompt_tokens: 0, completion_tokens: 0 }, prefillError: tooLong });
+    const { adapter } = await loadedQwen({ steps: [], finish: 'stop', promptTokens: 0, prefillError: tooLong });
     const events: ChatEvent[] = [];
     const error = await rejection(
       (async () => {
@@ -471,6 +378,102 @@ describe('chat', () => {
     const { adapter } = setup();
     const error = await rejection(collect(adapter.chat(request({ model: 'arctic' }), { signal: signal() })));
     expect(error).toMatchObject({ code: 'invalid_request', param: 'model' });
+  });
+});
+
+describe('exact prompt tokens through a generation, for every way it ends', () => {
+  // The prompt of `request()` is 22 characters: an estimate (÷ 4) would say 6, the engine counts 23.
+  const EXACT = 23;
+  const answer = (): Script => ({ steps: ['Hel', 'lo', ' wor', 'ld', ' again', ''], finish: 'stop', promptTokens: EXACT });
+
+  /** The adapter behind the real model host and the gateway's generation, as the API runs it. */
+  async function started(chat: Partial<ChatRequest>, script: Script, options: { double?: WebLLMDoubleConfig; signal?: AbortSignal } = {}) {
+    const { adapter, engines } = setup({}, options.double);
+    const host = createModelHost({ adapters: [adapter] });
+    await adapter.load('qwen');
+    const engine = engines[0]!;
+    engine.scripts.push(script);
+    const generation = await startGeneration(host, request(chat), options.signal ?? signal());
+    return { generation, engine };
+  }
+
+  async function drain(generation: Generation): Promise<GenerationEvent[]> {
+    const out: GenerationEvent[] = [];
+    for (;;) {
+      const next = await generation.events.next();
+      if (next.done) return out;
+      out.push(next.value);
+    }
+  }
+
+  const finishOf = (events: GenerationEvent[]) => events.at(-1) as Extract<GenerationEvent, { type: 'finish' }>;
+
+  it.each(['0.2.86', '0.2.79'] as const)('natural stop (web-llm %s counts)', async (version) => {
+    const { generation, engine } = await started({}, answer(), { double: { version } });
+    expect(generation.promptTokens).toBe(EXACT);
+    const events = await drain(generation);
+    expect(finishOf(events)).toMatchObject({ reason: 'stop', usage: { promptTokens: EXACT, completionTokens: 5 } });
+    expect(engine.prefilled).toEqual([EXACT]);
+  });
+
+  it('length: the gateway closes the stream at max_tokens, before the usage chunk', async () => {
+    const { generation, engine } = await started({ maxTokens: 2 }, answer());
+    expect(generation.promptTokens).toBe(EXACT);
+    const events = await drain(generation);
+    expect(finishOf(events)).toMatchObject({ reason: 'length', usage: { promptTokens: EXACT, completionTokens: 2 } });
+    // The double never got to stream its usage chunk: the generation was interrupted and closed.
+    expect(engine.released).toBe(1);
+  });
+
+  it('a stop sequence inside one token and one across a token boundary', async () => {
+    for (const [stop, text, tokens] of [
+      ['lo', 'Hel', 2],
+      ['o wo', 'Hell', 3],
+    ] as const) {
+      const { generation } = await started({ stop: [stop] }, answer());
+      expect(generation.promptTokens).toBe(EXACT);
+      const events = await drain(generation);
+      expect(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('')).toBe(text);
+      expect(finishOf(events)).toMatchObject({ reason: 'stop_sequence', stopSequence: stop, usage: { promptTokens: EXACT, completionTokens: tokens } });
+    }
+  });
+
+  it('abort: the count read so far is exact', async () => {
+    const controller = new AbortController();
+    const { generation } = await started({}, answer(), { signal: controller.signal });
+    expect(generation.promptTokens).toBe(EXACT);
+    await generation.events.next();
+    controller.abort();
+    expect((await rejection(drain(generation))).code).toBe('aborted');
+    expect(generation.usage().promptTokens).toBe(EXACT);
+  });
+
+  it('an engine failure after the first token: the usage so far carries the exact count', async () => {
+    const lost = Object.assign(new Error('Device was lost.'), { name: 'DeviceLostError' });
+    const { generation } = await started({}, { ...answer(), failAt: { step: 2, error: lost } });
+    expect(generation.promptTokens).toBe(EXACT);
+    expect((await rejection(drain(generation))).code).toBe('internal');
+    expect(generation.usage()).toEqual({ promptTokens: EXACT, completionTokens: 2 });
+  });
+
+  it('adds the tokens web-llm keeps in its KV cache to the new round it prefills', async () => {
+    const { adapter, engines } = setup();
+    const host = createModelHost({ adapters: [adapter] });
+    await adapter.load('qwen');
+    engines[0]!.scripts.push({ steps: ['Hi', ''], finish: 'stop', promptTokens: 20 });
+    const first = request({ messages: [{ role: 'user', content: 'Hello' }] });
+    await drain(await startGeneration(host, first, signal()));
+    engines[0]!.scripts.push({ steps: ['a', 'b', 'c', ''], finish: 'stop', promptTokens: 9 });
+    const second = request({ messages: [...first.messages, { role: 'assistant', content: 'Hi' }, { role: 'user', content: 'More?' }], maxTokens: 1 });
+    const generation = await startGeneration(host, second, signal());
+    expect(generation.promptTokens).toBe(20 + 1 + 9);
+    expect(finishOf(await drain(generation)).usage).toEqual({ promptTokens: 30, completionTokens: 1 });
+  });
+
+  it('without the internal count (a future web-llm) estimates at start and corrects from the usage chunk', async () => {
+    const { generation } = await started({}, answer(), { double: { prefillStats: false } });
+    expect(generation.promptTokens).toBe(6);
+    expect(finishOf(await drain(generation)).usage.promptTokens).toBe(EXACT);
   });
 });
 

@@ -132,7 +132,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     async *chat(request, { signal }) {
       lookup(request.model, 'chat');
       const slot = await load(request.model);
-      yield* streamChat(slot.engine as MLCEngineLike, slot.prompts, request, signal);
+      yield* streamChat(slot.engine as MLCEngineLike, slot.variant as string, slot.prompts, request, signal);
     },
     async embed(request, { signal }) {
       const spec = lookup(request.model, 'embedding');

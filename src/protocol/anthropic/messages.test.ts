@@ -24,13 +24,18 @@ function failureOf(body: Record<string, unknown>, version: AnthropicVersion = '2
   throw new Error(`expected ${JSON.stringify(body)} to be rejected under ${version}`);
 }
 
+/** Yields `events`, then throws `error` if given; its usage so far counts one token per text event read. */
 function generationOf(events: readonly GenerationEvent[], error?: unknown) {
-  const state = { closed: false };
+  const state = { closed: false, tokens: 0 };
   const generation: Generation = {
     promptTokens: 11,
+    usage: () => ({ promptTokens: 11, completionTokens: state.tokens }),
     events: (async function* () {
       try {
-        yield* events;
+        for (const event of events) {
+          if (event.type === 'text') state.tokens++;
+          yield event;
+        }
         if (error !== undefined) throw error;
       } finally {
         state.closed = true;
@@ -274,10 +279,13 @@ describe('toMessageEvents', () => {
     });
   });
 
-  it('ends a failed stream with one error event carrying the request id, and no message_stop', async () => {
-    const { generation, state } = generationOf([{ type: 'text', text: 'He' }], new GatewayError('internal', 'engine died'));
+  it('ends a failed stream with one error event carrying the request id and the usage so far, and no message_stop', async () => {
+    const { generation, state } = generationOf([{ type: 'text', text: 'He' }, { type: 'text', text: 'y' }], new GatewayError('internal', 'engine died'));
     const out = await collect(toMessageEvents(generation, META));
-    expect(out.at(-1)).toEqual({ event: 'error', body: { type: 'error', error: { type: 'api_error', message: 'engine died' }, request_id: 'req_test' } });
+    expect(out.at(-1)).toEqual({
+      event: 'error',
+      body: { type: 'error', error: { type: 'api_error', message: 'engine died' }, request_id: 'req_test', usage: { input_tokens: 11, output_tokens: 2 } },
+    });
     expect(out.some((e) => e.event === 'message_stop')).toBe(false);
     expect(out.at(-2)!.event).toBe('content_block_delta');
     expect(state.closed).toBe(true);

@@ -192,7 +192,9 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
       return;
     }
   } catch (error) {
-    yield event(toAnthropicErrorBody(GatewayError.from(error), meta.requestId));
+    // `usage` is an extra field the SDK ignores: what the failed generation consumed up to here.
+    const { promptTokens, completionTokens } = generation.usage();
+    yield event({ ...toAnthropicErrorBody(GatewayError.from(error), meta.requestId), usage: { input_tokens: promptTokens, output_tokens: completionTokens } });
   } finally {
     await generation.events.return?.(undefined);
   }

@@ -24,14 +24,21 @@ function paramOf(body: Record<string, unknown>): string | undefined {
   throw new Error(`expected ${JSON.stringify(body)} to be rejected`);
 }
 
-/** A generation that yields `events`, then throws `error` if given; records whether it was closed. */
+/**
+ * A generation that yields `events`, then throws `error` if given; records whether it was closed.
+ * Its usage so far counts one token per text event read.
+ */
 function generationOf(events: readonly GenerationEvent[], error?: unknown) {
-  const state = { closed: false, cancelled: false };
+  const state = { closed: false, cancelled: false, tokens: 0 };
   const generation: Generation = {
     promptTokens: 9,
+    usage: () => ({ promptTokens: 9, completionTokens: state.tokens }),
     events: (async function* () {
       try {
-        yield* events;
+        for (const event of events) {
+          if (event.type === 'text') state.tokens++;
+          yield event;
+        }
         if (error !== undefined) throw error;
       } finally {
         state.closed = true;
@@ -303,19 +310,22 @@ describe('toChatCompletionChunks', () => {
     expect(JSON.parse(messages.at(-2)!.data).choices[0].finish_reason).toBe('stop');
   });
 
-  it('turns a failure after the first byte into one in-band {"error":…} data event and no [DONE]', async () => {
-    const { generation, state } = generationOf([{ type: 'text', text: 'He' }], new GatewayError('internal', 'engine died'));
+  it('turns a failure after the first byte into one in-band {"error":…} data event, with the usage so far, and no [DONE]', async () => {
+    const { generation, state } = generationOf([{ type: 'text', text: 'He' }, { type: 'text', text: 'y' }], new GatewayError('internal', 'engine died'));
     const messages = await collect(toChatCompletionChunks(generation, META, true));
     expect(messages.every((m) => m.event === undefined)).toBe(true);
     expect(messages.some((m) => m.data === '[DONE]')).toBe(false);
-    expect(JSON.parse(messages.at(-1)!.data)).toEqual({ error: { message: 'engine died', type: 'server_error', param: null, code: null } });
-    expect(JSON.parse(messages.at(-2)!.data).choices[0].delta).toEqual({ content: 'He' });
+    expect(JSON.parse(messages.at(-1)!.data)).toEqual({
+      error: { message: 'engine died', type: 'server_error', param: null, code: null },
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+    });
+    expect(JSON.parse(messages.at(-2)!.data).choices[0].delta).toEqual({ content: 'y' });
     expect(state.closed).toBe(true);
   });
 
   it('renders a non-gateway failure as server_error and a rate limit as rate_limit_error', async () => {
     const crash = await collect(toChatCompletionChunks(generationOf([], new TypeError('bad')).generation, META, false));
-    expect(JSON.parse(crash.at(-1)!.data).error).toMatchObject({ type: 'server_error', message: 'bad' });
+    expect(JSON.parse(crash.at(-1)!.data)).toMatchObject({ error: { type: 'server_error', message: 'bad' }, usage: { prompt_tokens: 9, completion_tokens: 0 } });
     const busy = await collect(toChatCompletionChunks(generationOf([], new GatewayError('queue_full', 'busy')).generation, META, false));
     expect(JSON.parse(busy.at(-1)!.data).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
   });

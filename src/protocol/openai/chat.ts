@@ -158,7 +158,7 @@ export async function toChatCompletion(generation: Generation, meta: CompletionM
 
 /**
  * The chunk sequence: a role chunk, content chunks, a finish chunk, the usage chunk when asked
- * for, then `[DONE]`. A failure after the first byte becomes an in-band `{"error":…}` event.
+ * for, then `[DONE]`. A failure after the first byte becomes an in-band `{"error":…, "usage":…}` event.
  */
 export async function* toChatCompletionChunks(generation: Generation, meta: CompletionMeta, includeUsage: boolean): AsyncGenerator<SSEMessage> {
   const chunk = (choices: unknown[], usage?: unknown) =>
@@ -191,7 +191,8 @@ export async function* toChatCompletionChunks(generation: Generation, meta: Comp
     }
   } catch (error) {
     // No `event:` line: every openai-node version throws APIError for a `data: {"error":…}` event.
-    yield { data: JSON.stringify(toOpenAIErrorBody(GatewayError.from(error))) };
+    // `usage` is an extra field the SDKs ignore: what the failed generation consumed up to here.
+    yield { data: JSON.stringify({ ...toOpenAIErrorBody(GatewayError.from(error)), usage: toUsage(generation.usage()) }) };
   } finally {
     await generation.events.return?.(undefined);
   }

@@ -1,0 +1,56 @@
+// @vitest-environment node
+/**
+ * prefill-tokens.ts reads an internal of web-llm. These tests run against the INSTALLED package and
+ * fail when an upgrade drops or changes that internal, so the exact prompt count does not silently
+ * fall back to an estimate. A real MLCEngine can be constructed in Node (not loaded: no WebGPU and
+ * no model library here), and the pipeline class is not exported, so its part is read from the
+ * package's own source.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { MLCEngine } from '@mlc-ai/web-llm';
+import { describe, expect, it } from 'vitest';
+import type { MLCEngineLike } from './mlc-engine-like.ts';
+import { prefillTokens } from './prefill-tokens.ts';
+
+const source = () => readFile(createRequire(import.meta.url).resolve('@mlc-ai/web-llm'), 'utf8');
+
+/** The body of `class Name { … }` in web-llm's bundle, up to the next top-level class. */
+function classBody(text: string, name: string): string {
+  const start = text.indexOf(`\nclass ${name} {`);
+  expect(start, `class ${name} in web-llm's bundle`).toBeGreaterThan(-1);
+  const next = text.indexOf('\nclass ', start + 1);
+  return text.slice(start, next === -1 ? undefined : next);
+}
+
+describe('the web-llm internal behind the exact prompt count', () => {
+  it("a real MLCEngine keeps its pipelines in loadedModelIdToPipeline, which prefillTokens reads", () => {
+    const engine = new MLCEngine({});
+    const internal = (engine as unknown as { loadedModelIdToPipeline: unknown }).loadedModelIdToPipeline;
+    expect(internal).toBeInstanceOf(Map);
+    const asLike = engine as unknown as MLCEngineLike;
+    expect(prefillTokens(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBeUndefined();
+    // What reload() puts there is an LLMChatPipeline (checked below); one that has counted a prompt:
+    (internal as Map<string, unknown>).set('Qwen2.5-0.5B-Instruct-q4f32_1-MLC', { getCurRoundPrefillTotalTokens: () => 53 });
+    expect(prefillTokens(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBe(53);
+  });
+
+  it('reload() registers the LLMChatPipeline under the model id, and the pipeline exposes the prefill count', async () => {
+    const text = await source();
+    expect(classBody(text, 'MLCEngine')).toMatch(/this\.loadedModelIdToPipeline\.set\(modelId, newPipeline\)/);
+    const pipeline = classBody(text, 'LLMChatPipeline');
+    expect(pipeline).toMatch(/getCurRoundPrefillTotalTokens\(\) \{\s*return this\.curRoundPrefillTotalTokens;\s*\}/);
+    // Counted during prefill (and reset at the start of each round's prefill).
+    expect(pipeline).toMatch(/this\.curRoundPrefillTotalTokens \+= promptLen;/);
+    expect(pipeline).toMatch(/this\.curRoundPrefillTotalTokens = 0;/);
+  });
+
+  it("the usage chunk's prompt_tokens is that same figure, and a stream prefills before its first chunk", async () => {
+    const engine = classBody(await source(), 'MLCEngine');
+    expect(engine).toMatch(/const promptTokens = pipeline\.getCurRoundPrefillTotalTokens\(\);[\s\S]*?prompt_tokens: promptTokens,/);
+    const stream = engine.slice(engine.indexOf('asyncGenerate(request, model, pipeline'));
+    const prefill = stream.indexOf('this.prefill(request, pipeline');
+    expect(prefill).toBeGreaterThan(-1);
+    expect(prefill).toBeLessThan(stream.indexOf('this.streamCurrentGeneration('));
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * TEST DOUBLE for web-llm's MLCEngine. The real engine needs WebGPU and a compiled model library
+ * (.wasm) that cannot be obtained here, so this double streams chunks shaped like MLCEngine's
+ * (delta chunks, then a final chunk with `finish_reason`, then the usage chunk), and counts the
+ * way web-llm does:
+ * - the exact prompt count appears only in the final usage chunk, and in the pipeline's
+ *   `getCurRoundPrefillTotalTokens()` from the end of prefill on (reset at the next prefill);
+ * - `completion_tokens` counts every step, the stop token's included, in 0.2.86, and one fewer
+ *   (decode steps only, not the token that came out of prefill) in 0.2.79;
+ * - a step whose text ends in half a UTF-8 character streams no chunk.
+ * It checks the engine-wide interrupt flag before every decode step, honours `max_tokens`, and
+ * runs a `finally` when closed, as web-llm's generator does to release its per-model lock.
+ */
+import type { MLCEngineLike, MLCEngineOptions, WebLLMChatRequest, WebLLMChunk, WebLLMMessage } from '../../src/engines/webllm/mlc-engine-like.ts';
+
+export interface WebLLMScript {
+  /**
+   * One entry per step, the first from prefill: the content delta it streams, '' for the stop
+   * token's step (as web-llm streams it), `null` for a step that streams no chunk.
+   */
+  readonly steps: readonly (string | null)[];
+  /** Why web-llm ends when every step has run (a `max_tokens` cap that comes first makes it `length`). */
+  readonly finish: 'stop' | 'length';
+  /** What web-llm's tokenizer makes of the prompt it prefills this round. */
+  readonly promptTokens: number;
+  /** Thrown by the prefill step, before any chunk. */
+  readonly prefillError?: Error;
+  /** Thrown in place of the step at this index (e.g. the GPU device lost midway). */
+  readonly failAt?: { readonly step: number; readonly error: Error };
+}
+
+export interface WebLLMDoubleConfig {
+  /** Which web-llm's usage counts to copy. Default 0.2.86. */
+  readonly version?: '0.2.79' | '0.2.86';
+  /** False plays a web-llm without the internal prefill count (see prefill-tokens.ts). Default true. */
+  readonly prefillStats?: boolean;
+  /** The answer when no script is queued. Default: `defaultScript`. */
+  readonly answer?: (request: WebLLMChatRequest) => WebLLMScript;
+}
+
+/** The internal pipeline object web-llm keeps per loaded model; only its prefill count is played. */
+class PipelineDouble {
+  curRoundPrefillTotalTokens = 0;
+
+  getCurRoundPrefillTotalTokens(): number {
+    return this.curRoundPrefillTotalTokens;
+  }
+}
+
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
+
+/**
+ * The double's own "tokenizer": four template tokens per message plus one per three characters,
+ * and three for the assistant header. Deliberately far from characters ÷ 4, so that an estimate
+ * passed off as the count shows.
+ */
+export function doublePromptTokens(messages: readonly WebLLMMessage[]): number {
+  return 3 + messages.reduce((sum, m) => sum + 4 + Math.ceil(m.content.length / 3), 0);
+}
+
+/** Twelve words, chosen by the prompt's length, then the stop token. */
+export function defaultScript(request: WebLLMChatRequest): WebLLMScript {
+  const promptTokens = doublePromptTokens(request.messages);
+  const steps = Array.from({ length: 12 }, (_, i) => ` ${WORDS[(promptTokens + i * 5) % WORDS.length]}`);
+  return { steps: [...steps, ''], finish: 'stop', promptTokens };
+}
+
+export class TestDoubleMLCEngine implements MLCEngineLike {
+  readonly reloads: string[] = [];
+  readonly requests: WebLLMChatRequest[] = [];
+  /** The prompt count of each generation, once prefilled: what web-llm would report for it. */
+  readonly prefilled: number[] = [];
+  readonly embedInputs: string[][] = [];
+  unloads = 0;
+  interrupts = 0;
+  /** Generations whose `finally` ran (web-llm releases its lock there). */
+  released = 0;
+  reloadError?: Error;
+  /** Awaited before each step (prefill is step 0), so tests can hold a generation mid-way. */
+  gate?: (step: number) => Promise<void>;
+  scripts: WebLLMScript[] = [];
+  readonly options: MLCEngineOptions;
+  readonly config: WebLLMDoubleConfig;
+  /** web-llm's private map of loaded models to pipelines, read by prefill-tokens.ts. */
+  readonly loadedModelIdToPipeline?: Map<string, PipelineDouble>;
+  #interrupt = false;
+  #loaded: string | undefined;
+
+  constructor(options: MLCEngineOptions, config: WebLLMDoubleConfig = {}) {
+    this.options = options;
+    this.config = config;
+    if (config.prefillStats !== false) this.loadedModelIdToPipeline = new Map();
+  }
+
+  async reload(modelId: string): Promise<void> {
+    this.reloads.push(modelId);
+    const report = this.options.initProgressCallback;
+    report({ progress: 0, timeElapsed: 0, text: 'Start to fetch params' });
+    report({ progress: 0.5, timeElapsed: 1, text: 'Fetching param cache[1/2]: 150MB fetched. 50% completed, 1 secs elapsed. It can take a while when we first visit this page to populate the cache. Later refreshes will become faster.' });
+    if (this.reloadError) throw this.reloadError;
+    report({ progress: 1, timeElapsed: 2, text: 'Loading model from cache[2/2]: 300MB loaded. 100% completed, 2 secs elapsed.' });
+    report({ progress: 1, timeElapsed: 3, text: 'Loading GPU shader modules[40/40]: 100% completed, 3 secs elapsed.' });
+    report({ progress: 1, timeElapsed: 3.2, text: 'Finish loading on WebGPU - Test Double GPU' });
+    this.loadedModelIdToPipeline?.clear();
+    this.loadedModelIdToPipeline?.set(modelId, new PipelineDouble());
+    this.#loaded = modelId;
+  }
+
+  async unload(): Promise<void> {
+    this.unloads++;
+    this.loadedModelIdToPipeline?.clear();
+    this.#loaded = undefined;
+  }
+
+  async interruptGenerate(): Promise<void> {
+    this.interrupts++;
+    this.#interrupt = true;
+  }
+
+  readonly chat = {
+    completions: {
+      create: async (request: WebLLMChatRequest): Promise<AsyncIterable<WebLLMChunk>> => {
+        this.requests.push(request);
+        if (this.#loaded === undefined) throw new Error('no model loaded');
+        const script = this.scripts.shift() ?? (this.config.answer ?? defaultScript)(request);
+        return this.#generate(script, request);
+      },
+    },
+  };
+
+  readonly embeddings = {
+    create: async ({ input }: { input: string[] }) => {
+      this.embedInputs.push(input);
+      return {
+        data: input.map((text, index) => ({ index, embedding: [text.length, 0, 0] })),
+        usage: { prompt_tokens: input.length * 2 },
+      };
+    },
+  };
+
+  async *#generate(script: WebLLMScript, request: WebLLMChatRequest): AsyncGenerator<WebLLMChunk> {
+    this.#interrupt = false;
+    const pipeline = this.loadedModelIdToPipeline?.get(this.#loaded as string);
+    try {
+      if (pipeline) pipeline.curRoundPrefillTotalTokens = 0;
+      await this.gate?.(0);
+      if (script.prefillError) throw script.prefillError;
+      if (pipeline) pipeline.curRoundPrefillTotalTokens = script.promptTokens;
+      this.prefilled.push(script.promptTokens);
+      const cap = request.max_tokens ?? Infinity;
+      let finish: string = script.finish;
+      let steps = 0;
+      for (const [step, content] of script.steps.entries()) {
+        if (step >= cap) {
+          finish = 'length';
+          break;
+        }
+        if (step > 0) {
+          if (this.#interrupt) {
+            finish = 'abort';
+            break;
+          }
+          await this.gate?.(step);
+        }
+        if (script.failAt?.step === step) throw script.failAt.error;
+        steps++;
+        if (content !== null) yield { choices: [{ delta: { content, role: 'assistant' } as { content: string }, finish_reason: null }] };
+      }
+      yield { choices: [{ delta: {}, finish_reason: finish }] };
+      const completion = this.config.version === '0.2.79' ? steps - 1 : steps;
+      yield { choices: [], usage: { prompt_tokens: script.promptTokens, completion_tokens: completion } };
+    } finally {
+      this.released++;
+    }
+  }
+}
