@@ -86,11 +86,10 @@ describe('parseMessages: accepted requests', () => {
     ]);
   });
 
-  it('folds system turns into the system prompt and merges consecutive same-role turns', () => {
+  it('merges consecutive same-role turns', () => {
     const { chat } = parse({
       system: 'top',
       messages: [
-        { role: 'system', content: 'inline' },
         { role: 'user', content: 'a' },
         { role: 'user', content: 'b' },
         { role: 'assistant', content: 'c' },
@@ -98,10 +97,21 @@ describe('parseMessages: accepted requests', () => {
       ],
     });
     expect(chat.messages).toEqual([
-      { role: 'system', content: 'top\n\ninline' },
+      { role: 'system', content: 'top' },
       { role: 'user', content: 'a\n\nb' },
       { role: 'assistant', content: 'c\n\nd' },
     ]);
+  });
+
+  it('refuses a system role among the messages, as the real API does (the system prompt is the top-level field)', () => {
+    const error = (() => {
+      try {
+        parse({ system: 'top', messages: [{ role: 'system', content: 'inline' }, ...USER] });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toMatchObject({ code: 'invalid_request', param: 'messages.0.role', message: expect.stringMatching(/Unexpected role "system".*top-level `system` parameter/) });
   });
 
   it('keeps a trailing assistant turn as a prefill', () => {
@@ -141,7 +151,7 @@ describe('parseMessages: each bad field is a 400 naming it', () => {
     ['messages missing', { messages: undefined }, 'messages'],
     ['messages a string', { messages: 'hi' }, 'messages'],
     ['messages empty', { messages: [] }, 'messages'],
-    ['only system turns', { messages: [{ role: 'system', content: 'x' }] }, 'messages'],
+    ['a system turn among the messages', { messages: [{ role: 'system', content: 'x' }] }, 'messages.0.role'],
     ['a message that is not an object', { messages: [7] }, 'messages.0'],
     ['an unknown role', { messages: [{ role: 'tool', content: 'x' }] }, 'messages.0.role'],
     ['the role constructor', { messages: [{ role: 'constructor', content: 'x' }] }, 'messages.0.role'],

@@ -37,15 +37,12 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
   }
 
   const system = parseSystem(body.system);
-  const turns = parseTurns(body.messages);
-  const systemTexts = [system, ...turns.filter((m) => m.role === 'system').map((m) => m.content)].filter((s) => s);
-  const conversation = mergeTurns(turns.filter((m) => m.role !== 'system'));
-  if (conversation.length === 0) throw invalid('messages', 'messages: at least one user or assistant message is required');
+  const conversation = mergeTurns(parseTurns(body.messages));
 
   return {
     chat: {
       model: model.id,
-      messages: systemTexts.length ? [{ role: 'system', content: systemTexts.join('\n\n') }, ...conversation] : conversation,
+      messages: system ? [{ role: 'system', content: system }, ...conversation] : conversation,
       maxTokens: maxTokens as number,
       temperature: optionalNumber(body, 'temperature', { min: 0, max: 1 }),
       topP: optionalNumber(body, 'top_p', { min: 0, max: 1 }),
@@ -69,7 +66,11 @@ function parseTurns(value: unknown): ChatMessage[] {
     const at = `messages.${i}`;
     if (!isRecord(message)) throw invalid(at, `${at}: Input should be an object, got ${describe(message)}`);
     const role = message.role;
-    if (role !== 'user' && role !== 'assistant' && role !== 'system') {
+    // As the real API: a system prompt goes in the top-level `system`, never among the turns.
+    if (role === 'system') {
+      throw invalid(`${at}.role`, `messages: Unexpected role "system". The Messages API accepts a top-level \`system\` parameter, not "system" as an input message role.`);
+    }
+    if (role !== 'user' && role !== 'assistant') {
       throw invalid(`${at}.role`, `${at}.role: Input should be 'user' or 'assistant', got ${describe(role)}`);
     }
     if (message.content === undefined || message.content === null) throw invalid(`${at}.content`, `${at}.content: Field required`);
