@@ -1,0 +1,153 @@
+/**
+ * The page host's messaging, in Node: the browser parts it talks to are stood in for at their
+ * edges (the service-worker container, Web Locks, the pagehide listener), while the engine worker
+ * is the product's own RPC host over real MessageChannels, serving the scripted adapter (a test
+ * double for inference). The browser tests run the same flows in Chromium.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
+import { createModelHost } from '../engines/model-host.ts';
+import type { EngineWorkerMessage, PageMessage, WorkerMessage } from '../rpc/control-messages.ts';
+import { createHostService } from '../rpc/expose-host.ts';
+import { startInference } from './start-inference.ts';
+
+/** An engine worker in this thread: the same spawn protocol, the product's host service. */
+function inThreadEngineWorker(tokenDelayMs = 0) {
+  const service = createHostService(createModelHost({ adapters: [new ScriptedAdapter({ answerTokens: 6, tokenDelayMs })] }));
+  const created: { terminated: boolean }[] = [];
+  const create = () => {
+    const worker = {
+      terminated: false,
+      postMessage(message: EngineWorkerMessage) {
+        if (message.type === 'CONNECT') service.serve(message.port);
+      },
+      terminate() {
+        worker.terminated = true;
+      },
+    };
+    created.push(worker);
+    return worker as unknown as Worker;
+  };
+  return { create, created, service };
+}
+
+/** What the page sees of the service worker: a container that records what is posted to it. */
+class FakeContainer extends EventTarget {
+  readonly posted: PageMessage[] = [];
+  readonly controller = { postMessage: (message: PageMessage) => void this.posted.push(message) };
+  async register() {
+    return { update: async () => {} };
+  }
+  /** A message from the service worker to this page. */
+  deliver(message: WorkerMessage) {
+    this.dispatchEvent(new MessageEvent('message', { data: message }));
+  }
+  ofType<T extends PageMessage['type']>(type: T) {
+    return this.posted.filter((m): m is Extract<PageMessage, { type: T }> => m.type === type);
+  }
+}
+
+/** Web Locks with one lock name, enough for the host election. */
+function fakeLocks(heldByAnotherTab: boolean) {
+  let held = heldByAnotherTab;
+  return {
+    async request(_name: string, ...rest: unknown[]) {
+      const callback = rest.at(-1) as (lock: object | null) => Promise<void>;
+      const ifAvailable = (rest[0] as { ifAvailable?: boolean } | undefined)?.ifAvailable;
+      if (held) return ifAvailable ? callback(null) : new Promise(() => {});
+      held = true;
+      await callback({});
+      held = false;
+    },
+    async query() {
+      return { held: held ? [{ name: 'inpage-llm:engine-host', clientId: 'tab-1', mode: 'exclusive' }] : [] };
+    },
+  };
+}
+
+const CHAT = JSON.stringify({ model: 'scripted-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 6 });
+const post = (body: string) => fetch('https://app.test/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+let container: FakeContainer;
+let pagehide: (() => void) | undefined;
+const originalFetch = globalThis.fetch;
+
+function stubBrowser(heldByAnotherTab: boolean) {
+  container = new FakeContainer();
+  vi.stubGlobal('navigator', { serviceWorker: container, locks: fakeLocks(heldByAnotherTab) });
+  vi.stubGlobal('location', new URL('https://app.test/'));
+  vi.stubGlobal('addEventListener', (type: string, listener: () => void) => {
+    if (type === 'pagehide') pagehide = listener;
+  });
+}
+
+beforeEach(() => {
+  pagehide = undefined;
+});
+afterEach(() => {
+  globalThis.fetch = originalFetch;
+  vi.unstubAllGlobals();
+});
+
+describe('startInference, the hosting tab', () => {
+  it('offers the service worker a port, answers its own requests over its own worker, and gives ports to tabs that ask', async () => {
+    stubBrowser(false);
+    const worker = inThreadEngineWorker();
+    const inference = await startInference({ engineWorker: worker.create });
+    expect(inference.isHost).toBe(true);
+    expect(container.ofType('ENGINE_PORT')).toHaveLength(1);
+    expect(container.ofType('ENGINE_PORT')[0]!.for).toBeUndefined();
+
+    const answer = await post(CHAT);
+    expect((await answer.json()).usage.completion_tokens).toBe(6);
+    // Answered in the page: no port was asked of the service worker for it.
+    expect(container.ofType('PAGE_PORT_REQUEST')).toHaveLength(0);
+
+    container.deliver({ type: 'PORT_REQUEST', for: 'tab-2' });
+    const forGuest = container.ofType('ENGINE_PORT').at(-1)!;
+    expect(forGuest.for).toBe('tab-2');
+    expect(forGuest.port).toBeInstanceOf(MessagePort);
+
+    pagehide?.();
+    expect(container.posted.at(-1)).toEqual({ type: 'HOST_GONE' });
+  });
+
+  it('with inPage: false leaves its requests to the service worker', async () => {
+    stubBrowser(false);
+    await startInference({ engineWorker: inThreadEngineWorker().create, inPage: false });
+    expect(globalThis.fetch).toBe(originalFetch);
+  });
+});
+
+describe('startInference, a tab that does not host', () => {
+  it('asks the service worker for a port on its first request, then answers over it; HOST_GONE cuts its calls in flight', async () => {
+    stubBrowser(true);
+    const hostWorker = inThreadEngineWorker(30);
+    const inference = await startInference({ engineWorker: inThreadEngineWorker().create });
+    expect(inference.isHost).toBe(false);
+    expect(container.ofType('ENGINE_PORT')).toHaveLength(0);
+
+    const answer = post(CHAT);
+    await vi.waitFor(() => expect(container.ofType('PAGE_PORT_REQUEST')).toHaveLength(1));
+    // The host tab's answer, passed on by the service worker.
+    const { port1, port2 } = new MessageChannel();
+    hostWorker.service.serve(port1);
+    container.deliver({ type: 'ENGINE_PORT', port: port2, host: 'tab-1' });
+    expect((await (await answer).json()).usage.completion_tokens).toBe(6);
+
+    const streamed = await post(CHAT.replace('"max_tokens":6', '"max_tokens":6,"stream":true'));
+    const reader = streamed.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = (await reader.read()).value ?? '';
+    container.deliver({ type: 'HOST_GONE' });
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    expect(text).toMatch(/"code":"engine_unavailable"/);
+    expect(text).not.toContain('[DONE]');
+    // The next request asks for a port again.
+    void post(CHAT).catch(() => {});
+    await vi.waitFor(() => expect(container.ofType('PAGE_PORT_REQUEST')).toHaveLength(2));
+  });
+});
