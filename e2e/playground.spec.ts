@@ -7,7 +7,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { expect, test, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { chromium, expect, test, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
+import { startRuntime } from './fixtures.ts';
 
 const PLAYGROUND = '/?device=wasm';
 
@@ -292,7 +294,9 @@ test('embeddings: several texts give a cosine-similarity heat map; dimensions an
   const again = await heatmap.locator('tbody td').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-value'))));
   expect(again).toEqual(values);
 
-  // Beyond the model's native size: the form says so before anything is sent.
+  // Beyond the model's native size: the form says so before anything is sent. (The inspector
+  // repaints on the next animation frame: wait for the finished exchange before noting it.)
+  await expect(page.getByTestId('inspector-summary')).toHaveText(/^200 POST \/v1\/embeddings · /);
   const calls = await page.getByTestId('inspector-summary').textContent();
   await page.getByLabel('Dimensions').fill('64');
   await page.getByRole('button', { name: 'Compute similarity' }).click();
@@ -378,6 +382,10 @@ test('models: a downloaded model is listed with its size, deleted on a confirmed
   const row = modelRow(page, 'tiny-chat');
   await expect(row).toHaveAttribute('data-state', 'loaded');
   await expect(row.locator('td[data-label="On disk"]')).toHaveText('643 KB');
+  // What the row shows is what GET /v1/models says of the model on this device.
+  const local = () => page.evaluate(async () => (await (await fetch('/v1/models')).json()).data.find((m: { id: string }) => m.id === 'tiny-chat').local);
+  expect(await local()).toMatchObject({ state: 'loaded', downloaded: true, runnable: true, backend: 'wasm', requires: [] });
+  expect(Math.round((await local()).size_bytes / 1000)).toBe(643);
   await expect(modelRow(page, 'Qwen2.5-0.5B-Instruct')).toContainText('WebLLM');
   await expect(page.getByTestId('storage-text')).toHaveText(/^Storage: [\d.]+ [KMG]?B used of [\d.]+ [KMGT]B available to this site/);
   await shot(page.locator('#panel-models'), info, 'models-panel-light');
@@ -391,6 +399,7 @@ test('models: a downloaded model is listed with its size, deleted on a confirmed
   await expect(row.locator('td[data-label="On disk"]')).toHaveText('not cached');
   await expect(remove).toBeHidden();
   expect(await cachedFiles()).toEqual([]);
+  expect(await local()).toMatchObject({ state: 'loaded', downloaded: false, size_bytes: 0 });
   // Still in memory until the engine restarts; then a load fetches the files again.
   await page.getByRole('button', { name: 'Restart engine (frees model memory)' }).click();
   await expect(row).toHaveAttribute('data-state', 'available');
@@ -400,21 +409,43 @@ test('models: a downloaded model is listed with its size, deleted on a confirmed
   expect((await cachedFiles()).length).toBeGreaterThanOrEqual(4);
 });
 
-test('states: without WebGPU the page says so, uses WASM and marks WebLLM models as needing a GPU', async ({ page }, info) => {
-  await page.addInitScript(() => {
-    // As in a browser without WebGPU.
-    delete (Navigator.prototype as unknown as { gpu?: unknown }).gpu;
-  });
-  await page.setViewportSize({ width: 1280, height: 900 });
-  // No preload: the engine worker still sees WebGPU here (only the page's navigator lost it).
-  await openPlayground(page, '/?preload=none#models');
-  await expect(page.locator('#fig-backend')).toContainText('No WebGPU in this browser');
-  await expect(page.locator('#fig-backend')).toContainText('models run on the CPU through WebAssembly');
-  const webllm = modelRow(page, 'Llama-3.2-1B-Instruct');
-  await expect(webllm).toHaveAttribute('data-state', 'needs-webgpu');
-  await expect(webllm.getByRole('button', { name: 'Load Llama-3.2-1B-Instruct' })).toBeDisabled();
-  await expect(modelRow(page, 'all-MiniLM-L6-v2').locator('td[data-label="Backend"]')).toHaveText('WASM');
-  await shot(page.locator('#panel-models'), info, 'models-no-webgpu-light');
+test('states: without WebGPU the page says so, uses WASM and marks WebLLM models as needing a GPU', async ({}, info) => {
+  // A browser without the flags that give it a (SwiftShader) WebGPU adapter: the engine worker,
+  // whose word the models panel shows, finds none either.
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS.filter((arg) => !/webgpu/i.test(arg)) });
+  try {
+    const page = await browser.newPage({ baseURL: info.project.use.baseURL, viewport: { width: 1280, height: 900 } });
+    await page.addInitScript(() => {
+      // As in a browser without WebGPU at all (this one has the API but offers no adapter).
+      delete (Navigator.prototype as unknown as { gpu?: unknown }).gpu;
+    });
+    await openPlayground(page, '/?preload=none#models');
+    await expect(page.locator('#fig-backend')).toContainText('No WebGPU in this browser');
+    await expect(page.locator('#fig-backend')).toContainText('models run on the CPU through WebAssembly');
+    const webllm = modelRow(page, 'Llama-3.2-1B-Instruct');
+    await expect(webllm).toHaveAttribute('data-state', 'needs-webgpu');
+    await expect(webllm.getByRole('button', { name: 'Load Llama-3.2-1B-Instruct' })).toBeDisabled();
+    await expect(webllm.locator('td[data-label="Backend"]')).toHaveText('needs WebGPU');
+    await expect(webllm.locator('td[data-label="State"]')).toContainText('WebGPU is not available here');
+    await expect(modelRow(page, 'all-MiniLM-L6-v2').locator('td[data-label="Backend"]')).toHaveText('WASM');
+    await shot(page.locator('#panel-models'), info, 'models-no-webgpu-light');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('models: a playground tab shows the state the API reports, also when the hosting tab is another app that relays nothing', async ({ page, context }) => {
+  // The host is the SDK test page, not a playground: before the API reported states, a playground
+  // tab beside it could not tell what was loaded.
+  await startRuntime(page, { device: 'wasm' });
+  await page.evaluate(() => window.inference.load('tiny-chat'));
+  const playground = await context.newPage();
+  await openPlayground(playground, `${PLAYGROUND}&preload=none#models`);
+  await expect(playground.getByTestId('host-note')).toHaveText(/does not relay loads/);
+  await expect(modelRow(playground, 'tiny-chat')).toHaveAttribute('data-state', 'loaded');
+  await expect(modelRow(playground, 'tiny-chat').locator('td[data-label="Backend"]')).toHaveText('WASM');
+  await expect(modelRow(playground, 'tiny-chat').locator('td[data-label="On disk"]')).toHaveText('643 KB');
+  await expect(modelRow(playground, 'tiny-embed')).toHaveAttribute('data-state', 'available');
 });
 
 test('keyboard: tabs move with the arrow keys, focus is visible, Enter sends and Escape stops', async ({ page }, info) => {

@@ -97,9 +97,13 @@ export interface ModelLocalState {
   readonly id: string;
   /** In memory or not: `available` (not loaded), `loading`, `loaded`, or `failed` (its last load failed). */
   readonly state: 'available' | 'loading' | 'loaded' | 'failed';
-  /** Its files are on this device (bundled with the app or in the browser's storage): it loads offline. */
+  /**
+   * Its files are stored on this device, so it loads offline: in the browser's storage (bundled
+   * models too, once the engine has cached them: the service worker keeps only the app shell), or
+   * on local disk where there is no browser storage (Node).
+   */
   readonly downloaded: boolean;
-  /** Bytes of its files in the browser's storage (0 when none, or when they are served with the app). */
+  /** Bytes of its files in the browser's storage (0 when none, or where there is none, as in Node). */
   readonly bytesOnDisk: number;
   /** Whether this device can run it, on which backend, and if not, why. */
   readonly runnable: boolean;

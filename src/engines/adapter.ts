@@ -19,6 +19,24 @@ export interface LoadOptions {
   readonly onProgress?: (progress: LoadProgress) => void;
 }
 
+/**
+ * What an adapter knows of one of its models on this device, apart from the model host's own
+ * state (loaded or not): whether its files are stored, and whether the device can run it.
+ */
+export interface LocalFacts {
+  /** Its files are in the browser's storage (or, where there is none, on local disk): it loads offline. */
+  readonly downloaded: boolean;
+  /** Bytes of its files in the browser's storage. */
+  readonly bytesOnDisk: number;
+  readonly runnable: boolean;
+  /** The backend a load would use here (when runnable). */
+  readonly backend?: 'webgpu' | 'wasm' | 'cpu';
+  /** Why it cannot run here (when not runnable). */
+  readonly reason?: string;
+  /** What the variant it would run needs of the device, e.g. `webgpu`, `shader-f16`. */
+  readonly requires: readonly string[];
+}
+
 export interface EngineAdapter {
   /** The models this adapter serves (static: from the catalog). */
   readonly models: readonly ModelInfo[];
@@ -33,4 +51,9 @@ export interface EngineAdapter {
   unload(model: string): Promise<void>;
   chat(request: ChatRequest, options: CallOptions): AsyncIterable<ChatEvent>;
   embed(request: EmbedRequest, options: CallOptions): Promise<EmbedResult>;
+  /**
+   * Files on disk and device support of every model it serves, keyed by model id, read now (one
+   * pass over its caches for all models). Adapters that cannot tell leave it out.
+   */
+  localFacts?(): Promise<ReadonlyMap<string, LocalFacts>>;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
+import type { EngineAdapter, LocalFacts } from './adapter.ts';
 import { createModelHost } from './model-host.ts';
 
 const chat = (model = 'scripted-chat', maxTokens = 4): ChatRequest => ({ model, messages: [{ role: 'user', content: 'hi' }], maxTokens, stop: [] });
@@ -96,5 +97,82 @@ describe('model host', () => {
   it('answers model_not_found for an id no adapter serves', async () => {
     const host = createModelHost({ adapters: [new ScriptedAdapter()] });
     await expect(host.embed({ model: 'nope', input: ['a'] }, { signal: signal() })).rejects.toMatchObject({ code: 'model_not_found' });
+  });
+});
+
+/** The scripted adapter, saying what an adapter says of its models' files and device support. */
+class AdapterWithFacts extends ScriptedAdapter {
+  facts = new Map<string, LocalFacts>([
+    ['scripted-chat', { downloaded: true, bytesOnDisk: 1234, runnable: true, backend: 'wasm', requires: [] }],
+    ['scripted-embed', { downloaded: false, bytesOnDisk: 0, runnable: false, reason: 'No GPU here.', requires: ['webgpu'] }],
+  ]);
+  async localFacts() {
+    return this.facts;
+  }
+}
+
+/** A second adapter serving one other model, whose facts cannot be read. */
+const unreadable: EngineAdapter = {
+  models: [{ id: 'other-chat', kind: 'chat', engine: 'other', contextWindow: 100 }],
+  load: async () => {},
+  unload: async () => {},
+  chat: () => {
+    throw new Error('not used');
+  },
+  embed: () => {
+    throw new Error('not used');
+  },
+  localFacts: async () => {
+    throw new Error('Cache Storage is unavailable.');
+  },
+};
+
+describe('model host states', () => {
+  it('combines its own state of each model with what the adapter says of files and device', async () => {
+    const host = createModelHost({ adapters: [new AdapterWithFacts()] });
+    await host.load('scripted-chat');
+    const states = new Map((await host.modelStates()).map((s) => [s.id, s]));
+    expect(states.get('scripted-chat')).toEqual({ id: 'scripted-chat', state: 'loaded', downloaded: true, bytesOnDisk: 1234, runnable: true, backend: 'wasm', requires: [] });
+    expect(states.get('scripted-embed')).toEqual({
+      id: 'scripted-embed',
+      state: 'available',
+      downloaded: false,
+      bytesOnDisk: 0,
+      runnable: false,
+      reason: 'No GPU here.',
+      requires: ['webgpu'],
+    });
+    expect([...states.keys()]).toEqual((await host.listModels()).map((m) => m.id));
+  });
+
+  it('reports loading while a load runs, then failed with the error, then loaded after a retry', async () => {
+    const adapter = new AdapterWithFacts();
+    adapter.loadDelayMs = 20;
+    adapter.broken.add('scripted-chat');
+    const host = createModelHost({ adapters: [adapter] });
+    const state = async () => (await host.modelStates()).find((s) => s.id === 'scripted-chat')!;
+    const loading = host.load('scripted-chat').catch((e: unknown) => e);
+    expect((await state()).state).toBe('loading');
+    expect(await loading).toMatchObject({ code: 'model_unavailable' });
+    expect(await state()).toMatchObject({ state: 'failed', error: expect.stringContaining('Could not fetch') });
+    adapter.broken.clear();
+    await host.load('scripted-chat');
+    expect(await state()).toMatchObject({ state: 'loaded' });
+    expect(await state()).not.toHaveProperty('error');
+  });
+
+  it('reads the facts again on every call: they change as files are stored or deleted', async () => {
+    const adapter = new AdapterWithFacts();
+    const host = createModelHost({ adapters: [adapter] });
+    expect((await host.modelStates()).find((s) => s.id === 'scripted-chat')?.bytesOnDisk).toBe(1234);
+    adapter.facts.set('scripted-chat', { downloaded: false, bytesOnDisk: 0, runnable: true, backend: 'wasm', requires: [] });
+    expect((await host.modelStates()).find((s) => s.id === 'scripted-chat')).toMatchObject({ downloaded: false, bytesOnDisk: 0 });
+  });
+
+  it('an adapter without facts, or whose facts fail, still lists its models: runnable, nothing stored', async () => {
+    const host = createModelHost({ adapters: [new ScriptedAdapter(), unreadable] });
+    const states = await host.modelStates();
+    expect(states.map((s) => s.id)).toEqual([...new ScriptedAdapter().models.map((m) => m.id), 'other-chat']);
+    for (const state of states) expect(state).toEqual({ id: state.id, state: 'available', downloaded: false, bytesOnDisk: 0, runnable: true, requires: [] });
   });
 });

@@ -5,9 +5,9 @@
  * recently used idle one.
  * @module
  */
-import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo } from '../core/engine.ts';
+import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo, ModelLocalState } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import type { EngineAdapter, LoadProgress } from './adapter.ts';
+import type { EngineAdapter, LoadProgress, LocalFacts } from './adapter.ts';
 import { createEmbedBatcher, type EmbedBatcherOptions } from './embed-batcher.ts';
 
 export interface ModelHostOptions {
@@ -33,6 +33,8 @@ export interface ModelHost extends Engine {
    * the engine: fewer engine calls than requests is what batching merged.
    */
   status(): { model: string; state: ModelState; loads: number; requests: number; engineCalls: number; error?: string }[];
+  /** Each model's state with what its adapter says of files on disk and device support. */
+  modelStates(): Promise<readonly ModelLocalState[]>;
 }
 
 interface Slot {
@@ -190,5 +192,30 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
     status() {
       return [...slots].map(([model, s]) => ({ model, state: s.state, loads: s.loads, requests: s.requests, engineCalls: s.engineCalls, ...(s.error ? { error: s.error } : {}) }));
     },
+    async modelStates() {
+      const adapters = [...new Set([...slots.values()].map((slot) => slot.adapter))];
+      // One adapter that cannot read its facts must not hide the others' models.
+      const facts = new Map(await Promise.all(adapters.map(async (adapter) => [adapter, await adapter.localFacts?.().catch(() => undefined)] as const)));
+      return [...slots].map(([id, slot]) => toLocalState(id, slot, facts.get(slot.adapter)?.get(id)));
+    },
+  };
+}
+
+/**
+ * An adapter that cannot tell (no `localFacts`, or reading them failed) is taken to run its models,
+ * with nothing stored: its loads then say otherwise through `state` and `error`.
+ */
+function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined): ModelLocalState {
+  const { downloaded = false, bytesOnDisk = 0, runnable = true, backend, reason, requires = [] } = facts ?? {};
+  return {
+    id,
+    state: slot.state,
+    downloaded,
+    bytesOnDisk,
+    runnable,
+    requires,
+    ...(backend ? { backend } : {}),
+    ...(reason ? { reason } : {}),
+    ...(slot.state === 'failed' && slot.error ? { error: slot.error } : {}),
   };
 }

@@ -1,10 +1,22 @@
 /**
  * `GET /models` in the OpenAI shape, with the extra keys this API adds (kind, engine, context
- * window, output limit, embedding dimensions): the chat and embedding pickers and the models
- * panel are all built from this one answer.
+ * window, output limit, embedding dimensions, and `local`: the model's state on this device): the
+ * chat and embedding pickers and the models panel are all built from this answer.
  * @module
  */
 import { absoluteUrl, call } from './api.ts';
+
+/** A model's `local` object: what the engine knows of it on this device (from any tab). */
+export interface ApiLocalState {
+  readonly state: 'available' | 'loading' | 'loaded' | 'failed';
+  readonly downloaded: boolean;
+  readonly sizeBytes: number;
+  readonly runnable: boolean;
+  readonly requires: readonly string[];
+  readonly backend?: string;
+  readonly reason?: string;
+  readonly error?: string;
+}
 
 export interface ApiModel {
   readonly id: string;
@@ -14,6 +26,8 @@ export interface ApiModel {
   readonly maxOutputTokens?: number;
   readonly dimensions?: number;
   readonly supportsDimensions: boolean;
+  /** Absent when the engine did not report states. */
+  readonly local?: ApiLocalState;
 }
 
 interface WireModel {
@@ -24,11 +38,42 @@ interface WireModel {
   max_output_tokens?: number;
   dimensions?: number;
   supports_dimensions?: boolean;
+  local?: WireLocalState;
+}
+
+interface WireLocalState {
+  state: ApiLocalState['state'];
+  downloaded: boolean;
+  size_bytes: number;
+  runnable: boolean;
+  requires?: string[];
+  backend?: string;
+  reason?: string;
+  error?: string;
 }
 
 export async function fetchModels(baseUrl: string): Promise<ApiModel[]> {
   const exchange = await call('models', { method: 'GET', url: absoluteUrl(baseUrl, '/models'), headers: {} });
-  const list = JSON.parse(exchange.raw) as { data: WireModel[] };
+  return toApiModels(JSON.parse(exchange.raw) as { data: WireModel[] });
+}
+
+/**
+ * Each model's `local` state, read again: plain `fetch`, not recorded as an exchange (the panel
+ * refreshes in the background; the inspector shows the calls a person made). Null when the call
+ * fails; a model without `local` is left out.
+ */
+export async function fetchLocalStates(baseUrl: string): Promise<Map<string, ApiLocalState> | null> {
+  try {
+    const response = await fetch(absoluteUrl(baseUrl, '/models'));
+    if (!response.ok) return null;
+    const models = toApiModels((await response.json()) as { data: WireModel[] });
+    return new Map(models.flatMap((m) => (m.local ? [[m.id, m.local] as const] : [])));
+  } catch {
+    return null;
+  }
+}
+
+function toApiModels(list: { data: WireModel[] }): ApiModel[] {
   return list.data.map((m) => ({
     id: m.id,
     kind: m.kind === 'embedding' ? 'embedding' : 'chat',
@@ -37,7 +82,21 @@ export async function fetchModels(baseUrl: string): Promise<ApiModel[]> {
     maxOutputTokens: m.max_output_tokens,
     dimensions: m.dimensions,
     supportsDimensions: m.supports_dimensions ?? false,
+    ...(m.local ? { local: toLocal(m.local) } : {}),
   }));
+}
+
+function toLocal(wire: WireLocalState): ApiLocalState {
+  return {
+    state: wire.state,
+    downloaded: wire.downloaded,
+    sizeBytes: wire.size_bytes,
+    runnable: wire.runnable,
+    requires: wire.requires ?? [],
+    backend: wire.backend,
+    reason: wire.reason,
+    error: wire.error,
+  };
 }
 
 /** The bundled offline defaults (the catalog's DEFAULT_MODELS; not imported: that module pulls the engines in). */

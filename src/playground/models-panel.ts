@@ -1,24 +1,24 @@
 /**
- * The models panel: every model `GET /models` lists, with its engine, backend, size on disk and
- * state; Load with a real progress bar (bytes and percent from the engine's load events), Delete
- * for downloaded files, the storage quota, and a restart that frees the models' memory.
+ * The models panel: every model `GET /models` lists, with its engine, and from its `local` state
+ * (the engine's word, the same from every tab) the backend, size on disk and state; Load with a
+ * real progress bar (bytes and percent from the engine's load events), Delete for downloaded
+ * files, the storage quota, and a restart that frees the models' memory.
  * @module
  */
-import type { ModelStatus } from '../client/index.ts';
+import { deleteGroups, groupsForModel, listCachedModels, type CachedGroup } from '../engines/model-cache.ts';
 import { announce, h, required } from './dom.ts';
 import type { EngineControl } from './engine-control.ts';
 import { formatBytes } from './format.ts';
-import { transformersBackend, type DeviceChoice, type GpuReport } from './gpu-info.ts';
 import type { LoadView } from './load-progress.ts';
-import { deleteGroups, groupsForModel, listCachedModels, storageFigures, type CachedGroup } from './model-cache.ts';
-import type { ApiModel } from './model-list.ts';
+import { fetchLocalStates, type ApiLocalState, type ApiModel } from './model-list.ts';
 import { describeState } from './model-state.ts';
+import { storageFigures } from './storage-figures.ts';
 
 export interface ModelsPanelOptions {
+  readonly baseUrl: string;
+  /** As first listed; their `local` states are read again on each refresh. */
   readonly models: readonly ApiModel[];
   readonly control: EngineControl;
-  readonly gpu: Promise<GpuReport>;
-  readonly device: DeviceChoice;
   /** The tracker's current views (progress survives re-renders). */
   readonly loads: ReadonlyMap<string, LoadView>;
 }
@@ -31,13 +31,16 @@ interface Row {
   readonly state: HTMLElement;
   readonly load: HTMLButtonElement;
   readonly remove: HTMLButtonElement;
+  /** Its files in the engines' caches, as the engine groups them: what Delete removes. */
   groups: CachedGroup[];
-  status?: ModelStatus;
+  local?: ApiLocalState;
   /** The Delete button waits for a second press before deleting. */
   confirmTimer?: number;
 }
 
 const ENGINE_NAMES: Record<string, string> = { transformers: 'transformers.js', webllm: 'WebLLM' };
+const BACKEND_NAMES: Record<string, string> = { webgpu: 'WebGPU', wasm: 'WASM', cpu: 'CPU' };
+const REQUIREMENT_NAMES: Record<string, string> = { webgpu: 'WebGPU', 'shader-f16': 'shader-f16' };
 
 export function createModelsPanel(options: ModelsPanelOptions) {
   const panel = required('#panel-models');
@@ -50,7 +53,6 @@ export function createModelsPanel(options: ModelsPanelOptions) {
   const restart = h('button', { type: 'button', class: 'ghost' }, 'Restart engine (frees model memory)');
   const others = h('div', { class: 'other-cache' });
   const tbody = h('tbody');
-  let gpu: GpuReport | undefined;
 
   const rows = new Map<string, Row>();
   for (const model of options.models) {
@@ -69,7 +71,7 @@ export function createModelsPanel(options: ModelsPanelOptions) {
       state,
       h('td', { class: 'row-actions' }, load, remove),
     );
-    const row: Row = { model, tr, backend, disk, state, load, remove, groups: [] };
+    const row: Row = { model, tr, backend, disk, state, load, remove, groups: [], local: model.local };
     load.addEventListener('click', () => void loadModel(model.id));
     remove.addEventListener('click', () => void removeModel(row));
     rows.set(model.id, row);
@@ -101,10 +103,6 @@ export function createModelsPanel(options: ModelsPanelOptions) {
   persist.addEventListener('click', () => void askPersist());
   addEventListener('online', () => void refresh());
   addEventListener('offline', () => void refresh());
-  void options.gpu.then((report) => {
-    gpu = report;
-    rows.forEach(renderRow);
-  });
 
   async function loadModel(id: string): Promise<void> {
     const row = rows.get(id);
@@ -134,7 +132,7 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     }
     resetRemove(row);
     await deleteGroups(row.groups);
-    const inMemory = row.status?.state === 'loaded' ? ' It stays loaded in memory until the engine restarts.' : '';
+    const inMemory = row.local?.state === 'loaded' ? ' It stays loaded in memory until the engine restarts.' : '';
     announce(`Deleted the downloaded files of ${row.model.id}.${inMemory}`);
     await refresh();
     row.load.focus();
@@ -168,7 +166,7 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     await refresh();
   }
 
-  const bytesOf = (row: Row) => row.groups.reduce((sum, g) => sum + g.bytes, 0);
+  const bytesOf = (row: Row) => row.local?.sizeBytes ?? 0;
 
   let refreshing: Promise<void> | undefined;
   let again = false;
@@ -181,18 +179,25 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     refreshing = (async () => {
       do {
         again = false;
-        const [statuses, groups, storage] = await Promise.all([options.control.status().catch(() => null), listCachedModels().catch(() => []), storageFigures().catch(() => ({}))]);
-        const byId = new Map(statuses?.map((s) => [s.model, s]));
+        // States come from the API (any tab's engine answers it); the caches are read here too,
+        // for Delete and for the files no listed model uses; the relay only tells who hosts.
+        const [states, groups, storage, relayed] = await Promise.all([
+          fetchLocalStates(options.baseUrl),
+          listCachedModels().catch(() => []),
+          storageFigures().catch(() => ({})),
+          options.control.isHost() ? Promise.resolve([]) : options.control.status().catch(() => null),
+        ]);
         for (const row of rows.values()) {
-          row.status = byId.get(row.model.id);
+          // A failed read keeps the last known state rather than blanking the table.
+          if (states) row.local = states.get(row.model.id);
           row.groups = groupsForModel(groups, row.model);
           renderRow(row);
         }
         renderOthers(groups.filter((g) => ![...rows.values()].some((r) => r.groups.includes(g))));
         renderStorage(storage);
-        hostNote.hidden = options.control.isHost() && statuses !== null;
-        hostNote.textContent = statuses === null
-          ? 'Another tab hosts the engine and does not relay its state: open the playground there, or close it so this tab takes over.'
+        hostNote.hidden = options.control.isHost();
+        hostNote.textContent = relayed === null
+          ? 'Another tab hosts the engine and does not relay loads: models load there on first use; open the playground there, or close it so this tab takes over.'
           : 'Another playground tab hosts the engine: loads run there and their progress is shown here.';
         offlineNote.hidden = navigator.onLine;
       } while (again);
@@ -201,19 +206,21 @@ export function createModelsPanel(options: ModelsPanelOptions) {
   }
 
   function renderRow(row: Row): void {
-    const { model } = row;
+    const { model, local } = row;
     const view = options.loads.get(model.id);
     const bytes = bytesOf(row);
-    row.backend.textContent =
-      model.engine === 'webllm' ? 'WebGPU' : view?.phase === 'ready' && view.device ? view.device.toUpperCase().replace('WEBGPU', 'WebGPU') : gpu ? transformersBackend(gpu, options.device) : '…';
-    row.disk.replaceChildren(bytes > 0 ? h('span', {}, formatBytes(bytes)) : h('span', { class: 'muted' }, 'not cached'));
-    row.remove.hidden = bytes === 0;
-    if (bytes === 0) resetRemove(row);
+    row.backend.textContent = backendText(local);
+    if (local && !local.runnable && local.reason) row.backend.title = local.reason;
+    else row.backend.removeAttribute('title');
+    row.disk.replaceChildren(local === undefined ? h('span', { class: 'muted' }, '…') : bytes > 0 ? h('span', {}, formatBytes(bytes)) : h('span', { class: 'muted' }, 'not cached'));
+    // Delete removes what the engines' caches hold of it, in the same grouping the size counts.
+    row.remove.hidden = bytes === 0 || row.groups.length === 0;
+    if (row.remove.hidden) resetRemove(row);
 
-    const { state, parts } = describeState({ model, status: row.status, view, bytes, gpu, online: navigator.onLine, error: row.state.dataset.error });
+    const { state, parts } = describeState({ model, local, view, online: navigator.onLine, error: row.state.dataset.error });
     row.tr.dataset.state = state;
     row.state.replaceChildren(...parts);
-    row.load.disabled = state === 'loading' || state === 'loaded' || state === 'needs-webgpu' || state === 'offline';
+    row.load.disabled = state === 'loading' || state === 'loaded' || state === 'needs-webgpu' || state === 'unsupported' || state === 'offline';
     row.load.textContent = state === 'failed' ? 'Retry' : 'Load';
     row.load.setAttribute('aria-label', `${row.load.textContent} ${model.id}`);
   }
@@ -260,12 +267,20 @@ export function createModelsPanel(options: ModelsPanelOptions) {
       const row = rows.get(view.model);
       if (!row) return;
       if (view.phase === 'loading') delete row.state.dataset.error;
-      // The engine's own word: no need to wait for the next status read to show it.
-      if (view.phase === 'ready' && row.status) row.status = { ...row.status, state: 'loaded' };
+      // The engine's own word: no need to wait for the next state read to show it.
+      if (view.phase === 'ready' && row.local) row.local = { ...row.local, state: 'loaded' };
       renderRow(row);
       if (view.phase !== 'loading') void refresh();
     },
   };
+}
+
+/** "WASM", "WebGPU", or what it would need ("needs WebGPU") when it cannot run here. */
+function backendText(local: ApiLocalState | undefined): string {
+  if (!local) return '…';
+  if (local.runnable) return local.backend ? (BACKEND_NAMES[local.backend] ?? local.backend) : '—';
+  const needs = local.requires.map((r) => REQUIREMENT_NAMES[r] ?? r).join(' + ');
+  return needs ? `needs ${needs}` : 'cannot run here';
 }
 
 export type ModelsPanel = ReturnType<typeof createModelsPanel>;

@@ -4,7 +4,7 @@
  * Only plain data crosses: errors travel as GatewayErrorData, streams as batches of events.
  * @module
  */
-import type { ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo } from '../core/engine.ts';
+import type { ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo, ModelLocalState } from '../core/engine.ts';
 import type { GatewayErrorData } from '../core/errors.ts';
 import type { LoadProgress } from '../engines/adapter.ts';
 import type { ModelState } from '../engines/model-host.ts';
@@ -49,6 +49,8 @@ export interface EngineHostApi {
   openCalls(port: MessagePort): void;
   load(model: string): Promise<void>;
   status(): Promise<readonly ModelStatus[]>;
+  /** Each model's state, files on disk and device support, read when asked (it changes). */
+  modelStates(): Promise<readonly ModelLocalState[]>;
   /** Subscribes to load progress of every model. */
   onProgress(listener: (progress: LoadProgress) => void): void;
   /** Answers at once: lets a caller tell a live host from a dead port. */

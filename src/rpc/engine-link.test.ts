@@ -1,8 +1,9 @@
 import { wrap } from 'comlink';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
 import { ScriptedEngine } from '../../test/support/scripted-engine.ts';
 import type { ChatEvent, ChatRequest } from '../core/engine.ts';
-import type { ModelHost } from '../engines/model-host.ts';
+import { createModelHost, type ModelHost } from '../engines/model-host.ts';
 import type { CallMessage, CallReply, EngineHostApi } from './contract.ts';
 import { linkEngine } from './engine-link.ts';
 import { createHostService } from './expose-host.ts';
@@ -105,5 +106,22 @@ describe('engine link', () => {
     expect(posts.calls().map((c) => c.type)).toEqual(['embed']);
     expect(posts.replies()).toHaveLength(1);
     await expect(link.embed({ model: 'nope', input: ['a'] }, { signal: signal() })).rejects.toMatchObject({ name: 'GatewayError' });
+  });
+});
+
+describe('engine link: model states', () => {
+  it('asks the host on every call (states change), as a control call that leaves the call port alone', async () => {
+    const host = createModelHost({ adapters: [new ScriptedAdapter()] });
+    const { port1, port2 } = new MessageChannel();
+    createHostService(host).serve(port1);
+    const link = linkEngine(wrap<EngineHostApi>(port2));
+    const stateOf = async (id: string) => (await link.modelStates!()).find((s) => s.id === id)?.state;
+    const posts = recordPosts();
+    expect(await stateOf('scripted-chat')).toBe('available');
+    await host.load('scripted-chat');
+    expect(await stateOf('scripted-chat')).toBe('loaded');
+    expect(posts.calls()).toEqual([]);
+    link.sever('The host tab closed.');
+    await expect(link.modelStates!()).rejects.toMatchObject({ code: 'engine_unavailable' });
   });
 });

@@ -58,6 +58,11 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
       });
       return models;
     },
+    async modelStates() {
+      guard();
+      // A control call each time, not memoised like the catalog: states change with every load.
+      return watch(remote.modelStates());
+    },
     async embed(request: EmbedRequest, { signal }: CallOptions): Promise<EmbedResult> {
       guard();
       const id = nextId++;

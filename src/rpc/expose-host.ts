@@ -101,6 +101,7 @@ export function createHostService(host: ModelHost): HostService {
     async status() {
       return host.status();
     },
+    modelStates: () => host.modelStates(),
     onProgress(listener) {
       listeners.add(listener);
     },

@@ -61,5 +61,9 @@ export function createSyntheticProducer(): ModelHost {
     status() {
       return MODELS.map((m) => ({ model: m.id, state: 'loaded' as const, loads: 1, requests: 0, engineCalls: 0 }));
     },
+    async modelStates() {
+      // Code, not a model: nothing stored, nothing asked of the device.
+      return MODELS.map((m) => ({ id: m.id, state: 'loaded' as const, downloaded: true, bytesOnDisk: 0, runnable: true, requires: [] }));
+    },
   };
 }

@@ -14,11 +14,16 @@ interface GpuNavigator {
 export async function resolveDevice(option: DeviceOption = 'auto'): Promise<TransformersDevice> {
   if (option !== 'auto') return option;
   if (globalThis.process?.versions?.node !== undefined) return 'cpu';
+  return (await supportsWebGPU()) ? 'webgpu' : 'wasm';
+}
+
+/** Whether this context offers a WebGPU adapter (what onnxruntime's WebGPU backend needs). */
+export async function supportsWebGPU(): Promise<boolean> {
   const gpu = (globalThis.navigator as GpuNavigator | undefined)?.gpu;
   try {
-    if (gpu && (await gpu.requestAdapter())) return 'webgpu';
+    return Boolean(gpu && (await gpu.requestAdapter()));
   } catch {
     // A failing adapter request means no usable GPU.
+    return false;
   }
-  return 'wasm';
 }

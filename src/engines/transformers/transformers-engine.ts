@@ -12,6 +12,7 @@ import { generateChat } from './chat-generation.ts';
 import { configureEnv, type EnvOptions } from './configure-env.ts';
 import { resolveDevice, type DeviceOption, type TransformersDevice } from './device.ts';
 import { embedTexts } from './embedding.ts';
+import { readLocalFacts } from './local-facts.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
 
 export interface TransformersModelSpec {
@@ -81,6 +82,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const pipe = await loader.load('feature-extraction', request(spec));
       return embedTexts(pipe, spec.info, embed.input, { pooling: spec.pooling ?? 'mean', normalize: spec.normalize ?? true }, signal);
     },
+    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', () => loader.device()),
   };
 }
 

@@ -8,6 +8,9 @@
 import { ModelType, prebuiltAppConfig, type AppConfig, type ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
 
+// Its own module, so the adapter can pick a variant without importing web-llm; re-exported here.
+export { pickVariant } from './variant.ts';
+
 /** One catalog entry served by web-llm. */
 export interface WebLLMModelSpec {
   readonly info: ModelInfo;
@@ -51,11 +54,6 @@ export function buildAppConfig(specs: readonly WebLLMModelSpec[], options: AppCo
   const config: AppConfig = { model_list: [...records.values()] };
   if (options.cacheBackend !== undefined) config.cacheBackend = options.cacheBackend;
   return config;
-}
-
-/** The variant to load: the f16 one only where the GPU can run f16 shaders. */
-export function pickVariant(spec: WebLLMModelSpec, hasShaderF16: boolean): string {
-  return hasShaderF16 && spec.variants.f16 !== undefined ? spec.variants.f16 : spec.variants.f32;
 }
 
 export function findPrebuiltRecord(modelId: string, prebuilt: AppConfig = prebuiltAppConfig, catalogId?: string): ModelRecord {

@@ -12,6 +12,7 @@ import type { SelfHost, WebLLMModelSpec } from './app-config.ts';
 import { streamChat } from './chat-stream.ts';
 import { embedTexts } from './embedding.ts';
 import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
+import { readLocalFacts } from './local-facts.ts';
 import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
 import { createProgressMapper } from './progress.ts';
 import { PromptTokenCounter } from './prompt-tokens.ts';
@@ -144,6 +145,8 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
         signal,
       });
     },
+    // The same probe that picks the variant at load, so the facts name the variant a load would use.
+    localFacts: async () => readLocalFacts(options.models, await probe().catch(() => null)),
   };
 }
 

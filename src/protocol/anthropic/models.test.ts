@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelInfo } from '../../core/engine.ts';
+import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { toAnthropicModel, toAnthropicModelPage } from './models.ts';
 
@@ -47,7 +47,7 @@ describe('toAnthropicModel', () => {
 
 describe('toAnthropicModelPage', () => {
   it('returns everything on one page by default (limit 20)', () => {
-    expect(page('')).toEqual({ data: MODELS.map(toAnthropicModel), has_more: false, first_id: 'm1', last_id: 'm5' });
+    expect(page('')).toEqual({ data: MODELS.map((m) => toAnthropicModel(m)), has_more: false, first_id: 'm1', last_id: 'm5' });
   });
 
   it('limits the page and says there is more', () => {
@@ -120,5 +120,26 @@ describe('toAnthropicModelPage', () => {
     ['before_id=nope', 'before_id'],
   ])('rejects %s', (query, param) => {
     expect(paramOf(query)).toBe(param);
+  });
+});
+
+describe('local state', () => {
+  const state = (id: string): ModelLocalState => ({ id, state: 'available', downloaded: false, bytesOnDisk: 0, runnable: false, reason: 'No WebGPU.', requires: ['webgpu'] });
+
+  it('adds the state on this device as one nested local object beside the Anthropic fields', () => {
+    expect(toAnthropicModel(model('m'), state('m'))).toEqual({
+      ...toAnthropicModel(model('m')),
+      local: { state: 'available', downloaded: false, size_bytes: 0, runnable: false, reason: 'No WebGPU.', requires: ['webgpu'] },
+    });
+  });
+
+  it('gives the models of a page their own states, paging exactly as without them', () => {
+    const states = new Map(MODELS.map((m) => [m.id, state(m.id)]));
+    const withStates = toAnthropicModelPage(MODELS, new URLSearchParams('limit=2&after_id=m2'), states);
+    expect(withStates.data.map((m) => m.local?.state)).toEqual(['available', 'available']);
+    const { data, ...cursor } = withStates;
+    const { data: plain, ...plainCursor } = page('limit=2&after_id=m2');
+    expect(cursor).toEqual(plainCursor);
+    expect(data.map(({ local: _, ...rest }) => rest)).toEqual(plain);
   });
 });

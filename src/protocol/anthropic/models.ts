@@ -1,13 +1,16 @@
 /**
  * `GET /models` and `GET /models/{id}` in the Anthropic shape, with the cursor pagination its SDK
- * follows (`after_id` / `before_id`, `has_more`), so auto-pagination terminates.
+ * follows (`after_id` / `before_id`, `has_more`), so auto-pagination terminates. `local`, beside
+ * the real API's keys, is the model's state on this device; the SDK ignores keys it does not know.
  * @see https://docs.anthropic.com/en/api/models-list
  * @module
  */
-import type { ModelInfo } from '../../core/engine.ts';
+import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { checkNumber, invalid } from '../../core/fields.ts';
+import { toWireLocalState } from '../../core/local-state.ts';
 
-export function toAnthropicModel(model: ModelInfo) {
+/** `local`: the model's state on this device, when the engine reports it (see core/local-state.ts). */
+export function toAnthropicModel(model: ModelInfo, local?: ModelLocalState) {
   return {
     type: 'model',
     id: model.id,
@@ -15,10 +18,11 @@ export function toAnthropicModel(model: ModelInfo) {
     created_at: new Date((model.created ?? 0) * 1000).toISOString().replace('.000Z', 'Z'),
     max_input_tokens: model.contextWindow,
     max_tokens: model.maxOutputTokens ?? null,
+    ...(local ? { local: toWireLocalState(local) } : {}),
   };
 }
 
-export function toAnthropicModelPage(models: readonly ModelInfo[], query: URLSearchParams) {
+export function toAnthropicModelPage(models: readonly ModelInfo[], query: URLSearchParams, local: ReadonlyMap<string, ModelLocalState> = new Map()) {
   const rawLimit = query.get('limit');
   const limit = rawLimit === null ? 20 : checkNumber(Number(rawLimit), { integer: true, min: 1, max: 1000 }, 'limit');
   const afterId = query.get('after_id');
@@ -40,7 +44,7 @@ export function toAnthropicModelPage(models: readonly ModelInfo[], query: URLSea
     hasMore = start + limit < models.length;
   }
   return {
-    data: page.map(toAnthropicModel),
+    data: page.map((model) => toAnthropicModel(model, local.get(model.id))),
     has_more: hasMore,
     first_id: page[0]?.id ?? null,
     last_id: page.at(-1)?.id ?? null,

@@ -1,6 +1,7 @@
 /** The Anthropic-flavoured endpoints as gateway handlers. @module */
 import { jsonResponse, type RequestContext } from '../../core/context.ts';
 import { requiredString } from '../../core/fields.ts';
+import { readLocalStates } from '../../core/local-state.ts';
 import { startGeneration } from '../../core/generation.ts';
 import { randomId } from '../../core/ids.ts';
 import { findModel, visibleModels } from '../../core/models.ts';
@@ -21,7 +22,10 @@ export async function messages(ctx: RequestContext): Promise<Response> {
 }
 
 export async function models(ctx: RequestContext): Promise<Response> {
-  if (ctx.rest) return jsonResponse(toAnthropicModel(findModel(ctx.models, ctx.rest, ctx.scope)));
+  if (ctx.rest) {
+    const model = findModel(ctx.models, ctx.rest, ctx.scope);
+    return jsonResponse(toAnthropicModel(model, (await readLocalStates(ctx.engine)).get(model.id)));
+  }
   const query = new URL(ctx.request.url).searchParams;
-  return jsonResponse(toAnthropicModelPage(visibleModels(ctx.models, ctx.scope), query));
+  return jsonResponse(toAnthropicModelPage(visibleModels(ctx.models, ctx.scope), query, await readLocalStates(ctx.engine)));
 }

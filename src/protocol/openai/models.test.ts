@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelInfo } from '../../core/engine.ts';
+import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { toOpenAIModel, toOpenAIModelList } from './models.ts';
 
 const CHAT: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'webllm', created: 1_763_000_000, contextWindow: 4096, maxOutputTokens: 1024 };
@@ -47,5 +47,20 @@ describe('toOpenAIModelList', () => {
 
   it('is an empty list when there are no models', () => {
     expect(toOpenAIModelList([])).toEqual({ object: 'list', data: [] });
+  });
+});
+
+describe('local state', () => {
+  const LOADED: ModelLocalState = { id: 'chat-m', state: 'loaded', downloaded: true, bytesOnDisk: 123, runnable: true, backend: 'webgpu', requires: ['webgpu'] };
+
+  it('adds the state on this device as one nested local object, keeping every OpenAI field as it was', () => {
+    const model = toOpenAIModel(CHAT, LOADED);
+    expect(model).toEqual({ ...toOpenAIModel(CHAT), local: { state: 'loaded', downloaded: true, size_bytes: 123, runnable: true, backend: 'webgpu', requires: ['webgpu'] } });
+  });
+
+  it('gives each listed model its own state, and none to a model the engine did not report', () => {
+    const list = toOpenAIModelList([CHAT, EMBED], new Map([['chat-m', LOADED]]));
+    expect(list.data[0]).toHaveProperty('local.state', 'loaded');
+    expect(list.data[1]).not.toHaveProperty('local');
   });
 });

@@ -1,12 +1,14 @@
 /**
  * `GET /models` and `GET /models/{id}` in the OpenAI shape. Extra keys describe what the local
- * engine offers; the SDK ignores keys it does not know.
+ * engine offers, and `local` the model's state on this device; the SDK ignores keys it does not know.
  * @see https://platform.openai.com/docs/api-reference/models
  * @module
  */
-import type { ModelInfo } from '../../core/engine.ts';
+import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
+import { toWireLocalState } from '../../core/local-state.ts';
 
-export function toOpenAIModel(model: ModelInfo) {
+/** `local`: the model's state on this device, when the engine reports it (see core/local-state.ts). */
+export function toOpenAIModel(model: ModelInfo, local?: ModelLocalState) {
   return {
     id: model.id,
     object: 'model',
@@ -17,9 +19,10 @@ export function toOpenAIModel(model: ModelInfo) {
     context_window: model.contextWindow,
     ...(model.maxOutputTokens !== undefined ? { max_output_tokens: model.maxOutputTokens } : {}),
     ...(model.dimensions !== undefined ? { dimensions: model.dimensions, supports_dimensions: model.supportsDimensions ?? false } : {}),
+    ...(local ? { local: toWireLocalState(local) } : {}),
   };
 }
 
-export function toOpenAIModelList(models: readonly ModelInfo[]) {
-  return { object: 'list', data: models.map(toOpenAIModel) };
+export function toOpenAIModelList(models: readonly ModelInfo[], local: ReadonlyMap<string, ModelLocalState> = new Map()) {
+  return { object: 'list', data: models.map((model) => toOpenAIModel(model, local.get(model.id))) };
 }

@@ -1,6 +1,7 @@
 /** The OpenAI-flavoured endpoints as gateway handlers. @module */
 import { jsonResponse, type RequestContext } from '../../core/context.ts';
 import { requiredString } from '../../core/fields.ts';
+import { readLocalStates } from '../../core/local-state.ts';
 import { startGeneration } from '../../core/generation.ts';
 import { randomId } from '../../core/ids.ts';
 import { findModel, visibleModels } from '../../core/models.ts';
@@ -28,6 +29,9 @@ export async function embeddings(ctx: RequestContext): Promise<Response> {
 }
 
 export async function models(ctx: RequestContext): Promise<Response> {
-  if (ctx.rest) return jsonResponse(toOpenAIModel(findModel(ctx.models, ctx.rest, ctx.scope)));
-  return jsonResponse(toOpenAIModelList(visibleModels(ctx.models, ctx.scope)));
+  if (ctx.rest) {
+    const model = findModel(ctx.models, ctx.rest, ctx.scope);
+    return jsonResponse(toOpenAIModel(model, (await readLocalStates(ctx.engine)).get(model.id)));
+  }
+  return jsonResponse(toOpenAIModelList(visibleModels(ctx.models, ctx.scope), await readLocalStates(ctx.engine)));
 }

@@ -1,8 +1,10 @@
 /**
- * The engines' own download caches, read and cleared through Cache Storage (the runtime offers no
- * API for this): transformers.js keeps files in `transformers-cache` (bundled models under their
+ * The engines' own download caches, read and cleared through Cache Storage (the libraries offer
+ * no API for this): transformers.js keeps files in `transformers-cache` (bundled models under their
  * `/models/<id>/` path, hub models under `…/<repo>/resolve/<rev>/…`), web-llm in `webllm/model`,
- * `webllm/config` and `webllm/wasm`. Entries are grouped per model repository.
+ * `webllm/config` and `webllm/wasm`. Entries are grouped per model repository, and a group belongs
+ * to a catalog model by one rule (`groupsForModel`), so the size `GET /models` reports is what the
+ * playground's Delete removes. No DOM: `caches` exists in pages and workers; in Node there is none.
  * @module
  */
 
@@ -12,11 +14,13 @@ export interface CachedGroup {
   /** The repository or folder the files came from, e.g. `Xenova/all-MiniLM-L6-v2`, `models/tiny-chat`. */
   readonly label: string;
   readonly engine: CacheEngine;
+  /** The Cache Storage cache each file is in, and its URL there. */
   readonly entries: { readonly cache: string; readonly url: string }[];
   bytes: number;
 }
 
-const TRANSFORMERS_CACHE = 'transformers-cache';
+export const TRANSFORMERS_CACHE = 'transformers-cache';
+export const WEBLLM_CACHES = { model: 'webllm/model', config: 'webllm/config', wasm: 'webllm/wasm' } as const;
 
 function engineOf(cacheName: string): CacheEngine | undefined {
   if (cacheName === TRANSFORMERS_CACHE) return 'transformers';
@@ -24,13 +28,16 @@ function engineOf(cacheName: string): CacheEngine | undefined {
   return undefined;
 }
 
-/** Every cached model file, grouped; caches that do not exist are not created. */
-export async function listCachedModels(): Promise<CachedGroup[]> {
+/**
+ * Every cached model file, grouped (of one engine when `only` is given). Caches that do not exist
+ * are not created; where there is no Cache Storage (Node) the list is empty.
+ */
+export async function listCachedModels(only?: CacheEngine): Promise<CachedGroup[]> {
   if (typeof caches === 'undefined') return [];
   const groups = new Map<string, CachedGroup>();
   for (const name of await caches.keys()) {
     const engine = engineOf(name);
-    if (!engine) continue;
+    if (!engine || (only && engine !== only)) continue;
     const cache = await caches.open(name);
     for (const request of await cache.keys()) {
       const label = groupLabel(request.url, name);
@@ -51,7 +58,7 @@ export function groupLabel(url: string, cacheName: string): string {
   if (resolve !== -1) return decodeURIComponent(pathname.slice(1, resolve));
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   // web-llm's model libraries are single files named after the model variant.
-  if (cacheName === 'webllm/wasm') return parts.at(-1) ?? pathname;
+  if (cacheName === WEBLLM_CACHES.wasm) return parts.at(-1) ?? pathname;
   const models = parts.lastIndexOf('models');
   if (models !== -1 && parts.length > models + 1) return `models/${parts[models + 1]}`;
   return parts.slice(0, -1).join('/') || pathname;
@@ -70,6 +77,10 @@ export function groupsForModel(groups: readonly CachedGroup[], model: { readonly
   });
 }
 
+export function bytesOf(groups: readonly CachedGroup[]): number {
+  return groups.reduce((sum, group) => sum + group.bytes, 0);
+}
+
 export async function deleteGroups(groups: readonly CachedGroup[]): Promise<void> {
   for (const group of groups) {
     for (const entry of group.entries) {
@@ -86,18 +97,4 @@ async function entrySize(cache: Cache, request: Request): Promise<number> {
   if (Number.isFinite(length) && length > 0) return length;
   // No length header: the body's own size (a Blob handle onto the cached body, not a parse).
   return (await response.blob()).size;
-}
-
-export interface StorageFigures {
-  readonly usage?: number;
-  readonly quota?: number;
-  /** Whether the browser promised not to evict this origin's data under storage pressure. */
-  readonly persisted?: boolean;
-}
-
-export async function storageFigures(): Promise<StorageFigures> {
-  const storage = navigator.storage;
-  if (!storage?.estimate) return {};
-  const [estimate, persisted] = await Promise.all([storage.estimate(), storage.persisted?.().catch(() => undefined)]);
-  return { usage: estimate.usage, quota: estimate.quota, persisted };
 }

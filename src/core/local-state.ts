@@ -1,0 +1,59 @@
+/**
+ * Each model's state on this device as `GET /models` shows it, in both flavours: one nested
+ * `local` object beside the real APIs' fields (their SDKs ignore keys they do not know), so it
+ * is never mistaken for one of theirs. Reading the states is best effort: a listing never fails,
+ * or waits long, for want of them.
+ * @module
+ */
+import type { Engine, ModelLocalState } from './engine.ts';
+
+/** The `local` object of a model in `GET /models` and `GET /models/{id}`. */
+export interface WireLocalState {
+  /** `available` (not in memory), `loading`, `loaded`, or `failed` (its last load failed). */
+  readonly state: ModelLocalState['state'];
+  /** Its files are stored on this device, so it loads without network. */
+  readonly downloaded: boolean;
+  /** Bytes of its files in the browser's storage (Cache Storage). */
+  readonly size_bytes: number;
+  /** Whether this device can run it. */
+  readonly runnable: boolean;
+  /** What it needs of the device for the variant it would run, e.g. `["webgpu", "shader-f16"]`; `[]` for none. */
+  readonly requires: readonly string[];
+  /** Present when runnable: `webgpu`, `wasm` or `cpu`. */
+  readonly backend?: ModelLocalState['backend'];
+  /** Present when not runnable: why, in words. */
+  readonly reason?: string;
+  /** Present while `state` is `failed`: the last load's error message. */
+  readonly error?: string;
+}
+
+/** How long a listing waits for the engine's states before answering without them. */
+export const LOCAL_STATES_TIMEOUT_MS = 3000;
+
+/** The engine's states by model id; empty when it offers none, fails, or is slower than `timeoutMs`. */
+export async function readLocalStates(engine: Engine, timeoutMs = LOCAL_STATES_TIMEOUT_MS): Promise<ReadonlyMap<string, ModelLocalState>> {
+  if (!engine.modelStates) return new Map();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, timeoutMs, undefined)));
+  try {
+    const states = await Promise.race([engine.modelStates(), late]);
+    return new Map(states?.map((s) => [s.id, s]));
+  } catch {
+    return new Map();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function toWireLocalState(state: ModelLocalState): WireLocalState {
+  return {
+    state: state.state,
+    downloaded: state.downloaded,
+    size_bytes: state.bytesOnDisk,
+    runnable: state.runnable,
+    requires: state.requires ?? [],
+    ...(state.backend !== undefined ? { backend: state.backend } : {}),
+    ...(state.reason !== undefined ? { reason: state.reason } : {}),
+    ...(state.error !== undefined ? { error: state.error } : {}),
+  };
+}

@@ -1,0 +1,47 @@
+// What the transformers.js adapter reports of its models on this device: files from Cache
+// Storage (an in-memory double here: Node has none), backend from the device it would pick.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryCacheStorage } from '../../../test/support/memory-cache-storage.ts';
+import { transformersModels } from '../catalog.ts';
+import { createTransformersAdapter } from './transformers-engine.ts';
+
+const adapter = (device: 'auto' | 'cpu' | 'wasm' | 'webgpu') => createTransformersAdapter({ models: transformersModels, localModelPath: '/models/', allowRemoteModels: true, device });
+const HUB = 'https://huggingface.co';
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('transformers.js local facts', () => {
+  it('in Node (no Cache Storage): bundled models are on disk, hub models are not; the backend is the CPU', async () => {
+    const facts = await adapter('auto').localFacts!();
+    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 0, runnable: true, backend: 'cpu', requires: [] });
+    expect(facts.get('all-MiniLM-L6-v2')).toMatchObject({ downloaded: false, bytesOnDisk: 0, runnable: true });
+    expect([...facts.keys()]).toEqual(transformersModels.map((m) => m.info.id));
+  });
+
+  it('in a browser: a model is downloaded once its weights are cached, and its cached bytes are counted', async () => {
+    const storage = new MemoryCacheStorage();
+    vi.stubGlobal('caches', storage);
+    await storage.store('transformers-cache', 'http://localhost/models/tiny-chat/config.json', new Uint8Array(100));
+    await storage.store('transformers-cache', 'http://localhost/models/tiny-chat/onnx/model.onnx', new Uint8Array(5000));
+    // Config fetched, weights not yet: an interrupted first load.
+    await storage.store('transformers-cache', `${HUB}/Xenova/all-MiniLM-L6-v2/resolve/main/config.json`, new Uint8Array(40));
+
+    const facts = await adapter('wasm').localFacts!();
+    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 5100, runnable: true, backend: 'wasm', requires: [] });
+    expect(facts.get('all-MiniLM-L6-v2')).toMatchObject({ downloaded: false, bytesOnDisk: 40 });
+    // Bundled, but not cached: it would be fetched from the app, so it does not load offline.
+    expect(facts.get('tiny-embed')).toMatchObject({ downloaded: false, bytesOnDisk: 0 });
+  });
+
+  it('set to WebGPU where there is no adapter: cannot run, and says why', async () => {
+    const facts = await adapter('webgpu').localFacts!();
+    expect(facts.get('tiny-chat')).toMatchObject({ runnable: false, requires: ['webgpu'], reason: expect.stringContaining('no WebGPU adapter') });
+    expect(facts.get('tiny-chat')).not.toHaveProperty('backend');
+  });
+
+  it('set to WebGPU with an adapter: runs on WebGPU, which it requires', async () => {
+    vi.stubGlobal('navigator', { gpu: { requestAdapter: async () => ({}) } });
+    const facts = await adapter('webgpu').localFacts!();
+    expect(facts.get('tiny-embed')).toMatchObject({ runnable: true, backend: 'webgpu', requires: ['webgpu'] });
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * What the transformers.js adapter knows of its models on this device. transformers.js keeps
+ * every file it fetched in Cache Storage (`transformers-cache`), bundled models included: the
+ * service worker keeps the app shell only, so a bundled model loads offline once it is cached.
+ * Where there is no Cache Storage (Node), bundled models are read from local disk.
+ * @module
+ */
+import type { LocalFacts } from '../adapter.ts';
+import { bytesOf, groupsForModel, listCachedModels } from '../model-cache.ts';
+import { supportsWebGPU, type DeviceOption, type TransformersDevice } from './device.ts';
+import type { TransformersModelSpec } from './transformers-engine.ts';
+
+export async function readLocalFacts(
+  specs: readonly TransformersModelSpec[],
+  chosen: DeviceOption,
+  device: () => Promise<TransformersDevice>,
+): Promise<Map<string, LocalFacts>> {
+  const [backend, groups] = await Promise.all([device(), listCachedModels('transformers')]);
+  // `auto` only picks WebGPU when there is an adapter; a forced `webgpu` may have none.
+  const missingGpu = chosen === 'webgpu' && !(await supportsWebGPU());
+  const support: Pick<LocalFacts, 'runnable' | 'backend' | 'reason' | 'requires'> = missingGpu
+    ? { runnable: false, reason: 'The engine is set to WebGPU (device: webgpu), but this browser offers no WebGPU adapter.', requires: ['webgpu'] }
+    : { runnable: true, backend, requires: backend === 'webgpu' ? ['webgpu'] : [] };
+  const storage = typeof caches !== 'undefined';
+  const facts = new Map<string, LocalFacts>();
+  for (const spec of specs) {
+    const mine = groupsForModel(groups, spec.info);
+    // Counted as downloaded once its weights (.onnx) are cached; config and tokenizer files are
+    // small and fetched first or alongside.
+    const weights = mine.some((group) => group.entries.some((entry) => /\.onnx(_data)?$/.test(new URL(entry.url).pathname)));
+    facts.set(spec.info.id, { downloaded: storage ? weights : spec.bundled === true, bytesOnDisk: bytesOf(mine), ...support });
+  }
+  return facts;
+}

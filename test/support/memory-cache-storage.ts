@@ -1,0 +1,58 @@
+/**
+ * TEST DOUBLE. The part of the browser's Cache Storage the engines read (`caches.keys/open/delete`,
+ * `cache.keys/match/put/delete`), in memory, so what the adapters report of stored files can be
+ * checked in Node, which has no Cache Storage. Install it with `vi.stubGlobal('caches', ...)`.
+ */
+
+export class MemoryCache {
+  readonly #entries = new Map<string, Response>();
+
+  async keys(): Promise<Request[]> {
+    return [...this.#entries.keys()].map((url) => new Request(url));
+  }
+
+  async match(request: RequestInfo | URL): Promise<Response | undefined> {
+    return this.#entries.get(urlOf(request))?.clone();
+  }
+
+  async put(request: RequestInfo | URL, response: Response): Promise<void> {
+    this.#entries.set(urlOf(request), response);
+  }
+
+  async delete(request: RequestInfo | URL): Promise<boolean> {
+    return this.#entries.delete(urlOf(request));
+  }
+}
+
+export class MemoryCacheStorage {
+  readonly #caches = new Map<string, MemoryCache>();
+
+  async keys(): Promise<string[]> {
+    return [...this.#caches.keys()];
+  }
+
+  async open(name: string): Promise<MemoryCache> {
+    let cache = this.#caches.get(name);
+    if (!cache) this.#caches.set(name, (cache = new MemoryCache()));
+    return cache;
+  }
+
+  async has(name: string): Promise<boolean> {
+    return this.#caches.has(name);
+  }
+
+  async delete(name: string): Promise<boolean> {
+    return this.#caches.delete(name);
+  }
+
+  /** Stores `body` under `url` in cache `name`, with a Content-Length header unless `length` is false. */
+  async store(name: string, url: string, body: string | Uint8Array<ArrayBuffer>, { length = true } = {}): Promise<void> {
+    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+    const headers: Record<string, string> = length ? { 'content-length': String(bytes.byteLength) } : {};
+    await (await this.open(name)).put(url, new Response(bytes, { headers }));
+  }
+}
+
+function urlOf(request: RequestInfo | URL): string {
+  return typeof request === 'string' ? request : request instanceof URL ? request.href : request.url;
+}
