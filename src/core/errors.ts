@@ -73,6 +73,14 @@ export class GatewayError extends Error implements GatewayErrorData {
   }
 }
 
+/**
+ * The one error for work stopped because its client went away (HTTP 499: nobody reads it, but it
+ * must not look like a success). `while` says where the request was, for logs.
+ */
+export function abortedError(while_?: string): GatewayError {
+  return new GatewayError('aborted', `The request was aborted by the client${while_ ? ` ${while_}` : ''}.`);
+}
+
 /** Matches by shape, not `instanceof`, so errors rebuilt in another realm still count. */
 export function isGatewayError(value: unknown): value is GatewayError {
   return isGatewayErrorData(value) && (value as { name?: unknown }).name === 'GatewayError';

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
-import { GatewayError } from './errors.ts';
+import { abortedError, GatewayError } from './errors.ts';
 
 /** The abort reason once an answer is complete: one shared instance, since nothing reads it. */
 const OVER = new GatewayError('aborted', 'The generation is over.');
@@ -39,7 +39,7 @@ export interface Generation {
 export async function startGeneration(engine: Engine, request: ChatRequest, signal: AbortSignal, { whole = false } = {}): Promise<Generation> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
-  if (signal.aborted) throw aborted();
+  if (signal.aborted) throw abortedError();
   signal.addEventListener('abort', onAbort, { once: true });
 
   const source = engine.chat(request, { signal: controller.signal, whole })[Symbol.asyncIterator]();
@@ -48,7 +48,7 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
     first = await source.next();
   } catch (error) {
     signal.removeEventListener('abort', onAbort);
-    throw controller.signal.aborted ? aborted() : GatewayError.from(error);
+    throw controller.signal.aborted ? abortedError() : GatewayError.from(error);
   }
   // Releasing the engine must not depend on `events` being iterated to its end: non-streaming
   // consumers stop reading at the finish, and a client may leave before the first token, when
@@ -77,7 +77,7 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
     events,
     usage: () => ({ promptTokens: counts.promptTokens, completionTokens: counts.completionTokens }),
     cancel() {
-      controller.abort(new GatewayError('aborted', 'The generation was stopped.'));
+      controller.abort(abortedError());
       void close();
     },
   };
@@ -113,7 +113,7 @@ async function* run(
         try {
           next = await source.next();
         } catch (error) {
-          throw controller.signal.aborted ? aborted() : GatewayError.from(error);
+          throw controller.signal.aborted ? abortedError() : GatewayError.from(error);
         }
         if (next.done) break;
         event = next.value;
@@ -141,7 +141,7 @@ async function* run(
         return;
       }
     }
-    if (controller.signal.aborted) throw aborted();
+    if (controller.signal.aborted) throw abortedError();
     await close();
     const rest = stops.flush();
     if (rest) yield { type: 'text', text: rest };
@@ -151,9 +151,7 @@ async function* run(
   }
 }
 
-function aborted(): GatewayError {
-  return new GatewayError('aborted', 'The request was aborted by the client.');
-}
+
 
 /**
  * Finds stop sequences across token boundaries. Text that could still be the start of a stop

@@ -6,7 +6,7 @@
  * @module
  */
 import type { EmbedRequest, EmbedResult } from '../core/engine.ts';
-import { GatewayError } from '../core/errors.ts';
+import { abortedError, GatewayError } from '../core/errors.ts';
 
 /** Embeds `input` with the model on its turn (queue slot taken, model loaded). */
 export type BatchRunner = (request: EmbedRequest, signal: AbortSignal) => Promise<EmbedResult>;
@@ -92,7 +92,7 @@ export function createEmbedBatcher(runner: BatchRunner, options: EmbedBatcherOpt
 
   return {
     embed(request: EmbedRequest, signal: AbortSignal): Promise<EmbedResult> {
-      if (signal.aborted) return Promise.reject(aborted());
+      if (signal.aborted) return Promise.reject(abortedError('while waiting to be embedded'));
       const queue = pending.get(request.model) ?? [];
       pending.set(request.model, queue);
       const queued = queue.reduce((n, w) => n + (w.settled ? 0 : w.input.length), 0);
@@ -101,7 +101,7 @@ export function createEmbedBatcher(runner: BatchRunner, options: EmbedBatcherOpt
       }
       return new Promise<EmbedResult>((resolve, reject) => {
         const waiter: Waiter = { input: request.input, signal, resolve, reject, settled: false };
-        signal.addEventListener('abort', () => settle(waiter, { error: aborted() }), { once: true });
+        signal.addEventListener('abort', () => settle(waiter, { error: abortedError('while waiting to be embedded') }), { once: true });
         queue.push(waiter);
         if (!draining.has(request.model)) void drain(request.model);
       });
@@ -125,6 +125,4 @@ function split(batch: readonly Waiter[], result: EmbedResult): void {
   }
 }
 
-function aborted(): GatewayError {
-  return new GatewayError('aborted', 'The request was aborted while waiting to be embedded.');
-}
+

@@ -23,6 +23,22 @@ describe('model host', () => {
     expect(host.status().find((s) => s.model === 'scripted-chat')).toMatchObject({ state: 'loaded', loads: 1 });
   });
 
+  it('lets a request stop waiting for a load, which goes on: the model is loaded once, and the next request finds it', async () => {
+    const adapter = new ScriptedAdapter();
+    adapter.loadDelayMs = 300;
+    const host = createModelHost({ adapters: [adapter] });
+    const controller = new AbortController();
+    const started = performance.now();
+    const first = drain(host.chat(chat(), { signal: controller.signal })).catch((e: unknown) => e);
+    setTimeout(() => controller.abort(), 30);
+    expect(await first).toMatchObject({ code: 'aborted' });
+    expect(performance.now() - started).toBeLessThan(250);
+    // The model is free for the next request at once (the aborted one released it), and still loading.
+    expect(host.status().find((s) => s.model === 'scripted-chat')).toMatchObject({ state: 'loading' });
+    expect(await drain(host.chat(chat(), { signal: signal() }))).toHaveLength(6);
+    expect(adapter.loadLog).toEqual(['scripted-chat']);
+  });
+
   it('keeps at most maxLoaded models, unloading the least recently used (A, B, A)', async () => {
     const adapter = new ScriptedAdapter();
     const host = createModelHost({ adapters: [adapter], maxLoaded: 1 });

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo, ModelLocalState } from '../core/engine.ts';
-import { GatewayError } from '../core/errors.ts';
+import { abortedError, GatewayError } from '../core/errors.ts';
 import type { EngineAdapter, LoadProgress, LocalFacts } from './adapter.ts';
 import { createEmbedBatcher, type EmbedBatcherOptions } from './embed-batcher.ts';
 
@@ -120,7 +120,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
         };
         const onAbort = () => {
           slot.waiting.splice(slot.waiting.indexOf(turn), 1);
-          reject(new GatewayError('aborted', 'The request was aborted while waiting for the model.'));
+          reject(abortedError('while waiting for the model'));
         };
         slot.waiting.push(turn);
         signal.addEventListener('abort', onAbort, { once: true });
@@ -140,7 +140,9 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
     const slot = slotOf(model);
     const release = await acquire(model, slot, signal);
     try {
-      await ensureLoaded(model, slot);
+      // The load runs on its own: a request that stops waiting for it (its client left, or its
+      // runtime's deadline passed) leaves it going, so the next request finds it further along.
+      await untilAborted(ensureLoaded(model, slot), signal);
       return [await work(slot), release];
     } catch (error) {
       release();
@@ -218,4 +220,20 @@ function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined): Mo
     ...(reason ? { reason } : {}),
     ...(slot.state === 'failed' && slot.error ? { error: slot.error } : {}),
   };
+}
+
+/** `work`, or an aborted error as soon as `signal` fires; `work` itself goes on (its failure then unobserved). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(abortedError('while its model was loading'));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => {});
+      reject(abortedError('while its model was loading'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -6,7 +6,7 @@
  */
 import type { Handler, RequestContext } from '../core/context.ts';
 import type { Engine } from '../core/engine.ts';
-import { GatewayError } from '../core/errors.ts';
+import { abortedError, GatewayError } from '../core/errors.ts';
 import { randomId } from '../core/ids.ts';
 import { readJsonObject } from '../core/json-body.ts';
 import * as anthropic from '../protocol/anthropic/routes.ts';
@@ -158,7 +158,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
 /** Why the request's signal fired: the deadline's own error, else the client left. */
 function abortReason(signal: AbortSignal): GatewayError {
-  return signal.reason instanceof GatewayError ? signal.reason : new GatewayError('aborted', 'The request was aborted by the client.');
+  return signal.reason instanceof GatewayError ? signal.reason : abortedError();
 }
 
 function parseBase(baseUrl: string): { origin: string | null; path: string; text: string } {

@@ -5,10 +5,9 @@
 
 import { LogitsProcessorList, type Tensor, type TextGenerationPipeline, type TextStreamer } from '@huggingface/transformers';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../core/engine.ts';
-import { GatewayError } from '../../core/errors.ts';
+import { abortedError, GatewayError } from '../../core/errors.ts';
 import { AbortCriteria } from './abort-criteria.ts';
 import { renderChatPrompt } from './chat-prompt.ts';
-import { abortedError } from './engine-errors.ts';
 import { createEventChannel } from './event-channel.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
 import { TokenStreamer } from './token-streamer.ts';
@@ -39,7 +38,7 @@ export async function* generateChat(
     );
   }
   const maxNewTokens = Math.min(request.maxTokens, info.contextWindow - promptTokens);
-  if (signal.aborted) throw abortedError(info.id);
+  if (signal.aborted) throw abortedError();
   yield { type: 'start', promptTokens };
   if (maxNewTokens <= 0) {
     yield { type: 'end', reason: 'length' };
@@ -73,7 +72,7 @@ export async function* generateChat(
       if (signal.aborted) break;
       yield { type: 'token', text };
     }
-    if (signal.aborted) throw abortedError(info.id);
+    if (signal.aborted) throw abortedError();
     yield { type: 'end', reason: streamer.sawEnd ? 'stop' : 'length' };
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -12,8 +12,7 @@
 
 import { cat, mean_pooling, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
 import type { EmbedResult, ModelInfo } from '../../core/engine.ts';
-import { GatewayError } from '../../core/errors.ts';
-import { abortedError } from './engine-errors.ts';
+import { abortedError, GatewayError } from '../../core/errors.ts';
 
 export interface EmbeddingOptions {
   readonly pooling: 'mean' | 'cls';
@@ -41,12 +40,12 @@ export async function embedTexts(
 
   const embeddings = new Array<Float32Array>(texts.length);
   for (const group of groupsOfEqualLength(counts)) {
-    if (signal.aborted) throw abortedError(info.id);
+    if (signal.aborted) throw abortedError();
     const inputs = concatRows(group.map((i) => encoded[i]!));
     const vectors = await embedRows(pipe, inputs, options);
     group.forEach((textIndex, row) => (embeddings[textIndex] = vectors[row]!));
   }
-  if (signal.aborted) throw abortedError(info.id);
+  if (signal.aborted) throw abortedError();
   return { embeddings, promptTokens: counts.reduce((a, b) => a + b, 0), inputTokens: counts };
 }
 

@@ -5,11 +5,6 @@
 
 import { GatewayError } from '../../core/errors.ts';
 
-/** Thrown by an aborted call (HTTP 499: the client is gone, nobody reads it, but it is not a success). */
-export function abortedError(modelId: string): GatewayError {
-  return new GatewayError('aborted', `The request for model "${modelId}" was aborted.`);
-}
-
 /** A model that cannot be loaded: names the model and the cause; 503, not retried by SDKs. */
 export function modelUnavailable(modelId: string, cause: unknown): GatewayError {
   const reason = cause instanceof Error ? cause.message : String(cause);

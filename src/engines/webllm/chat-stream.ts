@@ -7,7 +7,7 @@
  */
 
 import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
-import { GatewayError, isGatewayError } from '../../core/errors.ts';
+import { abortedError, GatewayError, isGatewayError } from '../../core/errors.ts';
 import { toWebLLMRequest } from './chat-request.ts';
 import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
 import { prefillTokens } from './prefill-tokens.ts';
@@ -16,7 +16,7 @@ import type { PromptTokenCounter } from './prompt-tokens.ts';
 /** `variant` is the web-llm model id `engine` has loaded (whose pipeline counts the prompt). */
 export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
   const body = toWebLLMRequest(request);
-  if (signal.aborted) throw aborted(request.model);
+  if (signal.aborted) throw abortedError();
   const cached = counter.cachedTokens(body.messages);
   counter.forget();
   // web-llm counts only the round it prefills (its KV cache holds the rest); an estimate when it does not tell.
@@ -32,7 +32,7 @@ export async function* streamChat(engine: MLCEngineLike, variant: string, counte
     let answer = '';
     for (;;) {
       const next = await untilAborted(chunks.next(), signal);
-      if (next === ABORTED) throw aborted(request.model);
+      if (next === ABORTED) throw abortedError();
       if (next.done) break;
       const chunk = next.value;
       // The first chunk arrives after prefill, so a prompt web-llm refuses fails before `start`,
@@ -144,14 +144,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   });
 }
 
-function aborted(model: string): GatewayError {
-  return new GatewayError('aborted', `The request for model "${model}" was aborted.`);
-}
+
 
 /** web-llm's errors by name (its classes are not exported); anything unknown stays a 500. */
 function toChatError(error: unknown, model: string, signal: AbortSignal): GatewayError {
   if (isGatewayError(error)) return GatewayError.from(error);
-  if (signal.aborted) return aborted(model);
+  if (signal.aborted) return abortedError();
   const name = error instanceof Error ? error.name : '';
   const message = error instanceof Error ? error.message : String(error);
   if (name === 'ContextWindowSizeExceededError') {

@@ -5,7 +5,7 @@
  */
 
 import type { EmbedResult } from '../../core/engine.ts';
-import { GatewayError, isGatewayError } from '../../core/errors.ts';
+import { abortedError, GatewayError, isGatewayError } from '../../core/errors.ts';
 import type { MLCEngineLike } from './mlc-engine-like.ts';
 
 export interface EmbedOptions {
@@ -25,7 +25,7 @@ export async function embedTexts(engine: MLCEngineLike, input: readonly string[]
   const embeddings: Float32Array[] = [];
   let promptTokens = 0;
   for (const text of input) {
-    if (options.signal.aborted) throw new GatewayError('aborted', `The request for model "${options.model}" was aborted.`);
+    if (options.signal.aborted) throw abortedError();
     let response;
     try {
       response = await engine.embeddings.create({ input: [text], model: options.variant });
