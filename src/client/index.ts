@@ -4,5 +4,5 @@ export type { Inference, StartOptions } from './start-inference.ts';
 export { installFetchShim } from './fetch-shim.ts';
 export type { FetchShim, FetchShimOptions } from './fetch-shim.ts';
 export { createWorkerEngine } from './worker-engine.ts';
-export type { LoadProgress } from '../engines/adapter.ts';
-export type { ModelStatus } from '../rpc/contract.ts';
+export type { LoadProgress } from '../contracts/model-progress.ts';
+export type { ModelStatus } from '../contracts/model-progress.ts';

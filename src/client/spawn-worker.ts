@@ -4,10 +4,10 @@
  * @module
  */
 import { proxy, wrap, type Remote } from 'comlink';
-import type { LoadProgress } from '../engines/adapter.ts';
-import type { EngineHostApi } from '../rpc/contract.ts';
-import type { EngineWorkerMessage } from '../rpc/control-messages.ts';
-import type { WorkerConfig } from '../worker/default-host.ts';
+import type { LoadProgress } from '../contracts/model-progress.ts';
+import type { EngineHostApi } from '../contracts/engine-host.ts';
+import type { EngineWorkerMessage } from '../contracts/control-messages.ts';
+import type { WorkerConfig } from '../contracts/worker-config.ts';
 
 export interface EngineWorker {
   /** The page's own handle on the worker. */

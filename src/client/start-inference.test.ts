@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
 import { createModelHost } from '../engines/model-host.ts';
-import type { EngineWorkerMessage, PageMessage, WorkerMessage } from '../rpc/control-messages.ts';
+import type { EngineWorkerMessage, PageMessage, WorkerMessage } from '../contracts/control-messages.ts';
 import { createHostService } from '../rpc/expose-host.ts';
 import { startInference } from './start-inference.ts';
 

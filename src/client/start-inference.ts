@@ -11,12 +11,12 @@
  * other context. See docs/decisions/service-worker-limits.md.
  * @module
  */
-import type { LoadProgress } from '../engines/adapter.ts';
+import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { ApiKey } from '../gateway/auth.ts';
-import type { ModelStatus } from '../rpc/contract.ts';
-import { BUILD, type PageMessage, type WorkerMessage } from '../rpc/control-messages.ts';
+import type { ModelStatus } from '../contracts/model-progress.ts';
+import { BUILD, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createEngineConnection, type EngineConnection } from '../rpc/engine-connection.ts';
-import type { WorkerConfig } from '../worker/default-host.ts';
+import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { installFetchShim } from './fetch-shim.ts';
 import { spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
 

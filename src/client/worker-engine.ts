@@ -4,10 +4,10 @@
  * @module
  */
 import { wrap } from 'comlink';
-import type { LoadProgress } from '../engines/adapter.ts';
-import type { EngineHostApi } from '../rpc/contract.ts';
+import type { LoadProgress } from '../contracts/model-progress.ts';
+import type { EngineHostApi } from '../contracts/engine-host.ts';
 import { linkEngine, type EngineLink } from '../rpc/engine-link.ts';
-import type { WorkerConfig } from '../worker/default-host.ts';
+import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { spawnEngineWorker } from './spawn-worker.ts';
 
 export function createWorkerEngine(config: WorkerConfig = {}, onProgress?: (progress: LoadProgress) => void): EngineLink & { terminate(): void } {

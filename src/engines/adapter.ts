@@ -4,16 +4,7 @@
  * @module
  */
 import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo } from '../core/engine.ts';
-
-/** Load progress, one union for every engine (after transformers.js's ProgressInfo). */
-export type LoadProgress =
-  | { readonly status: 'initiate'; readonly model: string }
-  /** Bytes of one file; `total` may be unknown (0). */
-  | { readonly status: 'progress'; readonly model: string; readonly file: string; readonly loaded: number; readonly total: number }
-  /** A stage without byte counts (e.g. shader compilation), `fraction` in 0..1 over the whole load. */
-  | { readonly status: 'stage'; readonly model: string; readonly text: string; readonly fraction: number }
-  | { readonly status: 'ready'; readonly model: string; readonly device: string; readonly ms: number }
-  | { readonly status: 'error'; readonly model: string; readonly message: string };
+import type { LoadProgress } from '../contracts/model-progress.ts';
 
 export interface LoadOptions {
   readonly onProgress?: (progress: LoadProgress) => void;

@@ -7,7 +7,8 @@
  */
 import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo, ModelLocalState } from '../core/engine.ts';
 import { abortedError, GatewayError } from '../core/errors.ts';
-import type { EngineAdapter, LoadProgress, LocalFacts } from './adapter.ts';
+import type { LoadProgress, ModelState, ModelStatus } from '../contracts/model-progress.ts';
+import type { EngineAdapter, LocalFacts } from './adapter.ts';
 import { createEmbedBatcher, type EmbedBatcherOptions } from './embed-batcher.ts';
 
 export interface ModelHostOptions {
@@ -21,18 +22,12 @@ export interface ModelHostOptions {
   readonly batching?: EmbedBatcherOptions;
 }
 
-export type ModelState = 'available' | 'loading' | 'loaded' | 'failed';
-
 export interface ModelHost extends Engine {
   /** Loads a model ahead of its first request. */
   load(model: string): Promise<void>;
   unload(model: string): Promise<void>;
-  /**
-   * Each model's state. `loads` counts completed loads (tests use it to see a model load once);
-   * `requests` counts the calls made to the host for the model and `engineCalls` those it made to
-   * the engine: fewer engine calls than requests is what batching merged.
-   */
-  status(): { model: string; state: ModelState; loads: number; requests: number; engineCalls: number; error?: string }[];
+  /** Each model's status (see ModelStatus). */
+  status(): ModelStatus[];
   /** Each model's state with what its adapter says of files on disk and device support. */
   modelStates(): Promise<readonly ModelLocalState[]>;
 }

@@ -8,7 +8,7 @@
 import { wrap } from 'comlink';
 import type { CallOptions, ChatRequest, EmbedRequest, Engine } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import type { EngineHostApi } from './contract.ts';
+import type { EngineHostApi } from '../contracts/engine-host.ts';
 import { linkEngine, type EngineLink } from './engine-link.ts';
 
 export interface EngineConnectionOptions {

@@ -8,7 +8,7 @@
 import { transfer, type Remote } from 'comlink';
 import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import type { CallMessage, CallReply, EngineHostApi, StreamMessage } from './contract.ts';
+import type { CallMessage, CallReply, EngineHostApi, StreamMessage } from '../contracts/engine-host.ts';
 
 export interface EngineLink extends Engine {
   /** Fails every pending call with 503 (the host is gone) and refuses new ones. */

@@ -14,7 +14,7 @@
  */
 import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type Gateway } from '../gateway/index.ts';
-import { BUILD, type PageMessage, type WorkerMessage } from '../rpc/control-messages.ts';
+import { BUILD, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createEngineConnection } from '../rpc/engine-connection.ts';
 import { loadApiKeys, saveApiKeys } from './key-store.ts';
 import { cacheShell, shellFallback } from './offline-shell.ts';

@@ -6,26 +6,14 @@
  */
 // The onnxruntime-web wasm, emitted by the build next to the app: never fetched from a CDN.
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
-import type { LoadProgress } from '../engines/adapter.ts';
+import type { LoadProgress } from '../contracts/model-progress.ts';
+import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { transformersModels, webllmModels } from '../engines/catalog.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
-import { createTransformersAdapter, type DeviceOption } from '../engines/transformers/index.ts';
+import { createTransformersAdapter } from '../engines/transformers/index.ts';
 // The adapter module itself, not the folder's index: the index re-exports modules that import
 // web-llm, which the adapter loads only when one of its models is loaded.
-import type { SelfHost } from '../engines/webllm/app-config.ts';
 import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
-
-/** Sent by the page before the first connection; everything is optional. */
-export interface WorkerConfig {
-  /** transformers.js backend: `auto` (WebGPU when there is an adapter, else WASM), `webgpu` or `wasm`. */
-  readonly device?: DeviceOption;
-  /** Models kept in memory at once (default 2). */
-  readonly maxLoaded?: number;
-  /** Serve web-llm models and libraries from these folders instead of their public sources. */
-  readonly webllmSelfHost?: SelfHost;
-  /** Where transformers.js fetches models that are not bundled (default: the Hugging Face hub). */
-  readonly transformersRemoteHost?: string;
-}
 
 export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void): ModelHost {
   const base = new URL(import.meta.env.BASE_URL, self.location.origin);

@@ -4,9 +4,9 @@
  * app's own (a custom engine, a test double) serves whatever host it builds.
  * @module
  */
-import type { LoadProgress } from '../engines/adapter.ts';
+import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { ModelHost } from '../engines/model-host.ts';
-import type { EngineWorkerMessage } from '../rpc/control-messages.ts';
+import type { EngineWorkerMessage } from '../contracts/control-messages.ts';
 import { createHostService, type HostService } from '../rpc/expose-host.ts';
 
 declare const self: DedicatedWorkerGlobalScope;

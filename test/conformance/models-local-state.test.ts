@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/core/engine.ts';
 import { createModelHost, type ModelHost } from '../../src/engines/model-host.ts';
 import { createTransformersAdapter, tinyModelSpecs } from '../../src/engines/transformers/index.ts';
-import type { EngineHostApi } from '../../src/rpc/contract.ts';
+import type { EngineHostApi } from '../../src/contracts/engine-host.ts';
 import { linkEngine } from '../../src/rpc/engine-link.ts';
 import { createHostService } from '../../src/rpc/expose-host.ts';
 import { tinyModelDir } from '../support/engines.ts';

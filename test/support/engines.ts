@@ -13,7 +13,7 @@ import { generateTinyModels } from '../../scripts/tiny-models/generate.ts';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EngineHostApi } from '../../src/rpc/contract.ts';
+import type { EngineHostApi } from '../../src/contracts/engine-host.ts';
 import { createHostService } from '../../src/rpc/expose-host.ts';
 import { linkEngine } from '../../src/rpc/engine-link.ts';
 

@@ -5,7 +5,9 @@
  */
 
 export type TransformersDevice = 'cpu' | 'wasm' | 'webgpu';
-export type DeviceOption = TransformersDevice | 'auto';
+import type { DeviceOption } from '../../contracts/worker-config.ts';
+
+export type { DeviceOption };
 
 interface GpuNavigator {
   readonly gpu?: { requestAdapter(): Promise<unknown> };

@@ -7,7 +7,8 @@
 import type { ProgressInfo } from '@huggingface/transformers';
 import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
-import type { EngineAdapter, LoadProgress } from '../adapter.ts';
+import type { EngineAdapter } from '../adapter.ts';
+import type { LoadProgress } from '../../contracts/model-progress.ts';
 import { generateChat } from './chat-generation.ts';
 import { configureEnv, type EnvOptions } from './configure-env.ts';
 import { resolveDevice, type DeviceOption, type TransformersDevice } from './device.ts';

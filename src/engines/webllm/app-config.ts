@@ -7,6 +7,9 @@
 
 import { ModelType, prebuiltAppConfig, type AppConfig, type ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
+import type { SelfHost } from '../../contracts/worker-config.ts';
+
+export type { SelfHost };
 
 // Its own module, so the adapter can pick a variant without importing web-llm; re-exported here.
 export { pickVariant } from './variant.ts';
@@ -21,14 +24,6 @@ export interface WebLLMModelSpec {
   readonly variants: { readonly f16?: string; readonly f32: string };
   /** Embedding models: scale vectors to unit length (default true, as snowflake-arctic-embed defines). */
   readonly normalize?: boolean;
-}
-
-/** Serve weights and libraries from your own origin instead of Hugging Face and GitHub. */
-export interface SelfHost {
-  /** Folder holding one sub-folder per `model_id` (served under `<model_id>/resolve/main/`). */
-  readonly modelBase: string;
-  /** Folder holding the `.wasm` model libraries under their original file names. */
-  readonly libBase: string;
 }
 
 export interface AppConfigOptions {

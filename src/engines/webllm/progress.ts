@@ -6,7 +6,7 @@
  */
 
 import type { InitProgressReport } from '@mlc-ai/web-llm';
-import type { LoadProgress } from '../adapter.ts';
+import type { LoadProgress } from '../../contracts/model-progress.ts';
 
 export type LoadPhase = 'fetch' | 'cache' | 'shaders' | 'done' | 'other';
 

@@ -7,7 +7,8 @@
 import type { AppConfig, ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
-import type { EngineAdapter, LoadProgress } from '../adapter.ts';
+import type { EngineAdapter } from '../adapter.ts';
+import type { LoadProgress } from '../../contracts/model-progress.ts';
 import type { SelfHost, WebLLMModelSpec } from './app-config.ts';
 import { streamChat } from './chat-stream.ts';
 import { embedTexts } from './embedding.ts';

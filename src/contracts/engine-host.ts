@@ -1,13 +1,12 @@
 /**
- * The RPC contract between the engine worker and its callers (the page host, the service worker),
+ * The contract between the engine worker and its callers (the page host, other pages, the service worker),
  * carried by comlink over a MessagePort, with the requests themselves on a plain port of their own.
  * Only plain data crosses: errors travel as GatewayErrorData, streams as batches of events.
  * @module
  */
 import type { ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo, ModelLocalState } from '../core/engine.ts';
 import type { GatewayErrorData } from '../core/errors.ts';
-import type { LoadProgress } from '../engines/adapter.ts';
-import type { ModelState } from '../engines/model-host.ts';
+import type { LoadProgress, ModelStatus } from './model-progress.ts';
 
 /**
  * What a chat stream delivers, in order, ending with `done` or `error`. The end travels with the
@@ -28,16 +27,6 @@ export type CallReply =
   | { readonly id: number; readonly messages: readonly StreamMessage[] }
   | { readonly id: number; readonly result: EmbedResult }
   | { readonly id: number; readonly error: GatewayErrorData };
-
-export interface ModelStatus {
-  readonly model: string;
-  readonly state: ModelState;
-  readonly loads: number;
-  /** Calls made for this model, and engine calls they took (fewer when embeddings were batched). */
-  readonly requests: number;
-  readonly engineCalls: number;
-  readonly error?: string;
-}
 
 export interface EngineHostApi {
   listModels(): Promise<readonly ModelInfo[]>;
