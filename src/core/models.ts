@@ -15,13 +15,23 @@ export function visibleModels(models: readonly ModelInfo[], scope: ModelScope): 
  */
 export function findModel(models: readonly ModelInfo[], id: string, scope: ModelScope, kind?: ModelInfo['kind']): ModelInfo {
   const model = models.find((m) => m.id === id);
-  if (!model || (scope && !scope.has(id))) {
-    throw new GatewayError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
-  }
+  return requireModel(model && (!scope || scope.has(id)) ? model : undefined, id, kind);
+}
+
+/**
+ * `model` when it exists and is of `kind`: the one place that decides what an unknown model or a
+ * model of the wrong kind answers, for the gateway, the model host and the adapters alike.
+ */
+export function requireModel(model: ModelInfo | undefined, id: string, kind?: ModelInfo['kind']): ModelInfo {
+  if (!model) throw modelNotFound(id);
   if (kind && model.kind !== kind) {
     const what = model.kind === 'embedding' ? 'an embedding model' : 'a chat model';
     const use = model.kind === 'embedding' ? '/embeddings' : '/chat/completions or /messages';
     throw new GatewayError('invalid_request', `The model '${id}' is ${what}: use it with ${use}.`, { param: 'model' });
   }
   return model;
+}
+
+export function modelNotFound(id: string): GatewayError {
+  return new GatewayError('model_not_found', `The model '${id}' does not exist or you do not have access to it.`, { param: 'model' });
 }

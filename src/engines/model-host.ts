@@ -7,6 +7,7 @@
  */
 import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo, ModelLocalState } from '../core/engine.ts';
 import { abortedError, GatewayError } from '../core/errors.ts';
+import { modelNotFound } from '../core/models.ts';
 import type { LoadProgress, ModelState, ModelStatus } from '../contracts/model-progress.ts';
 import type { EngineAdapter, LocalFacts } from './adapter.ts';
 import { createEmbedBatcher, type EmbedBatcherOptions } from './embed-batcher.ts';
@@ -61,7 +62,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
 
   const slotOf = (model: string): Slot => {
     const slot = slots.get(model);
-    if (!slot) throw new GatewayError('model_not_found', `The model '${model}' does not exist or you do not have access to it.`, { param: 'model' });
+    if (!slot) throw modelNotFound(model);
     return slot;
   };
 

@@ -7,6 +7,7 @@
 import type { ProgressInfo } from '@huggingface/transformers';
 import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { requireModel } from '../../core/models.ts';
 import type { EngineAdapter } from '../adapter.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import { generateChat } from './chat-generation.ts';
@@ -44,11 +45,8 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
 
   const lookup = (id: string, kind?: ModelInfo['kind']): TransformersModelSpec => {
     const spec = specs.get(id);
-    if (!spec) throw new GatewayError('model_not_found', `The model "${id}" does not exist.`, { param: 'model' });
-    if (kind && spec.info.kind !== kind) {
-      throw new GatewayError('invalid_request', `The model "${id}" is a ${spec.info.kind} model, not a ${kind} model.`, { param: 'model' });
-    }
-    return spec;
+    requireModel(spec?.info, id, kind);
+    return spec as TransformersModelSpec;
   };
   const task = (spec: TransformersModelSpec) => (spec.info.kind === 'chat' ? 'text-generation' : 'feature-extraction');
   const request = ({ info, source, dtype, bundled }: TransformersModelSpec) => ({ id: info.id, source, dtype, localOnly: bundled });

@@ -495,6 +495,6 @@ describe('embed', () => {
     const { adapter } = setup();
     const error = await rejection(adapter.embed({ model: 'qwen', input: ['x'] }, { signal: signal() }));
     expect(error).toMatchObject({ code: 'invalid_request', param: 'model' });
-    expect(error.message).toMatch(/not an embedding model/);
+    expect(error.message).toMatch(/is a chat model: use it with \/chat\/completions/);
   });
 });

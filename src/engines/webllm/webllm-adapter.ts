@@ -7,6 +7,7 @@
 import type { AppConfig, ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { requireModel } from '../../core/models.ts';
 import type { EngineAdapter } from '../adapter.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import type { SelfHost, WebLLMModelSpec } from './app-config.ts';
@@ -61,12 +62,8 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
 
   const lookup = (id: string, kind?: ModelInfo['kind']): WebLLMModelSpec => {
     const spec = specs.get(id);
-    if (!spec) throw new GatewayError('model_not_found', `The model "${id}" does not exist.`, { param: 'model' });
-    if (kind && spec.info.kind !== kind) {
-      const what = (k: ModelInfo['kind']) => (k === 'chat' ? 'a chat model' : 'an embedding model');
-      throw new GatewayError('invalid_request', `The model "${id}" is ${what(spec.info.kind)}, not ${what(kind)}.`, { param: 'model' });
-    }
-    return spec;
+    requireModel(spec?.info, id, kind);
+    return spec as WebLLMModelSpec;
   };
 
   async function open(model: string, spec: WebLLMModelSpec, slot: Slot, onProgress?: (progress: LoadProgress) => void): Promise<void> {
