@@ -1,0 +1,31 @@
+/** The command-line options of `npm run bench` (listed in bench/run.ts). @module */
+
+export type Device = 'wasm' | 'webgpu';
+export type Profile = 'quick' | 'short' | 'full';
+export type Options = ReturnType<typeof parseArgs>;
+
+export function parseArgs(argv: string[]) {
+  const value = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+  };
+  const device = value('--device') ?? 'both';
+  if (!['wasm', 'webgpu', 'both'].includes(device)) throw new Error(`--device must be wasm, webgpu or both (got ${device})`);
+  const driver = value('--driver') ?? 'chromium';
+  if (!['chromium', 'playwright'].includes(driver)) throw new Error(`--driver must be chromium or playwright (got ${driver})`);
+  const runs = Number(value('--runs') ?? '1');
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1 (got ${value('--runs')})`);
+  const profile = value('--profile');
+  if (profile !== undefined && !['quick', 'short', 'full'].includes(profile)) throw new Error(`--profile must be quick, short or full (got ${profile})`);
+  return {
+    device: device as Device | 'both',
+    quick: argv.includes('--quick'),
+    profile: profile as Profile | undefined,
+    sections: value('--sections')?.split(','),
+    load: !argv.includes('--no-load'),
+    main: !argv.includes('--no-main'),
+    build: !argv.includes('--no-build'),
+    driver: driver as 'chromium' | 'playwright',
+    runs,
+  };
+}

@@ -1,0 +1,8 @@
+/** Where the bench driver builds, locks and writes. @module */
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+/** The bench build: kept out of dist/, which the product build owns. */
+export const OUT_DIR = join(ROOT, 'node_modules/.cache/inpage-llm-bench/dist');
+export const LOCK = join(ROOT, 'node_modules/.cache/inpage-llm-bench/run.lock');
+export const RESULTS = join(ROOT, 'bench/results');

@@ -1,0 +1,100 @@
+/**
+ * The streaming tables: tiny-chat at the engine's real rate, the synthetic producer at burst
+ * speed, tiny-chat on one worker through both routes, and the paced long completions.
+ * @module
+ */
+import type { MainResult, Paced, StreamPath } from '../results.ts';
+import { f, find, percent, ratio, type Row, signed, table } from './format.ts';
+
+const STREAM_HEADERS = ['path', 'tokens/s median', 'tokens/s worst', 'ratio to direct', 'decode tokens/s median', 'first token ms median', 'total ms p95'];
+
+/** One stream path against `base`; the floor rows time the whole stream only, so they have no token timings. */
+function streamRow(p: StreamPath, base: StreamPath, tokenTimings = true): Row {
+  return [
+    p.name,
+    f(p.tokensPerSec.median, 1),
+    f(p.tokensPerSec.min, 1),
+    ratio(p.tokensPerSec.median / base.tokensPerSec.median),
+    tokenTimings ? f(p.decodeTokensPerSec.median, 1) : '',
+    tokenTimings ? f(p.firstTokenMs.median, 2) : '',
+    f(p.totalMs.p95, 1),
+  ];
+}
+
+/** What `a` delivers of `b`'s rate. */
+const share = (a: StreamPath, b: StreamPath) => percent(a.tokensPerSec.median, b.tokensPerSec.median);
+
+export function streamingReport(streaming: NonNullable<MainResult['streaming']>): string[] {
+  const direct = find(streaming.paths, 'stream: direct')!;
+  const [name, ...rest] = STREAM_HEADERS;
+  return [
+    '',
+    `### Streaming at the engine's real rate (max_tokens ${streaming.maxTokens}; tokens/s = completion tokens ÷ request-to-last-byte time)`,
+    table(
+      [name!, 'tokens', ...rest],
+      streaming.paths.map((p) => {
+        const [path, ...cells] = streamRow(p, direct);
+        return [path, [...new Set(p.tokens)].join('/'), ...cells];
+      }),
+    ),
+  ];
+}
+
+export function burstReport(b: NonNullable<MainResult['burst']>, streaming: MainResult['streaming']): string[] {
+  const us = (prefix: string) => find(b.paths, prefix)!.usPerChunk;
+  const floorPerChunk = us('floor burst: bare SW relaying') - us('floor burst: bare worker');
+  const rpc = us('burst: synthetic worker via product RPC');
+  const realRate = find(streaming?.paths, 'stream: SW')?.tokensPerSec.median;
+  const swChunksPerSec = find(b.paths, 'burst: SW path')!.chunksPerSec;
+  return [
+    '',
+    `### Streaming at burst speed: ${b.chunks} chunks from the SYNTHETIC PRODUCER (no model; as fast as the path pulls)`,
+    table(
+      ['path', 'median ms', 'p95 ms', 'µs per chunk', 'chunks/s', 'ratio to direct', 'per-chunk overhead above the floor (µs)', 'page reads'],
+      b.paths.map((p) => {
+        const direct = p.name.startsWith('burst:') && !p.name.includes('in the page') ? rpc : undefined;
+        const over = p.name.startsWith('burst: SW path') ? p.usPerChunk - rpc - floorPerChunk : p.name.startsWith('burst: fetch-shim') ? p.usPerChunk - rpc : undefined;
+        return [p.name, f(p.ms.median, 1), f(p.ms.p95, 1), f(p.usPerChunk, 2), Math.round(p.chunksPerSec), direct ? ratio(p.usPerChunk / direct) : '', over === undefined ? '' : signed(over, 2), p.reads];
+      }),
+    ),
+    '',
+    `Floor per chunk (bare SW relay − bare worker→page): ${f(floorPerChunk, 2)} µs. Headroom: the SW path carries ${Math.round(swChunksPerSec)} chunks/s at burst speed${realRate ? `, ${f(swChunksPerSec / realRate, 0)}× the real engine's ${f(realRate, 0)} tokens/s above` : ''}.`,
+    ...(b.sameWorker ? sameWorkerReport(b.sameWorker) : []),
+    ...[b.paced, b.pacedFast, b.pacedYielding].flatMap((paced) => (paced ? pacedReport(paced) : [])),
+  ];
+}
+
+function sameWorkerReport(same: NonNullable<NonNullable<MainResult['burst']>['sameWorker']>): string[] {
+  const direct = find(same.paths, 'one worker: tiny-chat direct')!;
+  return [
+    '',
+    `### tiny-chat streamed by one engine worker, directly and through the service worker (${same.maxTokens} tokens)`,
+    table(STREAM_HEADERS, same.paths.map((p) => streamRow(p, direct))),
+    '',
+    'The streaming table above compares two engine workers (the service worker’s and the direct one); here one worker serves both routes, so the difference is the route alone.',
+  ];
+}
+
+function pacedReport(paced: Paced): string[] {
+  const direct = find(paced.paths, 'paced stream: synthetic worker')!;
+  const floorWorker = find(paced.paths, 'floor paced: bare worker');
+  const floorRelay = find(paced.paths, 'floor paced: bare SW');
+  const sw = find(paced.paths, 'paced stream: SW path')!;
+  return [
+    '',
+    `### A long completion at a steady rate: ${paced.maxTokens} tokens from the synthetic producer spending ${paced.paceMs} ms of CPU per token in its worker${paced.yieldEach ? ', then yielding to its event loop (as a real engine awaiting its runtime does: the worker sleeps and wakes once per token)' : ''}`,
+    table(
+      STREAM_HEADERS,
+      paced.paths.map((p) => {
+        const floorRow = p.name.startsWith('floor');
+        return streamRow(p, floorRow ? floorWorker! : direct, !floorRow);
+      }),
+    ),
+    ...(floorWorker && floorRelay
+      ? [
+          '',
+          `Floor rows: the bare worker streams the same number of chunks at the same pace, to the page directly or relayed by the bare service worker (ratio to the bare worker). The browser's own share at this rate: the bare relay delivers ${share(floorRelay, floorWorker)} of the bare worker's rate; the product's SW path ${share(sw, direct)} of direct.`,
+        ]
+      : []),
+  ];
+}

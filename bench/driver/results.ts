@@ -1,0 +1,63 @@
+/**
+ * What the pages post back (bench/pages/bench.ts, bench/pages/load.ts): the shape of the
+ * results file's `main` and `load` entries, as the report reads them.
+ * @module
+ */
+import type { Summary } from '../pages/lib/stats.ts';
+import type { Device, Profile } from './options.ts';
+
+export interface Named {
+  name: string;
+}
+
+/** Requests the service worker's engine host received, and the engine calls they took. */
+export interface Merging {
+  requests: number;
+  engineCalls: number;
+}
+
+export interface Exactness {
+  requests: number;
+  vectors: number;
+  bitIdentical: number;
+  maxAbsDiff: number;
+  usageExact: number;
+  merging?: Merging;
+}
+
+export type StreamPath = Named & { tokens: number[]; tokensPerSec: Summary; decodeTokensPerSec: Summary; firstTokenMs: Summary; totalMs: Summary };
+
+export type Paced = { maxTokens: number; paceMs: number; yieldEach?: boolean; paths: StreamPath[] };
+
+export interface MainResult {
+  device: Device;
+  profile: Profile;
+  env: Record<string, unknown>;
+  latency?: (Summary & Named & { roundMedians: number[]; samples?: number[] })[];
+  streaming?: { maxTokens: number; paths: StreamPath[] };
+  embeddings?: {
+    texts: number;
+    batch: (Named & { ms: Summary; textsPerSec: Summary; rounds: number[] })[];
+    concurrent: (Named & { ms: Summary; textsPerSec: Summary; rounds: number[]; merging?: Merging })[];
+    exact: Record<string, Exactness>;
+    /** The engine alone: each multi-text request's texts in one call vs one call each. */
+    engineBatch?: Exactness;
+  };
+  burst?: { chunks: number; paths: (Named & { ms: Summary; usPerChunk: number; chunksPerSec: number; reads?: number })[]; paced?: Paced; pacedFast?: Paced; pacedYielding?: Paced; sameWorker?: { maxTokens: number; paths: StreamPath[] } };
+  memory: { label: string; pageHeapBytes?: number; totalBytes?: number; byRealm?: Record<string, number>; error?: string }[];
+  checks: Record<string, unknown>;
+}
+
+export interface LoadResult {
+  engine: 'product' | 'raw';
+  device: Device;
+  cold: boolean;
+  startToLoadedMs: number;
+  loadCallsMs: number;
+  workerReadyMs: number;
+  chatLoadMs: number;
+  embedLoadMs: number;
+  controlledMs?: number;
+  userAgent?: string;
+  hardwareConcurrency?: number;
+}

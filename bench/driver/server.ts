@@ -1,0 +1,102 @@
+/**
+ * The bench server: the bench build as static files, cross-origin isolated (COOP/COEP on every
+ * response: 5 µs timers, measureUserAgentSpecificMemory), plus the pages' POST channel
+ * (`/__bench/log|result|error`, bench/pages/lib/channel.ts), their only way out with no DevTools.
+ * @module
+ */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+import { OUT_DIR, ROOT } from './paths.ts';
+
+/** What the page of the task in progress posts. */
+export interface PageListener {
+  onLog(message: string): void;
+  onResult(result: unknown): void;
+  onError(message: string): void;
+}
+
+export interface BenchServer {
+  readonly origin: string;
+  /** Routes the pages' posts to `listener` (none: dropped). */
+  listen(listener: PageListener | undefined): void;
+  close(): void;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+function fileFor(pathname: string): string | undefined {
+  if (pathname === '/bench/floor/' || pathname === '/bench/floor/index.html') return join(OUT_DIR, 'bench/pages/floor.html');
+  // The bare floor service worker is served from its source: it has no imports and no build step.
+  if (pathname === '/bench/floor-sw.js') return join(ROOT, 'bench/floor-sw.js');
+  const path = normalize(join(OUT_DIR, decodeURIComponent(pathname)));
+  if (!path.startsWith(OUT_DIR)) return undefined;
+  if (existsSync(path) && statSync(path).isDirectory()) return join(path, 'index.html');
+  return path;
+}
+
+/** A post from a page, handed to the listener of the moment it has arrived whole. */
+function receive(req: IncomingMessage, res: ServerResponse, kind: string, current: () => PageListener | undefined): void {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk: string) => (body += chunk));
+  req.on('end', () => {
+    res.writeHead(204).end();
+    const message = JSON.parse(body) as { message?: string; result?: unknown };
+    const listener = current();
+    if (kind === 'log') listener?.onLog(message.message ?? '');
+    else if (kind === 'result') listener?.onResult(message.result);
+    else if (kind === 'error') listener?.onError(message.message ?? 'unknown error');
+  });
+}
+
+function serveFile(req: IncomingMessage, res: ServerResponse, url: URL): void {
+  const file = fileFor(url.pathname);
+  if (!file || !existsSync(file) || req.method !== 'GET') {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    return;
+  }
+  const stat = statSync(file);
+  const etag = `W/"${stat.size.toString(16)}-${stat.mtimeMs.toString(16)}"`;
+  // Hashed build assets are immutable; everything else (pages, /sw.js, /models/) is revalidated:
+  // a warm load reads bodies from the HTTP cache after a 304.
+  res.setHeader('cache-control', url.pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+  res.setHeader('etag', etag);
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304).end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': stat.size });
+  createReadStream(file).pipe(res);
+}
+
+export async function startServer(): Promise<BenchServer> {
+  let listener: PageListener | undefined;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    res.setHeader('cross-origin-opener-policy', 'same-origin');
+    res.setHeader('cross-origin-embedder-policy', 'require-corp');
+    res.setHeader('cross-origin-resource-policy', 'same-origin');
+    if (req.method === 'POST' && url.pathname.startsWith('/__bench/')) receive(req, res, url.pathname.slice('/__bench/'.length), () => listener);
+    else if (url.pathname === '/favicon.ico') res.writeHead(204).end();
+    else serveFile(req, res, url);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    origin: `http://localhost:${(server.address() as AddressInfo).port}`,
+    listen: (next) => (listener = next),
+    close: () => server.close(),
+  };
+}
