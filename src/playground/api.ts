@@ -4,7 +4,7 @@
  * the parsed events) and published, so the inspector can show the last one as it streams.
  * @module
  */
-import { createSSEParser, type SSEEvent } from './sse-parser.ts';
+import { createSSEParser, type SSEEvent } from '../core/sse.ts';
 
 export type CallKind = 'chat' | 'messages' | 'embeddings' | 'models';
 

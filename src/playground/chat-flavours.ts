@@ -5,7 +5,7 @@
  * @module
  */
 import { absoluteUrl, type RecordedRequest } from './api.ts';
-import type { SSEEvent } from './sse-parser.ts';
+import type { SSEEvent } from '../core/sse.ts';
 
 export type Flavour = 'openai' | 'anthropic';
 

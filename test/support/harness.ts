@@ -8,6 +8,7 @@ import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
 import { createGateway, type GatewayOptions } from '../../src/gateway/index.ts';
 import { createHandlers } from '../../src/msw/handlers.ts';
+import { createSSEParser } from '../../src/core/sse.ts';
 
 export const ORIGIN = 'https://llm.test';
 export const BASE = `${ORIGIN}/v1`;
@@ -54,19 +55,10 @@ export function createHarness(transport: TransportName, options: Omit<GatewayOpt
   };
 }
 
-/** Reads an SSE body into `{event, data}` records, splitting only on blank lines. */
+/** Reads an SSE body whole into `{event, data}` records (`event` null when the event has no `event:` line), with the product's decoder. */
 export async function readSSE(response: Response): Promise<{ event: string | null; data: string }[]> {
-  const text = await response.text();
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim())
-    .map((block) => {
-      let event: string | null = null;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) event = line.slice(7);
-        else if (line.startsWith('data: ')) data.push(line.slice(6));
-      }
-      return { event, data: data.join('\n') };
-    });
+  const decoder = createSSEParser();
+  const events = decoder.feed(await response.text());
+  if (decoder.rest().trim()) events.push(...decoder.feed('\n\n'));
+  return events.map(({ event, data }) => ({ event: event ?? null, data }));
 }

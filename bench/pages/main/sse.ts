@@ -3,7 +3,7 @@
  * (the playground's: no copy of it here).
  * @module
  */
-import { createSSEParser } from '../../../src/playground/sse-parser.ts';
+import { createSSEParser } from '../../../src/core/sse.ts';
 
 /** Counts the events and the reads that delivered them; `onEvent` gets each event's data. */
 export async function readSSE(response: Response, onEvent?: (data: string) => void): Promise<{ events: number; reads: number }> {
