@@ -2,12 +2,16 @@
 
 /** The first `dimensions` components, scaled back to unit length. */
 export function truncateAndNormalize(vector: Float32Array, dimensions: number): Float32Array {
-  const out = vector.slice(0, dimensions);
+  return unitLength(vector.slice(0, dimensions));
+}
+
+/** Scales `vector` in place to unit (L2) length, and returns it; a zero vector stays zero. */
+export function unitLength(vector: Float32Array): Float32Array {
   let sum = 0;
-  for (const v of out) sum += v * v;
+  for (const v of vector) sum += v * v;
   const norm = Math.sqrt(sum);
-  if (norm > 0) for (let i = 0; i < out.length; i++) out[i] = out[i]! / norm;
-  return out;
+  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i] = vector[i]! / norm;
+  return vector;
 }
 
 /** Standard base64 of the vector's IEEE-754 float32 bytes, little-endian (what openai-node decodes). */

@@ -7,6 +7,7 @@
 import type { EmbedResult } from '../../core/engine.ts';
 import { abortedError, GatewayError, isGatewayError } from '../../core/errors.ts';
 import type { MLCEngineLike } from './mlc-engine-like.ts';
+import { unitLength } from '../../core/vectors.ts';
 
 export interface EmbedOptions {
   /** The catalog id, for error messages. */
@@ -39,14 +40,6 @@ export async function embedTexts(engine: MLCEngineLike, input: readonly string[]
     promptTokens += response.usage.prompt_tokens;
   }
   return { embeddings, promptTokens };
-}
-
-function unitLength(vector: Float32Array): Float32Array {
-  let sum = 0;
-  for (const v of vector) sum += v * v;
-  const norm = Math.sqrt(sum);
-  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i] = vector[i]! / norm;
-  return vector;
 }
 
 function toEmbedError(error: unknown, model: string): GatewayError {
