@@ -1,52 +1,13 @@
 /**
- * What the browser offers for WebGPU, asked the way the engines ask (a high-performance adapter),
- * and why WASM is used when it is. Chromium reports vendor and architecture in `adapter.info`.
+ * What the browser offers for WebGPU, as the engines see it (their one probe), and why WASM is
+ * used when it is, in words for the page.
  * @module
  */
+import type { GpuReport } from '../engines/gpu.ts';
 
 export type DeviceChoice = 'auto' | 'webgpu' | 'wasm';
 
-export interface GpuReport {
-  /** `absent`: no `navigator.gpu`; `no-adapter`: WebGPU present but no adapter offered. */
-  readonly webgpu: 'ok' | 'absent' | 'no-adapter';
-  readonly vendor?: string;
-  readonly architecture?: string;
-  readonly description?: string;
-  readonly shaderF16: boolean;
-  /** A software adapter (SwiftShader, WARP): correct but slow. */
-  readonly software: boolean;
-}
-
-interface AdapterLike {
-  readonly features: { has(name: string): boolean };
-  readonly info?: { vendor?: string; architecture?: string; description?: string; device?: string; isFallbackAdapter?: boolean };
-  readonly isFallbackAdapter?: boolean;
-}
-interface GpuLike {
-  requestAdapter(options?: { powerPreference?: 'high-performance' | 'low-power' }): Promise<AdapterLike | null>;
-}
-
-export async function probeGpu(): Promise<GpuReport> {
-  const gpu = (navigator as Navigator & { gpu?: GpuLike }).gpu;
-  if (!gpu) return { webgpu: 'absent', shaderF16: false, software: false };
-  let adapter: AdapterLike | null = null;
-  try {
-    adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-  } catch {
-    // A throwing request means the same as no adapter.
-  }
-  if (!adapter) return { webgpu: 'no-adapter', shaderF16: false, software: false };
-  const info = adapter.info ?? {};
-  const names = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.description ?? ''}`.toLowerCase();
-  return {
-    webgpu: 'ok',
-    vendor: info.vendor || undefined,
-    architecture: info.architecture || undefined,
-    description: info.description || undefined,
-    shaderF16: adapter.features.has('shader-f16'),
-    software: Boolean(info.isFallbackAdapter ?? adapter.isFallbackAdapter) || /swiftshader|warp|llvmpipe|software/.test(names),
-  };
-}
+export { probeGpu, type GpuReport } from '../engines/gpu.ts';
 
 /** The backend transformers.js models will use: what the engine's `auto` resolves to. */
 export function transformersBackend(report: GpuReport, choice: DeviceChoice): 'WebGPU' | 'WASM' {

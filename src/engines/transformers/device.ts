@@ -6,12 +6,9 @@
 
 export type TransformersDevice = 'cpu' | 'wasm' | 'webgpu';
 import type { DeviceOption } from '../../contracts/worker-config.ts';
+import { probeGpu } from '../gpu.ts';
 
 export type { DeviceOption };
-
-interface GpuNavigator {
-  readonly gpu?: { requestAdapter(): Promise<unknown> };
-}
 
 export async function resolveDevice(option: DeviceOption = 'auto'): Promise<TransformersDevice> {
   if (option !== 'auto') return option;
@@ -21,11 +18,5 @@ export async function resolveDevice(option: DeviceOption = 'auto'): Promise<Tran
 
 /** Whether this context offers a WebGPU adapter (what onnxruntime's WebGPU backend needs). */
 export async function supportsWebGPU(): Promise<boolean> {
-  const gpu = (globalThis.navigator as GpuNavigator | undefined)?.gpu;
-  try {
-    return Boolean(gpu && (await gpu.requestAdapter()));
-  } catch {
-    // A failing adapter request means no usable GPU.
-    return false;
-  }
+  return (await probeGpu()).webgpu === 'ok';
 }

@@ -40,7 +40,7 @@ describe('transformers.js local facts', () => {
   });
 
   it('set to WebGPU with an adapter: runs on WebGPU, which it requires', async () => {
-    vi.stubGlobal('navigator', { gpu: { requestAdapter: async () => ({}) } });
+    vi.stubGlobal('navigator', { gpu: { requestAdapter: async () => ({ features: new Set<string>() }) } });
     const facts = await adapter('webgpu').localFacts!();
     expect(facts.get('tiny-embed')).toMatchObject({ runnable: true, backend: 'webgpu', requires: ['webgpu'] });
   });

@@ -1,8 +1,9 @@
 /**
- * The WebGPU probe that decides whether web-llm can run at all and which variant to load. It asks
- * for the adapter the way web-llm does (`high-performance`), so both see the same GPU.
+ * What web-llm needs to know of the GPU: whether it can run at all, and which variant to load
+ * (from the one probe, `engines/gpu.ts`).
  * @module
  */
+import { probeGpu } from '../gpu.ts';
 
 export interface GpuInfo {
   /** The adapter offers `shader-f16` (web-llm then enables it on its device). */
@@ -12,25 +13,8 @@ export interface GpuInfo {
 
 export type GpuProbe = () => Promise<GpuInfo | null>;
 
-interface GpuAdapterLike {
-  readonly features: { has(feature: string): boolean };
-  readonly info?: { readonly vendor?: string; readonly description?: string };
-}
-
-interface GpuNavigator {
-  readonly gpu?: { requestAdapter(options?: { powerPreference?: string }): Promise<GpuAdapterLike | null> };
-}
-
 /** `null` when there is no WebGPU (Node, older browsers) or no adapter (blocklisted GPU). */
 export async function probeWebGPU(): Promise<GpuInfo | null> {
-  const gpu = (globalThis.navigator as GpuNavigator | undefined)?.gpu;
-  if (!gpu) return null;
-  try {
-    const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-    if (!adapter) return null;
-    const vendor = adapter.info?.vendor || adapter.info?.description || undefined;
-    return { hasShaderF16: adapter.features.has('shader-f16'), vendor };
-  } catch {
-    return null;
-  }
+  const report = await probeGpu();
+  return report.webgpu === 'ok' ? { hasShaderF16: report.shaderF16, vendor: report.vendor ?? report.description } : null;
 }
