@@ -55,6 +55,3 @@ function webllmChat(name: string, displayName: string): WebLLMModelSpec {
     variants: { f16: `${name}-q4f16_1-MLC`, f32: `${name}-q4f32_1-MLC` },
   };
 }
-
-/** The models the playground and `startInference` use when none are named. */
-export const DEFAULT_MODELS = { chat: 'tiny-chat', embedding: 'tiny-embed' } as const;

@@ -99,7 +99,7 @@ function toLocal(wire: WireLocalState): ApiLocalState {
   };
 }
 
-/** The bundled offline defaults (the catalog's DEFAULT_MODELS; not imported: that module pulls the engines in). */
+/** The bundled models the playground selects and loads at start: they work offline anywhere. */
 export const DEFAULT_MODELS = { chat: 'tiny-chat', embedding: 'tiny-embed' } as const;
 
 /** The model to preselect: the default when offered, else the first of its kind. */
