@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
 import { GatewayError, isGatewayError } from './errors.ts';
 import { type Generation, type GenerationEvent, StopMatcher, startGeneration } from './generation.ts';
+import { drainGeneration } from '../../test/support/generations.ts';
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return { model: 'm', messages: [{ role: 'user', content: 'hi' }], maxTokens: 100, stop: [], ...overrides };
@@ -64,14 +65,6 @@ function tokens(list: readonly string[], options: { promptTokens?: number; end?:
   });
 }
 
-async function drain(generation: Generation): Promise<GenerationEvent[]> {
-  const out: GenerationEvent[] = [];
-  for (;;) {
-    const next = await generation.events.next();
-    if (next.done) return out;
-    out.push(next.value);
-  }
-}
 
 function textOf(events: readonly GenerationEvent[]): string {
   return events.map((e) => (e.type === 'text' ? e.text : '')).join('');
@@ -174,7 +167,7 @@ describe('startGeneration', () => {
     const probe = tokens(['Hel', 'lo', '!'], { promptTokens: 7 });
     const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
     expect(generation.promptTokens).toBe(7);
-    const events = await drain(generation);
+    const events = await drainGeneration(generation);
     expect(textOf(events)).toBe('Hello!');
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 7, completionTokens: 3 } });
     expect(events.filter((e) => e.type === 'finish')).toHaveLength(1);
@@ -182,14 +175,14 @@ describe('startGeneration', () => {
 
   it('passes an engine-reported length end through as finish length', async () => {
     const probe = tokens(['a', 'b'], { end: 'length' });
-    const events = await drain(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
+    const events = await drainGeneration(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
     expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'length', usage: { completionTokens: 2 } });
   });
 
   it('stops at the token cap with finish length, exact completion tokens, and aborts the engine', async () => {
     const probe = tokens(['one', ' two', ' three', ' four', ' five', ' six']);
     const generation = await startGeneration(probe.engine, chatRequest({ maxTokens: 3 }), new AbortController().signal);
-    const events = await drain(generation);
+    const events = await drainGeneration(generation);
     expect(textOf(events)).toBe('one two three');
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'length', stopSequence: null, usage: { promptTokens: 5, completionTokens: 3 } });
     expect(probe.signal().aborted).toBe(true);
@@ -231,7 +224,7 @@ describe('startGeneration', () => {
 
   it('releases held-back stop prefixes when the cap is reached', async () => {
     const probe = tokens(['ab', 'X', 'Y', 'Z']);
-    const events = await drain(await startGeneration(probe.engine, chatRequest({ maxTokens: 2, stop: ['XYZ'] }), new AbortController().signal));
+    const events = await drainGeneration(await startGeneration(probe.engine, chatRequest({ maxTokens: 2, stop: ['XYZ'] }), new AbortController().signal));
     expect(textOf(events)).toBe('abX');
     expect(events.at(-1)).toMatchObject({ reason: 'length', usage: { completionTokens: 2 } });
   });
@@ -239,7 +232,7 @@ describe('startGeneration', () => {
   it('stops at a stop sequence: text cut before it, finish stop_sequence, engine aborted', async () => {
     const probe = tokens(['Hello', ' wor', 'ld S', 'TOP', ' after', ' more']);
     const generation = await startGeneration(probe.engine, chatRequest({ stop: ['STOP', 'never'] }), new AbortController().signal);
-    const events = await drain(generation);
+    const events = await drainGeneration(generation);
     expect(textOf(events)).toBe('Hello world ');
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop_sequence', stopSequence: 'STOP', usage: { promptTokens: 5, completionTokens: 4 } });
     expect(probe.signal().aborted).toBe(true);
@@ -249,7 +242,7 @@ describe('startGeneration', () => {
 
   it('releases held-back text at a natural end', async () => {
     const probe = tokens(['done S', 'TO']);
-    const events = await drain(await startGeneration(probe.engine, chatRequest({ stop: ['STOP'] }), new AbortController().signal));
+    const events = await drainGeneration(await startGeneration(probe.engine, chatRequest({ stop: ['STOP'] }), new AbortController().signal));
     expect(textOf(events)).toBe('done STO');
     expect(events.at(-1)).toMatchObject({ reason: 'stop', stopSequence: null });
   });
@@ -305,7 +298,7 @@ describe('startGeneration', () => {
       throw new GatewayError('engine_unavailable', 'device lost');
     });
     const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
-    expect(await rejection(drain(generation))).toMatchObject({ code: 'engine_unavailable', message: 'device lost' });
+    expect(await rejection(drainGeneration(generation))).toMatchObject({ code: 'engine_unavailable', message: 'device lost' });
   });
 
   it('refuses to start for a caller that has already gone, without calling the engine', async () => {
@@ -357,7 +350,7 @@ describe('startGeneration', () => {
     const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
     generation.cancel();
     expect(probe.signal().aborted).toBe(true);
-    const error = await rejection(drain(generation));
+    const error = await rejection(drainGeneration(generation));
     expect(error).toMatchObject({ code: 'aborted' });
     expect(probe.produced).toBe(0);
     expect(() => generation.cancel()).not.toThrow();
@@ -395,7 +388,7 @@ describe('startGeneration', () => {
       yield { type: 'token', text: 'x' };
       yield { type: 'end', reason: 'stop', promptTokens: 13 };
     });
-    const events = await drain(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
+    const events = await drainGeneration(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
     expect(events.at(-1)).toMatchObject({ type: 'finish', usage: { promptTokens: 13, completionTokens: 1 } });
   });
 
@@ -424,13 +417,13 @@ describe('startGeneration', () => {
       yield { type: 'end', reason: 'stop', promptTokens: 21 };
     });
     const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
-    await drain(generation);
+    await drainGeneration(generation);
     expect(generation.usage()).toEqual({ promptTokens: 21, completionTokens: 0 });
   });
 
   it('counts a zero-token answer as finish stop with zero completion tokens', async () => {
     const probe = tokens([], { promptTokens: 4 });
-    const events = await drain(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
+    const events = await drainGeneration(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
     expect(events).toEqual([{ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 4, completionTokens: 0 } }]);
   });
 });

@@ -10,6 +10,7 @@ import { TestDoubleMLCEngine, type WebLLMDoubleConfig, type WebLLMScript as Scri
 import { startGeneration, type Generation, type GenerationEvent } from '../../core/generation.ts';
 import { createModelHost } from '../model-host.ts';
 import { createWebLLMAdapter, type WebLLMAdapterOptions } from './webllm-adapter.ts';
+import { drainGeneration } from '../../../test/support/generations.ts';
 
 const QWEN: WebLLMModelSpec = {
   info: { id: 'qwen', kind: 'chat', engine: 'webllm', contextWindow: 4096, maxOutputTokens: 1024 },
@@ -397,21 +398,13 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
     return { generation, engine };
   }
 
-  async function drain(generation: Generation): Promise<GenerationEvent[]> {
-    const out: GenerationEvent[] = [];
-    for (;;) {
-      const next = await generation.events.next();
-      if (next.done) return out;
-      out.push(next.value);
-    }
-  }
 
   const finishOf = (events: GenerationEvent[]) => events.at(-1) as Extract<GenerationEvent, { type: 'finish' }>;
 
   it.each(['0.2.86', '0.2.79'] as const)('natural stop (web-llm %s counts)', async (version) => {
     const { generation, engine } = await started({}, answer(), { double: { version } });
     expect(generation.promptTokens).toBe(EXACT);
-    const events = await drain(generation);
+    const events = await drainGeneration(generation);
     expect(finishOf(events)).toMatchObject({ reason: 'stop', usage: { promptTokens: EXACT, completionTokens: 5 } });
     expect(engine.prefilled).toEqual([EXACT]);
   });
@@ -419,7 +412,7 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
   it('length: the gateway closes the stream at max_tokens, before the usage chunk', async () => {
     const { generation, engine } = await started({ maxTokens: 2 }, answer());
     expect(generation.promptTokens).toBe(EXACT);
-    const events = await drain(generation);
+    const events = await drainGeneration(generation);
     expect(finishOf(events)).toMatchObject({ reason: 'length', usage: { promptTokens: EXACT, completionTokens: 2 } });
     // The double never got to stream its usage chunk: the generation was interrupted and closed.
     expect(engine.released).toBe(1);
@@ -432,7 +425,7 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
     ] as const) {
       const { generation } = await started({ stop: [stop] }, answer());
       expect(generation.promptTokens).toBe(EXACT);
-      const events = await drain(generation);
+      const events = await drainGeneration(generation);
       expect(events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('')).toBe(text);
       expect(finishOf(events)).toMatchObject({ reason: 'stop_sequence', stopSequence: stop, usage: { promptTokens: EXACT, completionTokens: tokens } });
     }
@@ -444,7 +437,7 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
     expect(generation.promptTokens).toBe(EXACT);
     await generation.events.next();
     controller.abort();
-    expect((await rejection(drain(generation))).code).toBe('aborted');
+    expect((await rejection(drainGeneration(generation))).code).toBe('aborted');
     expect(generation.usage().promptTokens).toBe(EXACT);
   });
 
@@ -452,7 +445,7 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
     const lost = Object.assign(new Error('Device was lost.'), { name: 'DeviceLostError' });
     const { generation } = await started({}, { ...answer(), failAt: { step: 2, error: lost } });
     expect(generation.promptTokens).toBe(EXACT);
-    expect((await rejection(drain(generation))).code).toBe('internal');
+    expect((await rejection(drainGeneration(generation))).code).toBe('internal');
     expect(generation.usage()).toEqual({ promptTokens: EXACT, completionTokens: 2 });
   });
 
@@ -462,18 +455,18 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
     await adapter.load('qwen');
     engines[0]!.scripts.push({ steps: ['Hi', ''], finish: 'stop', promptTokens: 20 });
     const first = request({ messages: [{ role: 'user', content: 'Hello' }] });
-    await drain(await startGeneration(host, first, signal()));
+    await drainGeneration(await startGeneration(host, first, signal()));
     engines[0]!.scripts.push({ steps: ['a', 'b', 'c', ''], finish: 'stop', promptTokens: 9 });
     const second = request({ messages: [...first.messages, { role: 'assistant', content: 'Hi' }, { role: 'user', content: 'More?' }], maxTokens: 1 });
     const generation = await startGeneration(host, second, signal());
     expect(generation.promptTokens).toBe(20 + 1 + 9);
-    expect(finishOf(await drain(generation)).usage).toEqual({ promptTokens: 30, completionTokens: 1 });
+    expect(finishOf(await drainGeneration(generation)).usage).toEqual({ promptTokens: 30, completionTokens: 1 });
   });
 
   it('without the internal count (a future web-llm) estimates at start and corrects from the usage chunk', async () => {
     const { generation } = await started({}, answer(), { double: { prefillStats: false } });
     expect(generation.promptTokens).toBe(6);
-    expect(finishOf(await drain(generation)).usage.promptTokens).toBe(EXACT);
+    expect(finishOf(await drainGeneration(generation)).usage.promptTokens).toBe(EXACT);
   });
 });
 

@@ -5,6 +5,7 @@ import type { Generation, GenerationEvent } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { parseMessages, toMessage, toMessageEvents, toStopReason } from './messages.ts';
 import type { AnthropicVersion } from './version.ts';
+import { generationOf as generationOfEvents } from '../../../test/support/generations.ts';
 
 const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
 const USER = [{ role: 'user', content: 'hi' }];
@@ -24,27 +25,7 @@ function failureOf(body: Record<string, unknown>, version: AnthropicVersion = '2
   throw new Error(`expected ${JSON.stringify(body)} to be rejected under ${version}`);
 }
 
-/** Yields `events`, then throws `error` if given; its usage so far counts one token per text event read. */
-function generationOf(events: readonly GenerationEvent[], error?: unknown) {
-  const state = { closed: false, tokens: 0 };
-  const generation: Generation = {
-    promptTokens: 11,
-    usage: () => ({ promptTokens: 11, completionTokens: state.tokens }),
-    events: (async function* () {
-      try {
-        for (const event of events) {
-          if (event.type === 'text') state.tokens++;
-          yield event;
-        }
-        if (error !== undefined) throw error;
-      } finally {
-        state.closed = true;
-      }
-    })(),
-    cancel: () => {},
-  };
-  return { generation, state };
-}
+const generationOf = (events: readonly GenerationEvent[], error?: unknown) => generationOfEvents(events, { promptTokens: 11, error });
 
 const finish = (reason: 'stop' | 'length' | 'stop_sequence', completionTokens = 2): GenerationEvent => ({
   type: 'finish',

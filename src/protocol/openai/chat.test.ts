@@ -4,6 +4,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Generation, GenerationEvent } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { parseChatCompletion, toChatCompletion, toChatCompletionChunks, toFinishReason, toUsage } from './chat.ts';
+import { generationOf as generationOfEvents } from '../../../test/support/generations.ts';
 
 const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
 const USER = [{ role: 'user', content: 'hi' }];
@@ -24,32 +25,7 @@ function paramOf(body: Record<string, unknown>): string | undefined {
   throw new Error(`expected ${JSON.stringify(body)} to be rejected`);
 }
 
-/**
- * A generation that yields `events`, then throws `error` if given; records whether it was closed.
- * Its usage so far counts one token per text event read.
- */
-function generationOf(events: readonly GenerationEvent[], error?: unknown) {
-  const state = { closed: false, cancelled: false, tokens: 0 };
-  const generation: Generation = {
-    promptTokens: 9,
-    usage: () => ({ promptTokens: 9, completionTokens: state.tokens }),
-    events: (async function* () {
-      try {
-        for (const event of events) {
-          if (event.type === 'text') state.tokens++;
-          yield event;
-        }
-        if (error !== undefined) throw error;
-      } finally {
-        state.closed = true;
-      }
-    })(),
-    cancel: () => {
-      state.cancelled = true;
-    },
-  };
-  return { generation, state };
-}
+const generationOf = (events: readonly GenerationEvent[], error?: unknown) => generationOfEvents(events, { promptTokens: 9, error });
 
 const finish = (reason: 'stop' | 'length' | 'stop_sequence', completionTokens = 2): GenerationEvent => ({
   type: 'finish',
