@@ -162,6 +162,8 @@ test('chat: switching to the Anthropic messages flavour sends system, temperatur
   await expect(reply).toHaveAttribute('data-state', 'done');
   await expect(reply.locator('.meta')).toHaveText('max_tokens · 12 tokens');
 
+  // The inspector repaints on the next animation frame: read it once it shows the finished exchange.
+  await expect(page.getByTestId('inspector-summary')).toContainText(/^200 POST \/v1\/messages · .* SSE events/);
   const sent = (await page.getByTestId('inspector-request').textContent())!;
   expect(sent).toContain('POST /v1/messages\ncontent-type: application/json\nanthropic-version: 2023-06-01');
   expect(JSON.parse(sent.split('\n\n').slice(1).join('\n\n'))).toMatchObject({
@@ -197,6 +199,7 @@ test('chat: switching to the Anthropic messages flavour sends system, temperatur
   await promptBox(page).fill('And now?');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect(page.locator('.bubble-assistant').last()).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('inspector-summary')).toContainText(/^200 POST \/v1\/chat\/completions · /);
   const next = JSON.parse((await page.getByTestId('inspector-request').textContent())!.split('\n\n').slice(1).join('\n\n'));
   expect(next.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
   expect(next.stop).toEqual(['never-said', 'nor this']);
@@ -276,15 +279,16 @@ test('embeddings: several texts give a cosine-similarity heat map; dimensions an
     expect(values[i * 4 + i]).toBeCloseTo(1, 3);
     for (let j = 0; j < 4; j++) expect(values[i * 4 + j]).toBeCloseTo(values[j * 4 + i]!, 4);
   }
+  await expect(page.getByTestId('inspector-summary')).toHaveText(/^200 POST \/v1\/embeddings · /);
   const sent = JSON.parse((await page.getByTestId('inspector-request').textContent())!.split('\n\n').slice(1).join('\n\n'));
   expect(sent).toMatchObject({ model: 'tiny-embed', encoding_format: 'base64', dimensions: 16 });
   expect(sent.input).toHaveLength(4);
-  expect(await page.getByTestId('inspector-raw').textContent()).toMatch(/"embedding": "[A-Za-z0-9+/]+=*"/);
+  await expect(page.getByTestId('inspector-raw')).toHaveText(/"embedding": "[A-Za-z0-9+/]+=*"/);
   await shot(page.locator('#panel-embeddings'), info, 'embeddings-panel-light');
 
   // Unticked, the inspector shows the bytes exactly as they came.
   await page.getByLabel('Pretty-print JSON bodies').uncheck();
-  expect(await page.getByTestId('inspector-raw').textContent()).toMatch(/^\{"object":"list","model":"tiny-embed","data":\[\{"object":"embedding","index":0,"embedding":"/);
+  await expect(page.getByTestId('inspector-raw')).toHaveText(/^\{"object":"list","model":"tiny-embed","data":\[\{"object":"embedding","index":0,"embedding":"/);
   await expect(page.getByTestId('inspector-request')).toContainText('{"model":"tiny-embed","input":[');
 
   // The same texts as floats: the decoded base64 gave the same matrix.
