@@ -173,3 +173,43 @@ test('a page answering its own requests does not depend on the service worker: i
   expect(relayedResult.error).toMatch(/TypeError/);
   expect(relayedResult.text).not.toContain('[DONE]');
 });
+
+test('a hosting tab that vanishes without a word (as in a crash) is noticed by a tab answering its own requests: its stream ends with a clear error within seconds, and it takes over', async ({ context }) => {
+  const host = await context.newPage();
+  await startRuntime(host, { engine: 'slow', tokenMs: 400 });
+  const guest = await context.newPage();
+  await startRuntime(guest, { engine: 'slow', tokenMs: 400 });
+  expect(await guest.evaluate(() => window.inference.isHost)).toBe(false);
+  const streamed = guest.evaluate(async (body) => {
+    const response = await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    let cutAt = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+      document.body.dataset.tokens = String(text.split('"content":"t').length - 1);
+      if (value.includes('"error"')) cutAt = performance.now();
+    }
+    return { text, cutAt };
+  }, JSON.stringify({ model: 'slow-a', messages: [{ role: 'user', content: 'Go' }], max_tokens: 30, stream: true }));
+  // Seconds into the stream (past the watchdog's first ticks), the guest's link is still up.
+  await expect(guest.locator('body[data-tokens="5"]')).toBeAttached();
+  // A crashed renderer sends nothing: drop the host's HOST_GONE, so only the released host lock
+  // can tell the guest (a real renderer crash takes same-site tabs in its process with it here).
+  await host.evaluate(() => {
+    const controller = navigator.serviceWorker.controller!;
+    controller.postMessage = () => {};
+  });
+  const closedAt = await guest.evaluate(() => performance.now());
+  await host.close();
+  const { text, cutAt } = await streamed;
+  expect(text).toContain('"code":"engine_unavailable"');
+  expect(text).not.toContain('[DONE]');
+  expect(cutAt).toBeGreaterThan(closedAt);
+  expect(cutAt - closedAt).toBeLessThan(5000);
+  await expect.poll(() => guest.evaluate(() => window.inference.isHost)).toBe(true);
+  const after = await guest.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, JSON.stringify({ model: 'slow-a', messages: [{ role: 'user', content: 'Again' }], max_tokens: 2 }));
+  expect(after.completion_tokens).toBe(2);
+});

@@ -47,34 +47,40 @@ class FakeContainer extends EventTarget {
   }
 }
 
-/** Web Locks with one lock name, enough for the host election. */
+/**
+ * Web Locks with one lock name, enough for the host election. Ids are Web Locks' own (they are not
+ * the service worker's Client ids): `lock-other` for another tab, `lock-self` for this one.
+ */
 function fakeLocks(heldByAnotherTab: boolean) {
-  let held = heldByAnotherTab;
-  return {
+  const locks = {
+    holder: heldByAnotherTab ? 'lock-other' : (undefined as string | undefined),
     async request(_name: string, ...rest: unknown[]) {
       const callback = rest.at(-1) as (lock: object | null) => Promise<void>;
       const ifAvailable = (rest[0] as { ifAvailable?: boolean } | undefined)?.ifAvailable;
-      if (held) return ifAvailable ? callback(null) : new Promise(() => {});
-      held = true;
+      if (locks.holder) return ifAvailable ? callback(null) : new Promise(() => {});
+      locks.holder = 'lock-self';
       await callback({});
-      held = false;
+      locks.holder = undefined;
     },
     async query() {
-      return { held: held ? [{ name: 'inpage-llm:engine-host', clientId: 'tab-1', mode: 'exclusive' }] : [] };
+      return { held: locks.holder ? [{ name: 'inpage-llm:engine-host', clientId: locks.holder, mode: 'exclusive' }] : [] };
     },
   };
+  return locks;
 }
 
 const CHAT = JSON.stringify({ model: 'scripted-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 6 });
 const post = (body: string) => fetch('https://app.test/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 let container: FakeContainer;
+let locks: ReturnType<typeof fakeLocks>;
 let pagehide: (() => void) | undefined;
 const originalFetch = globalThis.fetch;
 
 function stubBrowser(heldByAnotherTab: boolean) {
   container = new FakeContainer();
-  vi.stubGlobal('navigator', { serviceWorker: container, locks: fakeLocks(heldByAnotherTab) });
+  locks = fakeLocks(heldByAnotherTab);
+  vi.stubGlobal('navigator', { serviceWorker: container, locks });
   vi.stubGlobal('location', new URL('https://app.test/'));
   vi.stubGlobal('addEventListener', (type: string, listener: () => void) => {
     if (type === 'pagehide') pagehide = listener;
@@ -107,6 +113,8 @@ describe('startInference, the hosting tab', () => {
     const forGuest = container.ofType('ENGINE_PORT').at(-1)!;
     expect(forGuest.for).toBe('tab-2');
     expect(forGuest.port).toBeInstanceOf(MessagePort);
+    // Other tabs watch the host by its Web Locks id.
+    expect(forGuest.hostLock).toBe('lock-self');
 
     pagehide?.();
     expect(container.posted.at(-1)).toEqual({ type: 'HOST_GONE' });
@@ -132,7 +140,7 @@ describe('startInference, a tab that does not host', () => {
     // The host tab's answer, passed on by the service worker.
     const { port1, port2 } = new MessageChannel();
     hostWorker.service.serve(port1);
-    container.deliver({ type: 'ENGINE_PORT', port: port2, host: 'tab-1' });
+    container.deliver({ type: 'ENGINE_PORT', port: port2, hostLock: 'lock-other' });
     expect((await (await answer).json()).usage.completion_tokens).toBe(6);
 
     const streamed = await post(CHAT.replace('"max_tokens":6', '"max_tokens":6,"stream":true'));
@@ -149,5 +157,28 @@ describe('startInference, a tab that does not host', () => {
     // The next request asks for a port again.
     void post(CHAT).catch(() => {});
     await vi.waitFor(() => expect(container.ofType('PAGE_PORT_REQUEST')).toHaveLength(2));
+  });
+
+  it('keeps a call that runs for seconds while the host holds its lock, and cuts it within about a second once the lock is gone (a crashed host)', async () => {
+    stubBrowser(true);
+    const hostWorker = inThreadEngineWorker(300); // 6 tokens take 1.8 s
+    await startInference({ engineWorker: inThreadEngineWorker().create });
+    const answer = post(CHAT);
+    await vi.waitFor(() => expect(container.ofType('PAGE_PORT_REQUEST')).toHaveLength(1));
+    const connect = () => {
+      const { port1, port2 } = new MessageChannel();
+      hostWorker.service.serve(port1);
+      return port2;
+    };
+    container.deliver({ type: 'ENGINE_PORT', port: connect(), hostLock: 'lock-other' });
+    expect((await (await answer).json()).usage.completion_tokens).toBe(6);
+
+    const cut = post(CHAT.replace('"max_tokens":6', '"max_tokens":6,"stream":true')).then((r) => r.text());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    locks.holder = undefined; // the host's renderer died: the browser released its lock, no HOST_GONE came
+    const started = performance.now();
+    const text = await cut;
+    expect(text).toMatch(/"code":"engine_unavailable"/);
+    expect(performance.now() - started).toBeLessThan(1500);
   });
 });

@@ -63,6 +63,8 @@ export interface Inference {
 const LOCK = 'inpage-llm:engine-host';
 /** The id this tab's own link gives the host when the host is this tab. */
 const SELF = 'self';
+/** The id of a host that did not say its Web Locks id: then any holder of the host lock will do. */
+const UNKNOWN_HOST = 'unknown';
 
 export async function startInference(options: StartOptions = {}): Promise<Inference> {
   if (!('serviceWorker' in navigator)) {
@@ -77,13 +79,15 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   void registration.update().catch(() => {});
 
   let engine: EngineWorker | undefined;
+  /** This tab's id in Web Locks while it hosts: other tabs watch the host lock's holder by it. */
+  let hostLock: string | undefined;
   let stopHosting: (() => void) | undefined;
   const post = (message: PageMessage, transfer: Transferable[] = []) => container.controller?.postMessage(message, transfer);
   /** A port to this tab's engine worker for the service worker, or (`forClient`) for another tab. */
   const offer = (forClient?: string) => {
     if (!engine) return;
     const port = engine.connect();
-    post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD, ...(forClient ? { for: forClient } : {}) }, [port]);
+    post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD, ...(forClient ? { for: forClient, hostLock } : {}) }, [port]);
   };
   const spawn = () => spawnEngineWorker(options.engine, options.onProgress, options.engineWorker);
 
@@ -104,7 +108,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
         return offer(message.for);
       case 'ENGINE_PORT':
         // A port to another tab's worker; this tab may have become the host meanwhile.
-        if (own && !engine) own.attach(message.port, message.host);
+        if (own && !engine) own.attach(message.port, message.hostLock ?? UNKNOWN_HOST);
         else message.port.close();
         return;
       case 'HOST_GONE':
@@ -122,6 +126,8 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   const host = async () => {
     // A link this tab held to a former host is dead or about to be: its own worker replaces it.
     own?.detach('The inference engine moved to this tab; this request was cut off.');
+    // Web Locks names the holder with an id of its own (not the service worker's Client id).
+    hostLock = (await navigator.locks.query()).held?.find((lock) => lock.name === LOCK)?.clientId;
     engine = spawn();
     offer();
     options.onHostChange?.(true);
@@ -172,10 +178,10 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   };
 }
 
-/** Whether the tab with this client id still holds the host lock (it is gone, or no longer hosts, otherwise). */
-async function holdsLock(clientId: string): Promise<boolean> {
+/** Whether the tab with this Web Locks id still holds the host lock (it is gone, or no longer hosts, otherwise). */
+async function holdsLock(lockId: string): Promise<boolean> {
   const { held = [] } = await navigator.locks.query();
-  return held.some((lock) => lock.name === LOCK && (lock.clientId === undefined || lock.clientId === clientId));
+  return held.some((lock) => lock.name === LOCK && (lockId === UNKNOWN_HOST || lock.clientId === undefined || lock.clientId === lockId));
 }
 
 /** Resolves once a service worker controls this page (`ready` alone resolves before `claim()` lands). */

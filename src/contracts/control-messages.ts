@@ -14,7 +14,15 @@ export type PageMessage =
    * start, on request, after a restart), or, with `for`, for the page with that client id, which
    * asked for a link of its own (the service worker passes it on).
    */
-  | { readonly type: 'ENGINE_PORT'; readonly port: MessagePort; readonly apiKeys?: readonly ApiKey[]; readonly build: string; readonly for?: string }
+  | {
+      readonly type: 'ENGINE_PORT';
+      readonly port: MessagePort;
+      readonly apiKeys?: readonly ApiKey[];
+      readonly build: string;
+      readonly for?: string;
+      /** The host's id as Web Locks name it (not a service worker's Client id): how other tabs tell it is gone. */
+      readonly hostLock?: string;
+    }
   /** A page that does not host the engine asks for a port to it, to answer its own requests. */
   | { readonly type: 'PAGE_PORT_REQUEST' }
   /** The hosting tab is going away: fail in-flight calls now rather than wait for the watchdog. */
@@ -31,8 +39,8 @@ export type WorkerMessage =
    * restarted), or, with `for`, for the page with that client id.
    */
   | { readonly type: 'PORT_REQUEST'; readonly for?: string }
-  /** A port to the engine worker, for the page that asked; `host` is the hosting tab's client id. */
-  | { readonly type: 'ENGINE_PORT'; readonly port: MessagePort; readonly host: string }
+  /** A port to the engine worker, for the page that asked; `hostLock` is the host's Web Locks id, when it said. */
+  | { readonly type: 'ENGINE_PORT'; readonly port: MessagePort; readonly hostLock?: string }
   /** The hosting tab went away or restarted its worker: links to it are dead. */
   | { readonly type: 'HOST_GONE' }
   | { readonly type: 'HELLO_REPLY'; readonly build: string; readonly baseUrl: string; readonly linked: boolean };

@@ -66,7 +66,7 @@ self.addEventListener('message', (event) => {
     case 'ENGINE_PORT':
       if (message.for !== undefined) {
         // The host's answer to a page that asked for a link of its own: pass the port on.
-        event.waitUntil(passPort(message.for, message.port, source?.id ?? ''));
+        event.waitUntil(passPort(message.for, message.port, message.hostLock));
         break;
       }
       connection.attach(message.port, source?.id ?? null);
@@ -91,9 +91,9 @@ self.addEventListener('message', (event) => {
   }
 });
 
-async function passPort(clientId: string, port: MessagePort, host: string): Promise<void> {
+async function passPort(clientId: string, port: MessagePort, hostLock: string | undefined): Promise<void> {
   const client = await self.clients.get(clientId);
-  if (client) client.postMessage({ type: 'ENGINE_PORT', port, host } satisfies WorkerMessage, [port]);
+  if (client) client.postMessage({ type: 'ENGINE_PORT', port, ...(hostLock ? { hostLock } : {}) } satisfies WorkerMessage, [port]);
   else port.close();
 }
 
