@@ -16,6 +16,8 @@ export interface StartArgs {
   readonly engine?: 'product' | 'slow';
   /** Settings of the slow engine. */
   readonly tokenMs?: number;
+  /** Where transformers.js fetches models that are not bundled (the product engine); a path is taken on the page's origin. */
+  readonly transformersRemoteHost?: string;
 }
 
 /** What the test page records: load progress and host changes, for assertions. */
@@ -28,14 +30,14 @@ export interface PageLog {
 export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
   await page.goto(SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
-  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs }) => {
+  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, transformersRemoteHost }) => {
     const log: PageLog = { progress: [], hostChanges: [] };
     Object.assign(window, { log });
     const inference = await window.harness.startInference({
       baseUrl,
       apiKeys,
       inPage,
-      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm' } }),
+      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href } }),
       onProgress: (p) => log.progress.push(p),
       onHostChange: (isHost) => log.hostChanges.push(isHost),
     });

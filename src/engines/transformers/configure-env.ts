@@ -7,6 +7,10 @@
  */
 
 import { env } from '@huggingface/transformers';
+import { checkedModelFetch } from '../model-file-fetch.ts';
+
+/** transformers.js's own fetch, wrapped once however many engines are configured. */
+const plainFetch = env.fetch;
 
 export interface EnvOptions {
   /** Where local model ids resolve: a directory in Node, a URL path ending in `/` (e.g. `/models/`) in a browser. */
@@ -29,6 +33,8 @@ export function configureEnv(options: EnvOptions): void {
   env.allowLocalModels = true;
   env.allowRemoteModels = options.allowRemoteModels ?? false;
   if (options.remoteHost !== undefined) env.remoteHost = options.remoteHost;
+  // An HTML page where a model file belongs is refused, naming the URL, before it is cached.
+  env.fetch = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0]);
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = options.wasmPaths;
 }

@@ -1,0 +1,64 @@
+/**
+ * The fetch the engines fetch model files with, checked before an engine (or its download cache)
+ * sees them. A server that answers a model file's URL with an HTML page (a single-page app's
+ * fallback for unknown paths, a login or error page) would otherwise fail deep inside the engine,
+ * as a JSON parse error or an invalid protobuf, naming neither the file nor the cause; and a cache
+ * could keep the page and hand it back on every later load.
+ * @module
+ */
+import { GatewayError } from '../core/errors.ts';
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** Files that are JSON, and files that are binary; anything else is passed through unchecked. */
+const JSON_FILE = /\.json$/i;
+const BINARY_FILE = /\.(onnx|onnx_data|bin|safetensors|wasm)$/i;
+
+export function checkedModelFetch(fetchImpl: Fetch): Fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    const path = pathOf(url);
+    const json = JSON_FILE.test(path);
+    const binary = BINARY_FILE.test(path);
+    // Failures (a 404 for a missing file) are the engine's to report, as they are today.
+    if (!response.ok || (!json && !binary)) return response;
+    const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type === 'text/html' || (await startsLikeHtml(response))) throw notTheFile(url, 'an HTML page', type);
+    // A JSON error body where weights belong: a proxy or a hub answering with an error object.
+    if (binary && type === 'application/json') throw notTheFile(url, 'a JSON document', type);
+    return response;
+  };
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url, 'http://relative.invalid').pathname;
+  } catch {
+    return url;
+  }
+}
+
+/** Neither JSON nor a binary model file starts with `<`; an HTML page (whatever its type says) does. */
+async function startsLikeHtml(response: Response): Promise<boolean> {
+  if (!response.body) return false;
+  const reader = response.clone().body!.getReader();
+  try {
+    const { value } = await reader.read();
+    if (!value) return false;
+    let i = 0;
+    // Skip a byte order mark and leading white space.
+    if (value[0] === 0xef && value[1] === 0xbb && value[2] === 0xbf) i = 3;
+    while (i < value.length && (value[i] === 0x20 || value[i] === 0x09 || value[i] === 0x0a || value[i] === 0x0d)) i++;
+    return value[i] === 0x3c; // '<'
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+}
+
+function notTheFile(url: string, what: string, type: string): GatewayError {
+  return new GatewayError(
+    'model_unavailable',
+    `The server answered ${url} with ${what}${type ? ` (${type})` : ''}, not the model file it names. A single-page app's fallback for unknown paths does this: serve the model's files at that URL, or point the engine at a host that has them.`,
+  );
+}
