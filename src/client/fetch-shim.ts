@@ -27,7 +27,7 @@ export function installFetchShim(options: FetchShimOptions): FetchShim {
   const shim: typeof fetch = (input, init) => {
     const url = input instanceof Request ? input.url : new URL(String(input), globalThis.location?.href).href;
     if (!gateway.handles(url)) return original(input, init);
-    return gateway.fetch(new Request(input instanceof Request ? input : url, init));
+    return answerAsFetch(gateway, new Request(input instanceof Request ? input : url, init));
   };
   globalThis.fetch = shim;
   return {
@@ -36,4 +36,22 @@ export function installFetchShim(options: FetchShimOptions): FetchShim {
       if (globalThis.fetch === shim) globalThis.fetch = original;
     },
   };
+}
+
+/**
+ * The gateway's answer with fetch's abort semantics: an abort before the answer begins rejects with
+ * the signal's reason (not the 499 the gateway renders for runtimes that must answer something),
+ * and one after it errors the body's reads with that reason, while cancelling the answer's source
+ * stops the engine.
+ */
+async function answerAsFetch(gateway: Gateway, request: Request): Promise<Response> {
+  const { signal } = request;
+  if (signal.aborted) throw signal.reason;
+  const response = await gateway.fetch(request);
+  if (signal.aborted) {
+    await response.body?.cancel(signal.reason).catch(() => {});
+    throw signal.reason;
+  }
+  if (!response.body) return response;
+  return new Response(response.body.pipeThrough(new TransformStream(), { signal }), response);
 }
