@@ -13,6 +13,7 @@ import type { Engine } from '../../src/core/engine.ts';
 import { createGateway, type Gateway } from '../../src/gateway/index.ts';
 import { FAULTS, withFaults } from '../support/fault-engine.ts';
 import { ScriptedEngine } from '../support/scripted-engine.ts';
+import { endpointOf, expectedFlavour, requestArbitraries, stopsOf, toRequest, type BodySpec, type RequestSpec } from './requests.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The gateways under test
@@ -62,414 +63,19 @@ const GATEWAYS: Record<GatewayName, Gateway> = {
 const seedFor = (fallback: number) => (process.env.FC_SEED ? Number(process.env.FC_SEED) : fallback);
 
 // ---------------------------------------------------------------------------------------------
-// Request specs (plain data, so fast-check can print and shrink them)
+// Requests (test/property/requests.ts), aimed at the scripted models and the fault markers
 
-type BodySpec =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'json'; readonly value: unknown }
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'bytes'; readonly bytes: readonly number[] };
-
-interface RequestSpec {
-  readonly gateway: GatewayName;
-  readonly method: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: BodySpec;
-}
-
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
-
-function toRequest(spec: RequestSpec): Request {
-  const upper = spec.method.toUpperCase();
-  const bodyless = upper === 'GET' || upper === 'HEAD';
-  let body: BodyInit | undefined;
-  if (!bodyless) {
-    if (spec.body.kind === 'json') body = JSON.stringify(spec.body.value) ?? '';
-    else if (spec.body.kind === 'text') body = spec.body.text;
-    else if (spec.body.kind === 'bytes') body = new Uint8Array(spec.body.bytes);
-  }
-  return new Request(spec.url, { method: spec.method, headers: spec.headers, body });
-}
-
-// ---- values of the wrong type, mixed into every field
-
-const weird = fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.double(),
-  fc.string({ maxLength: 8 }),
-  fc.constant([]),
-  fc.constant({}),
-  fc.array(fc.integer({ min: -5, max: 70_000 }), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 4 }), fc.integer(), { maxKeys: 2 }),
-);
-
-/** Text for prompts: plain, unicode (lone surrogates included), fault markers, over-long prompts. */
-const text = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('hi', 'Say hi.', 'Tell me about the quick brown fox.', '') },
-  { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
-  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 8 }) },
-  { weight: 2, arbitrary: fc.constantFrom(...Object.values(FAULTS), `please ${FAULTS.midstream}`) },
-  { weight: 1, arbitrary: fc.constant('word '.repeat(600)) },
-);
-
-/** Stop strings that the scripted answer will actually hit, and some that it will not. */
-const stopText = fc.oneof(fc.constantFrom('fox', ' ', 'o', 'the', 'brown ', 'zzz', ''), fc.string({ maxLength: 4 }));
-
-const maxTokens = fc.oneof(
-  { weight: 6, arbitrary: fc.integer({ min: 1, max: 12 }) },
-  { weight: 2, arbitrary: fc.constantFrom(0, -1, 1.5, 256, 257, 1e30, 2 ** 53, -0, '5', '', true) },
-  { weight: 1, arbitrary: fc.double() },
-  { weight: 1, arbitrary: fc.integer() },
-  { weight: 1, arbitrary: weird },
-);
-
-const chatModel = fc.oneof(
-  { weight: 8, arbitrary: fc.constant('scripted-chat') },
-  { weight: 2, arbitrary: fc.constantFrom('scripted-embed', 'scripted-embed-fixed', 'nope', '', 'SCRIPTED-CHAT') },
-  { weight: 1, arbitrary: weird },
-);
-
-const embedModel = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom('scripted-embed', 'scripted-embed-fixed') },
-  { weight: 2, arbitrary: fc.constantFrom('scripted-chat', 'nope', '') },
-  { weight: 1, arbitrary: weird },
-);
-
-const sampling = (max: number) => fc.oneof({ weight: 3, arbitrary: fc.double({ min: 0, max, noNaN: true }) }, { weight: 1, arbitrary: weird });
-
-/** A valid value, now and then a name every plain object inherits (a lookup-table trap). */
-const validOrPrototypeName = (valid: readonly string[]) =>
-  fc.oneof({ weight: 15, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty') });
-
-// ---- OpenAI chat bodies
-
-const openaiPart = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('text'), text }) },
-  {
-    weight: 1,
-    arbitrary: fc.record(
-      { type: fc.oneof(fc.constantFrom('image_url', 'input_audio', 'file', 'refusal', 'text'), weird), text: weird, refusal: text, image_url: weird },
-      { requiredKeys: ['type'] },
-    ),
-  },
-  { weight: 1, arbitrary: weird },
-);
-const openaiRole = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom('user', 'system', 'developer', 'assistant') },
-  { weight: 2, arbitrary: fc.constantFrom('tool', 'function', 'constructor', '__proto__', 'toString', 'USER', '') },
-  { weight: 1, arbitrary: weird },
-);
-const openaiMessage = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ role: fc.constantFrom('user', 'system', 'developer'), content: text }) },
-  {
-    weight: 3,
-    arbitrary: fc.record(
-      { role: openaiRole, content: fc.oneof(text, fc.array(openaiPart, { maxLength: 3 }), weird), name: fc.string({ maxLength: 5 }) },
-      { requiredKeys: [] },
-    ),
-  },
-  { weight: 1, arbitrary: weird },
-);
-const openaiMessages = fc.oneof(
-  { weight: 8, arbitrary: fc.array(openaiMessage, { minLength: 1, maxLength: 3 }) },
-  { weight: 1, arbitrary: fc.constant([]) },
-  { weight: 1, arbitrary: weird },
-);
-const chatFields = {
-  model: chatModel,
-  messages: openaiMessages,
-  max_tokens: maxTokens,
-  max_completion_tokens: maxTokens,
-  stream: fc.oneof({ weight: 6, arbitrary: fc.boolean() }, { weight: 1, arbitrary: weird }),
-  stream_options: fc.oneof(
-    { weight: 4, arbitrary: fc.record({ include_usage: fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arbitrary: weird }) }) },
-    { weight: 1, arbitrary: weird },
-  ),
-  temperature: sampling(2),
-  top_p: sampling(1),
-  n: fc.oneof(fc.constant(1), fc.integer({ min: -1, max: 3 }), weird),
-  stop: fc.oneof(stopText, fc.array(stopText, { maxLength: 5 }), weird),
-  seed: fc.oneof(fc.integer(), weird),
-  presence_penalty: sampling(2),
-  frequency_penalty: sampling(2),
-  response_format: fc.oneof(fc.record({ type: fc.constantFrom('text', 'json_object', 'json_schema') }), weird),
-  tools: fc.oneof(fc.constant([]), fc.array(weird, { minLength: 1, maxLength: 2 }), weird),
-  logprobs: fc.oneof(fc.boolean(), weird),
-  user: text,
-  metadata: weird,
-};
-const chatBody = fc.oneof(
-  // Valid requests (of every option combination), to exercise the success paths.
-  {
-    weight: 4,
-    arbitrary: fc.record(
-      {
-        model: fc.constant('scripted-chat'),
-        messages: fc.array(fc.record({ role: validOrPrototypeName(['user', 'system', 'developer', 'assistant']), content: text }), { minLength: 1, maxLength: 3 }),
-        max_tokens: fc.integer({ min: 1, max: 12 }),
-        stream: fc.boolean(),
-        stream_options: fc.record({ include_usage: fc.boolean() }),
-        stop: fc.oneof(stopText, fc.array(stopText, { maxLength: 4 })),
-      },
-      { requiredKeys: ['model', 'messages'] },
-    ),
-  },
-  // Mostly plausible: the required fields present, few optional ones.
-  {
-    weight: 5,
-    arbitrary: fc.record(
-      { model: chatFields.model, messages: chatFields.messages, max_tokens: chatFields.max_tokens, stream: chatFields.stream, stop: chatFields.stop, stream_options: chatFields.stream_options },
-      { requiredKeys: ['model', 'messages'] },
-    ),
-  },
-  // Every field, each maybe absent, maybe the wrong type.
-  { weight: 3, arbitrary: fc.record(chatFields, { requiredKeys: [] }) },
-);
-
-// ---- Anthropic messages bodies
-
-const anthropicBlock = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('text'), text }) },
-  {
-    weight: 1,
-    arbitrary: fc.record(
-      { type: fc.oneof(fc.constantFrom('image', 'document', 'tool_use', 'tool_result', 'thinking', 'text'), weird), text: weird, source: weird },
-      { requiredKeys: ['type'] },
-    ),
-  },
-  { weight: 1, arbitrary: weird },
-);
-const anthropicMessage = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ role: fc.constantFrom('user', 'assistant', 'user'), content: text }) },
-  {
-    weight: 3,
-    arbitrary: fc.record(
-      {
-        role: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('user', 'assistant', 'system') }, { weight: 1, arbitrary: fc.constantFrom('tool', 'developer', 'constructor') }, { weight: 1, arbitrary: weird }),
-        content: fc.oneof(text, fc.array(anthropicBlock, { maxLength: 3 }), weird),
-      },
-      { requiredKeys: [] },
-    ),
-  },
-  { weight: 1, arbitrary: weird },
-);
-const messagesFields = {
-  model: chatModel,
-  max_tokens: maxTokens,
-  messages: fc.oneof(
-    { weight: 8, arbitrary: fc.array(anthropicMessage, { minLength: 1, maxLength: 3 }) },
-    { weight: 1, arbitrary: fc.constant([]) },
-    { weight: 1, arbitrary: weird },
-  ),
-  system: fc.oneof(text, fc.array(anthropicBlock, { maxLength: 2 }), weird),
-  stream: fc.oneof({ weight: 6, arbitrary: fc.boolean() }, { weight: 1, arbitrary: weird }),
-  stop_sequences: fc.oneof({ weight: 3, arbitrary: fc.array(stopText, { maxLength: 3 }) }, { weight: 1, arbitrary: weird }),
-  temperature: sampling(1),
-  top_p: sampling(1),
-  top_k: fc.oneof(fc.integer({ min: -1, max: 100 }), weird),
-  tools: fc.oneof(fc.constant([]), fc.array(weird, { minLength: 1, maxLength: 2 }), weird),
-  thinking: fc.oneof(fc.record({ type: fc.constantFrom('enabled', 'disabled', 'adaptive') }), weird),
-  metadata: fc.oneof(fc.record({ user_id: fc.string({ maxLength: 5 }) }), weird),
-};
-const messagesBody = fc.oneof(
-  {
-    weight: 4,
-    arbitrary: fc.record(
-      {
-        model: fc.constant('scripted-chat'),
-        max_tokens: fc.integer({ min: 1, max: 12 }),
-        messages: fc.array(fc.record({ role: validOrPrototypeName(['user', 'assistant']), content: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 })) }), {
-          minLength: 1,
-          maxLength: 3,
-        }),
-        system: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 })),
-        stream: fc.boolean(),
-        stop_sequences: fc.array(stopText, { maxLength: 3 }),
-      },
-      { requiredKeys: ['model', 'max_tokens', 'messages'] },
-    ),
-  },
-  {
-    weight: 5,
-    arbitrary: fc.record(
-      { model: messagesFields.model, max_tokens: messagesFields.max_tokens, messages: messagesFields.messages, system: messagesFields.system, stream: messagesFields.stream, stop_sequences: messagesFields.stop_sequences },
-      { requiredKeys: ['model', 'max_tokens', 'messages'] },
-    ),
-  },
-  { weight: 3, arbitrary: fc.record(messagesFields, { requiredKeys: [] }) },
-);
-
-// ---- embeddings bodies
-
-const embeddingsFields = {
-  model: embedModel,
-  input: fc.oneof(
-    { weight: 4, arbitrary: text },
-    { weight: 4, arbitrary: fc.array(text, { minLength: 1, maxLength: 4 }) },
-    { weight: 1, arbitrary: fc.array(fc.integer({ min: 0, max: 50_000 }), { maxLength: 4 }) },
-    { weight: 1, arbitrary: fc.array(fc.array(fc.integer({ min: 0, max: 50_000 }), { maxLength: 3 }), { maxLength: 2 }) },
-    { weight: 1, arbitrary: weird },
-  ),
-  encoding_format: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('float', 'base64') }, { weight: 1, arbitrary: fc.constantFrom('hex', '', 'FLOAT') }, { weight: 1, arbitrary: weird }),
-  dimensions: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 20 }) }, { weight: 1, arbitrary: weird }),
-  user: text,
-};
-const embeddingsBody = fc.oneof(
-  {
-    weight: 3,
-    arbitrary: fc.record(
-      {
-        model: fc.constantFrom('scripted-embed', 'scripted-embed-fixed'),
-        input: fc.oneof(text.filter((t) => t.length > 0), fc.array(text.filter((t) => t.length > 0), { minLength: 1, maxLength: 4 })),
-        encoding_format: fc.constantFrom('float', 'base64'),
-      },
-      { requiredKeys: ['model', 'input'] },
-    ),
-  },
-  {
-    weight: 5,
-    arbitrary: fc.record(
-      { model: embeddingsFields.model, input: embeddingsFields.input, encoding_format: embeddingsFields.encoding_format, dimensions: embeddingsFields.dimensions },
-      { requiredKeys: ['model', 'input'] },
-    ),
-  },
-  { weight: 3, arbitrary: fc.record(embeddingsFields, { requiredKeys: [] }) },
-);
-
-// ---- bodies in every encoding
-
-/** A valid-ish JSON body for the endpoint most of the time; otherwise garbage of every kind. */
-function bodies(plausible: fc.Arbitrary<unknown>): fc.Arbitrary<BodySpec> {
-  return fc.oneof(
-    { weight: 12, arbitrary: plausible.map((value): BodySpec => ({ kind: 'json', value })) },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value): BodySpec => ({ kind: 'json', value })) },
-    {
-      weight: 1,
-      arbitrary: fc
-        .oneof(fc.constantFrom('', ' ', '{', '{"model":', 'nul', '[1,', '{"a":1}}', '\u0000', "{'model':'scripted-chat'}", '\ufeff{}'), fc.string({ maxLength: 20 }))
-        .map((t): BodySpec => ({ kind: 'text', text: t })),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
-        .oneof(
-          // Never valid UTF-8: a lone 0xFF byte, a truncated sequence, an overlong encoding.
-          fc.uint8Array({ maxLength: 24 }).map((b) => [0x7b, 0xff, ...b]),
-          fc.constantFrom([0x7b, 0x22, 0x6d, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d], [0x7b, 0xe2, 0x82, 0x7d], [0xc0, 0xaf], [0xed, 0xa0, 0x80]),
-        )
-        .map((bytes): BodySpec => ({ kind: 'bytes', bytes: [...bytes] })),
-    },
-    { weight: 1, arbitrary: fc.constant<BodySpec>({ kind: 'none' }) },
-    { weight: 1, arbitrary: fc.constant<BodySpec>({ kind: 'json', value: { model: 'scripted-chat', messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY) }] } }) },
-  );
-}
-
-// ---- headers
-
-const VERSION_VALUES = ['2023-06-01', '2026-10-21', '2023-01-01', '1999-01-01', '', 'latest', '2023-06-01, 2023-06-01', ' 2026-10-21 '];
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.x+json', 'text/plain', 'application/x-www-form-urlencoded', '', 'multipart/form-data; boundary=x', 'application/jsonl', 'application/json-seq'];
-const AUTHORIZATIONS = ['Bearer sk-good', 'Bearer sk-chat', 'Bearer wrong', 'bearer sk-good', 'Basic c2stZ29vZA==', 'Bearer', 'sk-good', 'Bearer  sk-good  ', 'Bearer sk-good sk-chat'];
-const API_KEYS = ['sk-good', 'sk-chat', 'wrong', ''];
-
-const contentType = fc.oneof({ weight: 10, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8') }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) });
-const extraHeaders = fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,12}$/), fc.stringMatching(/^[!-~]([ -~]{0,18}[!-~])?$/), { maxKeys: 2 });
-
-function headersFor(flavour: 'openai' | 'anthropic' | 'any'): fc.Arbitrary<Record<string, string>> {
-  const version = fc.constantFrom(...VERSION_VALUES);
-  const auth = flavour === 'anthropic'
-    ? fc.oneof(
-        { weight: 5, arbitrary: fc.record({ 'x-api-key': fc.constantFrom('sk-good', 'sk-chat') }) },
-        { weight: 5, arbitrary: fc.record({ authorization: fc.constantFrom('Bearer sk-good', 'Bearer sk-chat') }) },
-        { weight: 2, arbitrary: fc.record({ authorization: fc.constantFrom(...AUTHORIZATIONS), 'x-api-key': fc.constantFrom(...API_KEYS) }, { requiredKeys: [] }) },
-      )
-    : fc.oneof(
-        { weight: 8, arbitrary: fc.record({ authorization: fc.constantFrom('Bearer sk-good', 'Bearer sk-chat') }) },
-        { weight: 2, arbitrary: fc.record({ authorization: fc.constantFrom(...AUTHORIZATIONS), 'x-api-key': fc.constantFrom(...API_KEYS) }, { requiredKeys: [] }) },
-      );
-  const versions =
-    flavour === 'anthropic'
-      ? fc.oneof(
-          { weight: 8, arbitrary: fc.record({ 'anthropic-version': fc.constantFrom('2023-06-01', '2026-10-21') }) },
-          { weight: 2, arbitrary: fc.record({ 'vendor-version': fc.constantFrom('2023-06-01', '2026-10-21') }) },
-          { weight: 2, arbitrary: fc.record({ 'anthropic-version': version, 'vendor-version': version }, { requiredKeys: [] }) },
-        )
-      : flavour === 'openai'
-        ? fc.oneof({ weight: 9, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.record({ 'anthropic-version': version, 'vendor-version': version }, { requiredKeys: [] }) })
-        : fc.record({ 'anthropic-version': version, 'vendor-version': version }, { requiredKeys: [] });
-  const misc = fc.record(
-    {
-      'content-type': contentType,
-      accept: fc.constantFrom('application/json', 'text/event-stream', '*/*'),
-      'x-stainless-retry-count': fc.constantFrom('0', '1', '2'),
-      'anthropic-beta': fc.constantFrom('a,b', ''),
-    },
-    { requiredKeys: [] },
-  );
-  // A Content-Length that does not match the body only now and then, so most bodies are read in full.
-  const contentLength = fc.oneof(
-    { weight: 9, arbitrary: fc.constant({}) },
-    { weight: 1, arbitrary: fc.record({ 'content-length': fc.constantFrom('0', '5', '999999999', 'abc', '-1') }) },
-  );
-  return fc.tuple(extraHeaders, misc, contentLength, auth, versions).map(([extra, m, length, a, v]) => ({ ...extra, ...m, ...length, ...a, ...v }));
-}
-
-// ---- paths and URLs
-
-const ENDPOINT_PATHS = ['/v1/chat/completions', '/v1/embeddings', '/v1/messages', '/v1/models', '/v1/models/scripted-chat', '/v1/models/scripted-embed'];
-const ODD_PATHS = [
-  '/v1/v1/messages', '/v1/messages/count_tokens', '/v1', '/v1/', '/v2/models', '/', '/v1/chat/completions/', '/v1//messages', '/v1/models/',
-  '/v1/chat/completions/x', '/v1/messagesx', '/V1/models', '/v1/MODELS', '/v1/models/a/b', '/v1/%6Dodels', '/v1/models/%ZZ', '/v1/models/%E0%A4%A',
-  '/v1/models/scripted%2Dchat', '/v1/models/%2F', '/v1/../v1/models', '/v1/./messages', '/v1/models/50%', '/v1/embeddings/', '/v1/v1/models',
-];
-const SEGMENTS = ['v1', 'models', 'messages', 'chat', 'completions', 'embeddings', '%2F', '%ZZ', '..', '.', '', 'scripted-chat', 'v2', 'count_tokens'];
-
-const path = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...ENDPOINT_PATHS) },
-  { weight: 4, arbitrary: fc.constantFrom(...ODD_PATHS) },
-  { weight: 2, arbitrary: fc.string({ maxLength: 12 }).map((s) => `/v1/models/${encodeURIComponent(s)}`) },
-  { weight: 2, arbitrary: fc.string({ maxLength: 12 }).map((s) => `/v1/models/${s}`) },
-  { weight: 1, arbitrary: fc.webPath() },
-  { weight: 2, arbitrary: fc.array(fc.constantFrom(...SEGMENTS), { maxLength: 5 }).map((s) => `/${s.join('/')}`) },
-);
-const query = fc.oneof(
-  { weight: 6, arbitrary: fc.constant('') },
-  { weight: 2, arbitrary: fc.constantFrom('?limit=1', '?after_id=scripted-chat', '?before_id=scripted-embed', '?limit=abc', '?limit=0', '?beta=true', '?after_id=nope', '?limit=2&after_id=scripted-chat', '?limit=1001', '?before_id=') },
-  { weight: 1, arbitrary: fc.webQueryParameters().map((q) => `?${q}`) },
-);
-const origin = fc.oneof({ weight: 8, arbitrary: fc.constant(KEYED_ORIGIN) }, { weight: 1, arbitrary: fc.constantFrom('http://llm.test', 'https://other.test:8443') });
-const method = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom('GET', 'POST') },
-  { weight: 3, arbitrary: fc.constantFrom('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'post', 'get', 'options') },
-  { weight: 1, arbitrary: fc.constantFrom('constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty') },
-  { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z]{1,8}$/).filter((m) => !FORBIDDEN_METHODS.has(m.toUpperCase())) },
-);
-const gatewayName = fc.constantFrom<GatewayName>('open', 'keyed');
-
-/** Requests aimed at a real endpoint with the right method: mostly plausible, often subtly wrong. */
-const coherentRequest: fc.Arbitrary<RequestSpec> = fc.oneof(
-  fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: query.map((q) => `${KEYED_ORIGIN}/v1/chat/completions${q}`), headers: headersFor('openai'), body: bodies(chatBody) }),
-  fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: query.map((q) => `${KEYED_ORIGIN}/v1/embeddings${q}`), headers: headersFor('openai'), body: bodies(embeddingsBody) }),
-  fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: query.map((q) => `${KEYED_ORIGIN}/v1/messages${q}`), headers: headersFor('anthropic'), body: bodies(messagesBody) }),
-  fc.record({
-    gateway: gatewayName,
-    method: fc.constant('GET'),
-    url: fc.tuple(fc.constantFrom('/v1/models', '/v1/models/', ...MODEL_IDS.map((id) => `/v1/models/${id}`), '/v1/models/nope'), query).map(([p, q]) => `${KEYED_ORIGIN}${p}${q}`),
-    headers: fc.oneof(headersFor('openai'), headersFor('anthropic')),
-    body: fc.constant<BodySpec>({ kind: 'none' }),
-  }),
-);
-
-/** Anything at all: any method, any path, any headers, any body. */
-const chaosRequest: fc.Arbitrary<RequestSpec> = fc.record({
-  gateway: gatewayName,
-  method,
-  url: fc.tuple(origin, path, query).map(([o, p, q]) => `${o}${p}${q}`),
-  headers: headersFor('any'),
-  body: bodies(fc.oneof(chatBody, messagesBody, embeddingsBody)),
+const { text, stopText, coherentRequest, chaosRequest } = requestArbitraries({
+  gateways: ['open', 'keyed'] satisfies GatewayName[],
+  origin: KEYED_ORIGIN,
+  otherOrigins: ['http://llm.test', 'https://other.test:8443'],
+  chatModel: 'scripted-chat',
+  wrongChatModels: ['scripted-embed', 'scripted-embed-fixed', 'nope', '', 'SCRIPTED-CHAT'],
+  embedModels: ['scripted-embed', 'scripted-embed-fixed'],
+  wrongEmbedModels: ['scripted-chat', 'nope', ''],
+  modelIds: MODEL_IDS,
+  specialTexts: [...Object.values(FAULTS), `please ${FAULTS.midstream}`],
+  oversizeBody: { kind: 'json', value: { model: 'scripted-chat', messages: [{ role: 'user', content: 'x'.repeat(MAX_BODY) }] } },
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -480,24 +86,6 @@ function relativePath(spec: RequestSpec, url: URL): string | null {
   if (spec.gateway === 'keyed' && url.origin !== KEYED_ORIGIN) return null;
   if (url.pathname === '/v1') return '';
   return url.pathname.startsWith('/v1/') ? url.pathname.slice(3) : null;
-}
-
-function expectedFlavour(rel: string | null, headers: Headers): 'openai' | 'anthropic' {
-  if (rel !== null && (rel === '/messages' || rel.startsWith('/messages/') || rel.startsWith('/v1/messages'))) return 'anthropic';
-  return headers.has('anthropic-version') || headers.has('vendor-version') ? 'anthropic' : 'openai';
-}
-
-type Endpoint = 'chat' | 'embeddings' | 'messages' | 'models' | 'model';
-
-function endpointOf(rel: string | null, method: string): Endpoint | null {
-  if (rel === null) return null;
-  const is = (p: string) => rel === p || rel === `${p}/`;
-  if (method === 'POST' && is('/chat/completions')) return 'chat';
-  if (method === 'POST' && is('/embeddings')) return 'embeddings';
-  if (method === 'POST' && is('/messages')) return 'messages';
-  if (method === 'GET' && is('/models')) return 'models';
-  if (method === 'GET' && rel.startsWith('/models/')) return 'model';
-  return null;
 }
 
 function faultInjected(spec: RequestSpec): boolean {
@@ -519,11 +107,6 @@ const record = (value: unknown): Record<string, unknown> => {
 const keys = (value: unknown) => Object.keys(record(value)).sort();
 const isNatural = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
 const body = (spec: RequestSpec) => (spec.body.kind === 'json' ? record(spec.body.value) : {});
-
-function stopsOf(value: unknown): string[] {
-  if (typeof value === 'string') return value ? [value] : [];
-  return Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string' && s.length > 0) : [];
-}
 
 function requestedMaxTokens(b: Record<string, unknown>, anthropic: boolean): number {
   if (anthropic) return b.max_tokens as number;
@@ -555,7 +138,7 @@ async function respond(spec: RequestSpec): Promise<void> {
   const request = toRequest(spec);
   const url = new URL(request.url);
   const headers = request.headers;
-  const response = await within(GATEWAYS[spec.gateway].fetch(request), 5000, 'gateway.fetch');
+  const response = await within(GATEWAYS[spec.gateway as GatewayName].fetch(request), 5000, 'gateway.fetch');
   const { status } = response;
   tally.set(String(status), (tally.get(String(status)) ?? 0) + 1);
 
@@ -899,7 +482,7 @@ const streamingRequest: fc.Arbitrary<RequestSpec> = fc.oneof(
 /** Reads `chunks` pieces of a stream, then cancels it, as a client that breaks out of its loop. */
 async function abandon(spec: RequestSpec, chunks: number): Promise<void> {
   openGenerations = 0;
-  const response = await within(GATEWAYS[spec.gateway].fetch(toRequest(spec)), 5000, 'gateway.fetch');
+  const response = await within(GATEWAYS[spec.gateway as GatewayName].fetch(toRequest(spec)), 5000, 'gateway.fetch');
   if (response.status !== 200) {
     // Faults and over-long prompts fail before the stream starts; nothing may be left running.
     await response.text();
