@@ -52,15 +52,24 @@ class FakeContainer extends EventTarget {
  * the service worker's Client ids): `lock-other` for another tab, `lock-self` for this one.
  */
 function fakeLocks(heldByAnotherTab: boolean) {
+  const waiting: (() => void)[] = [];
   const locks = {
     holder: heldByAnotherTab ? 'lock-other' : (undefined as string | undefined),
     async request(_name: string, ...rest: unknown[]) {
       const callback = rest.at(-1) as (lock: object | null) => Promise<void>;
       const ifAvailable = (rest[0] as { ifAvailable?: boolean } | undefined)?.ifAvailable;
-      if (locks.holder) return ifAvailable ? callback(null) : new Promise(() => {});
+      if (locks.holder) {
+        if (ifAvailable) return callback(null);
+        await new Promise<void>((granted) => waiting.push(granted));
+      }
       locks.holder = 'lock-self';
       await callback({});
       locks.holder = undefined;
+    },
+    /** The other tab went away: the browser releases its lock and grants the next in line. */
+    releaseOther() {
+      locks.holder = undefined;
+      waiting.shift()?.();
     },
     async query() {
       return { held: locks.holder ? [{ name: 'inpage-llm:engine-host', clientId: locks.holder, mode: 'exclusive' }] : [] };
@@ -180,5 +189,20 @@ describe('startInference, a tab that does not host', () => {
     const text = await cut;
     expect(text).toMatch(/"code":"engine_unavailable"/);
     expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  it('takes over when the host goes, and answers a call that was waiting for a port over its own new worker at once', async () => {
+    stubBrowser(true);
+    const ownWorker = inThreadEngineWorker();
+    const inference = await startInference({ engineWorker: ownWorker.create });
+    const started = performance.now();
+    const answer = post(CHAT);
+    await vi.waitFor(() => expect(container.ofType('PAGE_PORT_REQUEST')).toHaveLength(1));
+    // No port comes from the old host: it is gone, and this tab is next in line.
+    locks.releaseOther();
+    expect((await (await answer).json()).usage.completion_tokens).toBe(6);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(inference.isHost).toBe(true);
+    expect(ownWorker.created).toHaveLength(1);
   });
 });

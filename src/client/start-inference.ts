@@ -123,15 +123,19 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   });
   post({ type: 'CACHE_SHELL', urls: loadedUrls() });
 
-  const host = async () => {
-    // A link this tab held to a former host is dead or about to be: its own worker replaces it.
-    own?.detach('The inference engine moved to this tab; this request was cut off.');
+  /** Hosts until stopped; `started` runs once the worker is up and offered. */
+  const host = async (started?: () => void) => {
     // Web Locks names the holder with an id of its own (not the service worker's Client id).
     hostLock = (await navigator.locks.query()).held?.find((lock) => lock.name === LOCK)?.clientId;
+    // A link this tab held to a former host is dead or about to be: its own worker replaces it,
+    // and calls already waiting for a port get this one.
+    own?.detach('The inference engine moved to this tab; this request was cut off.');
     engine = spawn();
+    own?.attach(engine.connect(), SELF);
     offer();
     options.onHostChange?.(true);
     for (const model of options.preload ?? []) void engine.api.load(model).catch(() => {});
+    started?.();
     await new Promise<void>((resolve) => (stopHosting = resolve));
     post({ type: 'HOST_GONE' });
     own?.detach('This tab stopped hosting the inference engine; this request was cut off.');
@@ -145,12 +149,10 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   const hostingNow = await new Promise<boolean>((resolve) => {
     void navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => {
       if (!lock) return resolve(false);
-      const hosting = host();
-      resolve(true);
-      await hosting;
+      await host(() => resolve(true));
     });
   });
-  if (!hostingNow) void navigator.locks.request(LOCK, host);
+  if (!hostingNow) void navigator.locks.request(LOCK, () => host());
 
   return {
     baseUrl,
@@ -170,6 +172,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
       post({ type: 'HOST_GONE' });
       own?.detach('The engine worker was restarted; this request was cut off.');
       engine = spawn();
+      own?.attach(engine.connect(), SELF);
       offer();
     },
     async stop() {
