@@ -3,19 +3,25 @@ import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 
 const root = import.meta.dirname;
+const { version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string };
 
 /**
- * The service worker must be served from the site root (its scope) under a fixed name. In a build
- * it is its own entry emitted as `sw.js`; in dev `/sw.js` is a module worker importing the source.
+ * The playground is built from source in the layout the package gives apps (see
+ * src/contracts/runtime-layout.ts): the service worker at the site root (its scope) and the engine
+ * worker under /inpage-llm/, each its own entry under a fixed name; in dev each is a module worker
+ * importing its source. The wasm and the tiny models come from `npm run assets` (public/inpage-llm/).
  */
-function serviceWorker(): Plugin {
+const WORKER_ENTRIES = { 'inpage-llm-sw': 'src/sw/main.ts', 'inpage-llm/engine-worker': 'src/worker/main.ts' } as const;
+
+function workersFromSource(): Plugin {
   return {
-    name: 'inpage-llm:service-worker',
+    name: 'inpage-llm:workers-from-source',
     configureServer(server) {
       server.middlewares.use((req, res, next) => {
-        if (req.url?.split('?')[0] !== '/sw.js') return next();
+        const source = Object.entries(WORKER_ENTRIES).find(([name]) => req.url?.split('?')[0] === `/${name}.js`)?.[1];
+        if (!source) return next();
         res.setHeader('content-type', 'text/javascript');
-        res.end(`import '/src/sw/main.ts';\n`);
+        res.end(`import '/${source}';\n`);
       });
     },
   };
@@ -42,14 +48,21 @@ export default defineConfig(({ mode }) => {
     );
   const testPages = mode === 'e2e' ? pagesOf('e2e/pages', 'e2e') : mode === 'bench' ? pagesOf('bench/pages', 'bench') : {};
   return {
-    plugins: [serviceWorker(), ...(mode === 'e2e' ? [mswWorkerScript()] : [])],
-    define: { __INPAGE_BUILD__: JSON.stringify(`${process.env.npm_package_version ?? '0'}-${Date.now().toString(36)}`) },
+    plugins: [workersFromSource(), ...(mode === 'e2e' ? [mswWorkerScript()] : [])],
+    define: {
+      __INPAGE_BUILD__: JSON.stringify(`${version}-${Date.now().toString(36)}`),
+      __INPAGE_VERSION__: JSON.stringify(version),
+    },
     worker: { format: 'es' },
     build: {
       target: 'es2022',
       rollupOptions: {
-        input: { main: resolve(root, 'index.html'), sw: resolve(root, 'src/sw/main.ts'), ...testPages },
-        output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+        input: {
+          main: resolve(root, 'index.html'),
+          ...Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([name, source]) => [name, resolve(root, source)])),
+          ...testPages,
+        },
+        output: { entryFileNames: (chunk) => (chunk.name in WORKER_ENTRIES ? '[name].js' : 'assets/[name]-[hash].js') },
       },
     },
     preview: { port: 4173, strictPort: true },

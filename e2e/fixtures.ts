@@ -3,6 +3,7 @@
  * so its fetches to the base URL are answered by the service worker and the engine worker.
  */
 import { test as base, expect, type Page } from '@playwright/test';
+import type { ModelEntry } from '../src/contracts/worker-config.ts';
 
 export const SDK_PAGE = '/e2e/pages/sdk.html';
 
@@ -18,6 +19,8 @@ export interface StartArgs {
   readonly tokenMs?: number;
   /** Where transformers.js fetches models that are not bundled (the product engine); a path is taken on the page's origin. */
   readonly transformersRemoteHost?: string;
+  /** The app's own models (the product engine's `engine.models`). */
+  readonly models?: readonly ModelEntry[];
 }
 
 /** What the test page records: load progress and host changes, for assertions. */
@@ -30,14 +33,14 @@ export interface PageLog {
 export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
   await page.goto(SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
-  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, transformersRemoteHost }) => {
+  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, transformersRemoteHost, models }) => {
     const log: PageLog = { progress: [], hostChanges: [] };
     Object.assign(window, { log });
     const inference = await window.harness.startInference({
       baseUrl,
       apiKeys,
       inPage,
-      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href } }),
+      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href, models } }),
       onProgress: (p) => log.progress.push(p),
       onHostChange: (isHost) => log.hostChanges.push(isHost),
     });

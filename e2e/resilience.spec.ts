@@ -75,7 +75,7 @@ test('replacing the engine worker mid-stream ends the stream with an error event
 });
 
 test('requests outside the base URL pass through untouched', async ({ runtimePage: page, request }) => {
-  const path = '/models/tiny-chat/tokenizer.json';
+  const path = '/inpage-llm/models/tiny-chat/tokenizer.json';
   const direct = await request.get(path);
   const responsePromise = page.waitForResponse((r) => r.url().endsWith(path));
   const viaPage = await page.evaluate(async (p) => {
@@ -114,7 +114,7 @@ test('an updated service worker takes over without breaking a stream in flight',
     const before = navigator.serviceWorker.controller!.scriptURL;
     // A new service worker script (as after a deploy) installs, activates and claims the page.
     const changed = new Promise<void>((resolve) => navigator.serviceWorker.addEventListener('controllerchange', () => resolve(), { once: true }));
-    await navigator.serviceWorker.register('/sw.js?base=%2Fv1&rev=2', { type: 'module' });
+    await navigator.serviceWorker.register('/inpage-llm-sw.js?base=%2Fv1&rev=2', { type: 'module' });
     await changed;
     let chunksAfterUpdate = 0;
     for (;;) {

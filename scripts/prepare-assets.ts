@@ -1,10 +1,13 @@
 /**
- * Writes the tiny generated models (the offline defaults) into public/models (git-ignored), where
- * the app serves them. Run by `npm run build` / `npm run dev`; takes well under a second.
+ * Writes what the app serves besides its own build into public/inpage-llm (git-ignored): the
+ * onnxruntime-web wasm and the tiny generated models (the offline defaults), the same files in the
+ * same layout `npx inpage-llm init --models` gives an app. This repository's build makes the
+ * worker scripts from source. Run by `npm run build` / `npm run dev`; takes about a second.
  */
-import { dirname, join } from 'node:path';
-import { generateTinyModels } from './tiny-models/generate.ts';
+import { join } from 'node:path';
+import { runtimeFiles } from '../src/install/runtime-files.ts';
+import { writeRuntimeFiles } from '../src/install/write-runtime-files.ts';
 
-const out = join(dirname(new URL(import.meta.url).pathname), '..', 'public', 'models');
-await generateTinyModels(out);
-console.log(`tiny models written to ${out}`);
+const publicDir = join(import.meta.dirname, '..', 'public');
+const bytes = await writeRuntimeFiles(publicDir, await runtimeFiles({ scripts: false, models: true }));
+console.log(`runtime assets (${(bytes / 1e6).toFixed(1)} MB) written to ${join(publicDir, 'inpage-llm')}`);

@@ -70,7 +70,7 @@ function serveFile(req: IncomingMessage, res: ServerResponse, url: URL): void {
   }
   const stat = statSync(file);
   const etag = `W/"${stat.size.toString(16)}-${stat.mtimeMs.toString(16)}"`;
-  // Hashed build assets are immutable; everything else (pages, /sw.js, /models/) is revalidated:
+  // Hashed build assets are immutable; everything else (pages, /inpage-llm-sw.js, /inpage-llm/) is revalidated:
   // a warm load reads bodies from the HTTP cache after a 304.
   res.setHeader('cache-control', url.pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
   res.setHeader('etag', etag);

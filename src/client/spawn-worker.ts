@@ -8,6 +8,7 @@ import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { EngineHostApi } from '../contracts/engine-host.ts';
 import type { EngineWorkerMessage } from '../contracts/control-messages.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
+import { ENGINE_WORKER_FILE, RUNTIME_DIR } from '../contracts/runtime-layout.ts';
 
 export interface EngineWorker {
   /** The page's own handle on the worker. */
@@ -20,9 +21,16 @@ export interface EngineWorker {
 /** Starts an engine worker: the product's own by default; an app may bring its own (see `serveEngineWorker`). */
 export type CreateEngineWorker = () => Worker;
 
-export const createDefaultEngineWorker: CreateEngineWorker = () => new Worker(new URL('../worker/main.ts', import.meta.url), { type: 'module', name: 'inpage-llm-engine' });
+/** Where `npx inpage-llm init` and the vite plugin put the product's engine worker. */
+export const DEFAULT_ENGINE_WORKER_URL = `/${RUNTIME_DIR}/${ENGINE_WORKER_FILE}`;
 
-export function spawnEngineWorker(config: WorkerConfig = {}, onProgress?: (progress: LoadProgress) => void, create: CreateEngineWorker = createDefaultEngineWorker): EngineWorker {
+/** Starts the product's engine worker from its script URL. */
+export const engineWorkerAt =
+  (url: string | URL = DEFAULT_ENGINE_WORKER_URL): CreateEngineWorker =>
+  () =>
+    new Worker(url, { type: 'module', name: 'inpage-llm-engine' });
+
+export function spawnEngineWorker(config: WorkerConfig = {}, onProgress?: (progress: LoadProgress) => void, create: CreateEngineWorker = engineWorkerAt()): EngineWorker {
   const worker = create();
   const post = (message: EngineWorkerMessage<WorkerConfig>, transfer: Transferable[] = []) => worker.postMessage(message, transfer);
   post({ type: 'CONFIGURE', config });

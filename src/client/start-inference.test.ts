@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
 import { createModelHost } from '../engines/model-host.ts';
-import type { EngineWorkerMessage, PageMessage, WorkerMessage } from '../contracts/control-messages.ts';
+import { PROTOCOL, VERSION, type EngineWorkerMessage, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createHostService } from '../rpc/expose-host.ts';
 import { startInference } from './start-inference.ts';
 
@@ -34,7 +34,15 @@ function inThreadEngineWorker(tokenDelayMs = 0) {
 /** What the page sees of the service worker: a container that records what is posted to it. */
 class FakeContainer extends EventTarget {
   readonly posted: PageMessage[] = [];
-  readonly controller = { postMessage: (message: PageMessage) => void this.posted.push(message) };
+  /** What the worker answers to the handshake (`null`: nothing, as a worker that is not ours). */
+  hello: { version?: string; protocol?: number } | null = { version: VERSION, protocol: PROTOCOL };
+  readonly controller = {
+    scriptURL: 'https://app.test/inpage-llm-sw.js?base=%2Fv1',
+    postMessage: (message: PageMessage) => {
+      this.posted.push(message);
+      if (message.type === 'HELLO' && this.hello) message.port.postMessage({ type: 'HELLO_REPLY', build: 'test', baseUrl: '/v1', linked: false, ...this.hello } satisfies WorkerMessage);
+    },
+  };
   async register() {
     return { update: async () => {} };
   }
@@ -102,6 +110,40 @@ beforeEach(() => {
 afterEach(() => {
   globalThis.fetch = originalFetch;
   vi.unstubAllGlobals();
+});
+
+describe('startInference, the service worker handshake', () => {
+  it('takes a worker of the same version as up to date', async () => {
+    stubBrowser(false);
+    const inference = await startInference({ engineWorker: inThreadEngineWorker().create });
+    expect(inference.serviceWorker).toEqual({ scriptUrl: 'https://app.test/inpage-llm-sw.js?base=%2Fv1', version: VERSION, upToDate: true });
+  });
+
+  it('reports an older copy of the same protocol with the fix, and keeps serving through it', async () => {
+    stubBrowser(false);
+    container.hello = { version: '0.0.1', protocol: PROTOCOL };
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const inference = await startInference({ engineWorker: inThreadEngineWorker().create });
+    expect(inference.serviceWorker).toMatchObject({ version: '0.0.1', upToDate: false, warning: expect.stringContaining('npx inpage-llm init') });
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`is inpage-llm 0.0.1, this page's library ${VERSION}`));
+    expect((await post(CHAT)).status).toBe(200);
+    warn.mockRestore();
+  });
+
+  it('fails to start with the fix when the worker speaks another protocol', async () => {
+    stubBrowser(false);
+    container.hello = { version: '9.0.0', protocol: PROTOCOL + 1 };
+    await expect(startInference({ engineWorker: inThreadEngineWorker().create })).rejects.toThrow(/inpage-llm 9\.0\.0, which cannot serve .*npx inpage-llm init/);
+  });
+
+  it('takes a worker from before the handshake (no version) as protocol 1, and says its version is unknown', async () => {
+    stubBrowser(false);
+    container.hello = {};
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const inference = await startInference({ engineWorker: inThreadEngineWorker().create });
+    expect(inference.serviceWorker).toMatchObject({ version: 'unknown', upToDate: false });
+    warn.mockRestore();
+  });
 });
 
 describe('startInference, the hosting tab', () => {

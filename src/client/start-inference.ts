@@ -14,17 +14,29 @@
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import type { ModelStatus } from '../contracts/model-progress.ts';
-import { BUILD, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
+import { BUILD, PROTOCOL, VERSION, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createEngineConnection, type EngineConnection } from '../rpc/engine-connection.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
+import { SERVICE_WORKER_FILE } from '../contracts/runtime-layout.ts';
 import { installFetchShim } from './fetch-shim.ts';
-import { spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
+import { engineWorkerAt, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
 
 export interface StartOptions {
   /** Where the API answers: a path (default `/v1`) or a virtual absolute URL such as `https://llm.local/v1`. */
   readonly baseUrl?: string;
-  /** The service worker script, as built (default `sw.js` next to the app). */
+  /**
+   * The service worker script (default `/inpage-llm-sw.js`, where `npx inpage-llm init` and the
+   * vite plugin put it). An app with a service worker of its own names that one; it must import
+   * ours (see `inpage-llm/service-worker`).
+   */
   readonly serviceWorkerUrl?: string;
+  /**
+   * How to load `serviceWorkerUrl` (default `module`; the product's script loads either way). An
+   * app's own worker that pulls ours in with `importScripts` is a `classic` one.
+   */
+  readonly serviceWorkerType?: WorkerType;
+  /** The engine worker script (default `/inpage-llm/engine-worker.js`). */
+  readonly engineWorkerUrl?: string;
   /** Accepted API keys; none (the default) accepts every caller. */
   readonly apiKeys?: readonly ApiKey[];
   /** Engine settings (backend, models kept in memory). */
@@ -46,8 +58,21 @@ export interface StartOptions {
   readonly engineWorker?: CreateEngineWorker;
 }
 
+/** What the service worker controlling this page said of itself. */
+export interface ServiceWorkerInfo {
+  readonly scriptUrl: string;
+  /** The package version it was built from; `unknown` when it did not answer. */
+  readonly version: string;
+  /** Same version as this page's library. */
+  readonly upToDate: boolean;
+  /** Why it is not, and the command that fixes it. */
+  readonly warning?: string;
+}
+
 export interface Inference {
   readonly baseUrl: string;
+  /** The service worker's version against this library's (a copied worker may be stale). */
+  readonly serviceWorker: ServiceWorkerInfo;
   /** Whether this tab hosts the engine worker right now. */
   readonly isHost: boolean;
   /** Model states from the engine (null when another tab hosts it). */
@@ -60,6 +85,10 @@ export interface Inference {
   stop(): Promise<void>;
 }
 
+/** Where `npx inpage-llm init` and the vite plugin put the service worker (scope: the whole origin). */
+const DEFAULT_SERVICE_WORKER_URL = `/${SERVICE_WORKER_FILE}`;
+/** Says how to replace a stale copy of the worker scripts. */
+const FIX = 'copy the current worker scripts with `npx inpage-llm init <your public folder>` (with the vite plugin: rebuild), then reload';
 const LOCK = 'inpage-llm:engine-host';
 /** The id this tab's own link gives the host when the host is this tab. */
 const SELF = 'self';
@@ -71,12 +100,13 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
     throw new Error('Service workers are unavailable here (a private window, or not a secure context): use installFetchShim instead.');
   }
   const baseUrl = options.baseUrl ?? '/v1';
-  const script = new URL(options.serviceWorkerUrl ?? `${import.meta.env.BASE_URL}sw.js`, location.href);
+  const script = new URL(options.serviceWorkerUrl ?? DEFAULT_SERVICE_WORKER_URL, location.href);
   script.searchParams.set('base', baseUrl);
   const container = navigator.serviceWorker;
-  const registration = await container.register(script, { type: 'module', updateViaCache: 'none' });
+  const registration = await container.register(script, { type: options.serviceWorkerType ?? 'module', updateViaCache: 'none' });
   await controlled(container);
   void registration.update().catch(() => {});
+  const serviceWorker = await handshake(container);
 
   let engine: EngineWorker | undefined;
   /** This tab's id in Web Locks while it hosts: other tabs watch the host lock's holder by it. */
@@ -89,7 +119,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
     const port = engine.connect();
     post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD, ...(forClient ? { for: forClient, hostLock } : {}) }, [port]);
   };
-  const spawn = () => spawnEngineWorker(options.engine, options.onProgress, options.engineWorker);
+  const spawn = () => spawnEngineWorker(options.engine, options.onProgress, options.engineWorker ?? engineWorkerAt(options.engineWorkerUrl));
 
   // This page's own link: to its own worker while it hosts, else to the host tab's.
   let own: EngineConnection | undefined;
@@ -156,6 +186,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
 
   return {
     baseUrl,
+    serviceWorker,
     get isHost() {
       return engine !== undefined;
     },
@@ -185,6 +216,38 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
 async function holdsLock(lockId: string): Promise<boolean> {
   const { held = [] } = await navigator.locks.query();
   return held.some((lock) => lock.name === LOCK && (lockId === UNKNOWN_HOST || lock.clientId === undefined || lock.clientId === lockId));
+}
+
+/**
+ * Asks the controlling worker what it is. A copy of an older version is reported (console and
+ * `inference.serviceWorker`) and kept working while it speaks this library's protocol; one that
+ * does not cannot serve this page, so starting fails with the fix.
+ */
+async function handshake(container: ServiceWorkerContainer): Promise<ServiceWorkerInfo> {
+  const controller = container.controller!;
+  const { port1, port2 } = new MessageChannel();
+  const reply = new Promise<Extract<WorkerMessage, { type: 'HELLO_REPLY' }> | undefined>((resolve) => {
+    port1.onmessage = (event) => resolve(event.data);
+    setTimeout(() => resolve(undefined), 3000);
+  });
+  controller.postMessage({ type: 'HELLO', port: port2 } satisfies PageMessage, [port2]);
+  const hello = await reply;
+  port1.close();
+  const scriptUrl = controller.scriptURL;
+  if (!hello) {
+    const warning = `inpage-llm: the service worker ${scriptUrl} does not answer inpage-llm's handshake. If it is an app's own worker, it must import ours (handleInference from 'inpage-llm/service-worker'); otherwise ${FIX}.`;
+    console.warn(warning);
+    return { scriptUrl, version: 'unknown', upToDate: false, warning };
+  }
+  // Workers from before the handshake named no version; their messages are protocol 1's.
+  const version = hello.version ?? 'unknown';
+  if ((hello.protocol ?? 1) !== PROTOCOL) {
+    throw new Error(`inpage-llm: the service worker ${scriptUrl} is inpage-llm ${version}, which cannot serve this page's inpage-llm ${VERSION} (protocol ${hello.protocol ?? 1}, not ${PROTOCOL}): ${FIX}.`);
+  }
+  if (version === VERSION) return { scriptUrl, version, upToDate: true };
+  const warning = `inpage-llm: the service worker ${scriptUrl} is inpage-llm ${version}, this page's library ${VERSION}. Requests still work (same protocol), but ${FIX}.`;
+  console.warn(warning);
+  return { scriptUrl, version, upToDate: false, warning };
 }
 
 /** Resolves once a service worker controls this page (`ready` alone resolves before `claim()` lands). */

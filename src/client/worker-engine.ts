@@ -8,10 +8,11 @@ import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { EngineHostApi } from '../contracts/engine-host.ts';
 import { linkEngine, type EngineLink } from '../rpc/engine-link.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
-import { spawnEngineWorker } from './spawn-worker.ts';
+import { spawnEngineWorker, type CreateEngineWorker } from './spawn-worker.ts';
 
-export function createWorkerEngine(config: WorkerConfig = {}, onProgress?: (progress: LoadProgress) => void): EngineLink & { terminate(): void } {
-  const worker = spawnEngineWorker(config, onProgress);
+/** `engineWorker`: starts the worker (default: the product's, at `/inpage-llm/engine-worker.js`). */
+export function createWorkerEngine(config: WorkerConfig = {}, onProgress?: (progress: LoadProgress) => void, engineWorker?: CreateEngineWorker): EngineLink & { terminate(): void } {
+  const worker = spawnEngineWorker(config, onProgress, engineWorker);
   const link = linkEngine(wrap<EngineHostApi>(worker.connect()));
   return Object.assign(link, {
     terminate() {

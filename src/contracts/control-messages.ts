@@ -43,7 +43,19 @@ export type WorkerMessage =
   | { readonly type: 'ENGINE_PORT'; readonly port: MessagePort; readonly hostLock?: string }
   /** The hosting tab went away or restarted its worker: links to it are dead. */
   | { readonly type: 'HOST_GONE' }
-  | { readonly type: 'HELLO_REPLY'; readonly build: string; readonly baseUrl: string; readonly linked: boolean };
+  | {
+      readonly type: 'HELLO_REPLY';
+      readonly build: string;
+      /**
+       * The package version the service worker was built from (a copied worker may lag the page's
+       * library). This and `protocol` are absent from workers built before the handshake.
+       */
+      readonly version?: string;
+      /** The page ⇄ service worker protocol it speaks: requests work only where this matches the page's. */
+      readonly protocol?: number;
+      readonly baseUrl: string;
+      readonly linked: boolean;
+    };
 
 /** Page → engine worker: the worker's settings, then one port per caller. */
 export type EngineWorkerMessage<Config = object> =
@@ -53,4 +65,14 @@ export type EngineWorkerMessage<Config = object> =
 /** Set at build time; a page and a service worker of different builds can tell. */
 export const BUILD = typeof __INPAGE_BUILD__ === 'string' ? __INPAGE_BUILD__ : 'dev';
 
+/** The package version, set at build time (the package's own build and the app's vite build alike). */
+export const VERSION = typeof __INPAGE_VERSION__ === 'string' ? __INPAGE_VERSION__ : '0.0.0-dev';
+
+/**
+ * The version of the messages in this file. Raise it whenever a message changes shape: a page and
+ * a service worker of different versions keep working together exactly while this matches.
+ */
+export const PROTOCOL = 1;
+
 declare const __INPAGE_BUILD__: string | undefined;
+declare const __INPAGE_VERSION__: string | undefined;

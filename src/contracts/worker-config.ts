@@ -24,4 +24,63 @@ export interface WorkerConfig {
   readonly webllmSelfHost?: SelfHost;
   /** Where transformers.js fetches models that are not bundled (default: the Hugging Face hub). */
   readonly transformersRemoteHost?: string;
+  /**
+   * The URL path of the folder holding the models that ship with the app (`npx inpage-llm init
+   * --models` writes the tiny ones there). Default: `models/` next to the engine worker script.
+   */
+  readonly localModelPath?: string;
+  /** The onnxruntime-web wasm file. Default: next to the engine worker script, where `init` puts it. */
+  readonly wasmUrl?: string;
+  /** The app's own models, added to the catalog (an entry with a catalog model's id replaces it). */
+  readonly models?: readonly ModelEntry[];
+}
+
+/** A model of the app's own, on either engine. */
+export type ModelEntry = TransformersModelEntry | WebLLMModelEntry;
+
+interface ModelEntryBase {
+  /** The id clients send as `model`. */
+  readonly id: string;
+  readonly displayName?: string;
+  /** Prompt plus output tokens (default 2048 for chat, 512 for embeddings). */
+  readonly contextWindow?: number;
+}
+
+/** A transformers.js (ONNX) model. */
+export interface TransformersModelEntry extends ModelEntryBase {
+  readonly engine: 'transformers';
+  readonly kind: 'chat' | 'embedding';
+  /**
+   * A Hugging Face repo id (`onnx-community/...`, fetched from `transformersRemoteHost`, default
+   * the hub), or a path or same-origin URL of a folder in the same layout (`config.json`,
+   * `tokenizer.json`, `onnx/model*.onnx`): self-hosted next to the app.
+   */
+  readonly source: string;
+  /** ONNX weight variant (`fp32`, `fp16`, `q8`, `q4`, ...); default: the model's own config. */
+  readonly dtype?: string;
+  /** Chat models: the largest `max_tokens` (default: the context window). */
+  readonly maxOutputTokens?: number;
+  /** Embedding models: the vector length, shown in the models list. */
+  readonly dimensions?: number;
+  /** Embedding models: how token vectors become one vector (default `mean`). */
+  readonly pooling?: 'mean' | 'cls';
+  /** Embedding models: scale vectors to unit length (default true). */
+  readonly normalize?: boolean;
+}
+
+/** A web-llm (MLC) chat model: a compiled model folder and its model library. */
+export interface WebLLMModelEntry extends ModelEntryBase {
+  readonly engine: 'webllm';
+  readonly kind?: 'chat';
+  /**
+   * The model's folder, as web-llm takes it: it fetches `mlc-chat-config.json`, the tokenizer and
+   * the weight shards from `<modelUrl>/resolve/main/` (as on Hugging Face), unless the URL already
+   * ends in `/resolve/<revision>/`.
+   */
+  readonly modelUrl: string;
+  /** The compiled model library for WebGPU (`...-webgpu.wasm`), a URL. */
+  readonly modelLib: string;
+  /** Needs the GPU's `shader-f16` feature (q4f16 and f16 builds do). */
+  readonly shaderF16?: boolean;
+  readonly maxOutputTokens?: number;
 }

@@ -1,13 +1,14 @@
 /**
- * The model host the worker serves: the catalog's models on their engines, with files resolved
- * against the app's own origin (models under `models/`, the onnxruntime wasm among the build's
- * assets), so the default models work offline.
+ * The model host the product's engine worker serves: the catalog's models (and the app's own) on
+ * their engines. Files resolve next to the worker script by default (`npx inpage-llm init` and the
+ * vite plugin put the worker, the onnxruntime wasm and the bundled models together under
+ * `/inpage-llm/`), so the default models work offline and nothing is fetched from a CDN.
  * @module
  */
-// The onnxruntime-web wasm, emitted by the build next to the app: never fetched from a CDN.
-import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
+import { MODELS_DIR, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
+import { withAppModels } from '../engines/app-models.ts';
 import { transformersModels, webllmModels } from '../engines/catalog.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
 import { createTransformersAdapter } from '../engines/transformers/index.ts';
@@ -16,17 +17,18 @@ import { createTransformersAdapter } from '../engines/transformers/index.ts';
 import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
 
 export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void): ModelHost {
-  const base = new URL(import.meta.env.BASE_URL, self.location.origin);
+  const here = self.location.href;
+  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels }, config.models, self.location.origin);
   const transformers = createTransformersAdapter({
-    models: transformersModels,
+    models: catalog.transformers,
     // A path, not a URL: transformers.js skips local lookup for anything that parses as a URL.
-    localModelPath: new URL('models/', base).pathname,
+    localModelPath: new URL(config.localModelPath ?? MODELS_DIR, here).pathname.replace(/\/?$/, '/'),
     // Catalog entries that are not bundled load from the Hugging Face hub on users' machines.
     allowRemoteModels: true,
-    wasmPaths: { wasm: new URL(ortWasmUrl, self.location.href).href },
+    wasmPaths: { wasm: new URL(config.wasmUrl ?? ORT_WASM_FILE, here).href },
     remoteHost: config.transformersRemoteHost,
     device: config.device ?? 'auto',
   });
-  const webllm = createWebLLMAdapter({ models: webllmModels, selfHost: config.webllmSelfHost });
+  const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost });
   return createModelHost({ adapters: [transformers, webllm], onProgress, maxLoaded: config.maxLoaded });
 }

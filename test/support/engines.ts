@@ -9,7 +9,7 @@ import { ScriptedAdapter } from './scripted-adapter.ts';
 import { wrap } from 'comlink';
 import { createModelHost, type ModelHost } from '../../src/engines/model-host.ts';
 import { createTransformersAdapter, tinyModelSpecs } from '../../src/engines/transformers/index.ts';
-import { generateTinyModels } from '../../scripts/tiny-models/generate.ts';
+import { generateTinyModels } from '../../src/tiny-models/generate.ts';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -53,7 +53,7 @@ export async function setup(): Promise<{ runtime: Runtime; checks: Record<string
 
   // The two service workers must each control their own page only.
   const product = navigator.serviceWorker.controller?.scriptURL ?? '';
-  if (!new URL(product).pathname.endsWith('/sw.js')) throw new Error(`The bench page is controlled by ${product}, not the product's /sw.js.`);
+  if (!new URL(product).pathname.endsWith('/inpage-llm-sw.js')) throw new Error(`The bench page is controlled by ${product}, not the product's /inpage-llm-sw.js.`);
   if (!floor.controller()?.endsWith('/bench/floor-sw.js')) throw new Error(`The floor page is controlled by ${floor.controller()}, not the bare floor service worker.`);
 
   // Every path gives the same answer: the engines are loaded and the comparisons are like for like.

@@ -11,7 +11,7 @@ import { streamDirect, streamRaw, streamRounds, streamSSE, type StreamPaths } fr
 import { SHIM_BASE } from './workload.ts';
 
 export async function streaming({ direct, raw }: Runtime) {
-  // tiny-chat ends every answer after 40 tokens (scripts/tiny-models/tiny-chat.ts): the longest
+  // tiny-chat ends every answer after 40 tokens (src/tiny-models/tiny-chat.ts): the longest
   // real completion there is. The paced synthetic producer streams a long one (burst section).
   const maxTokens = 40;
   const rounds = byProfile({ quick: 2, short: 3, full: 20 });

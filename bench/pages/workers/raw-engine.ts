@@ -1,20 +1,19 @@
 /**
  * The engine's own use, with no product code: transformers.js called directly in a plain worker,
- * as an app would without inpage-llm. Same model files (/models/), same onnxruntime wasm, same
+ * as an app would without inpage-llm. Same model files (/inpage-llm/models/), same onnxruntime wasm, same
  * device and the same pipeline options as the product's adapter (mean pooling, normalised; greedy
  * decoding). A minimal postMessage protocol: `{id, op, ...}` in, `{id, ...}` out.
  * @module
  */
 import { env, pipeline, TextStreamer, type FeatureExtractionPipeline, type TextGenerationPipeline } from '@huggingface/transformers';
-import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 
 declare const self: DedicatedWorkerGlobalScope;
 
-env.localModelPath = '/models/';
+env.localModelPath = '/inpage-llm/models/';
 env.allowLocalModels = true;
 env.allowRemoteModels = false;
 const wasm = env.backends.onnx?.wasm;
-if (wasm) wasm.wasmPaths = { wasm: new URL(ortWasmUrl, self.location.href).href };
+if (wasm) wasm.wasmPaths = { wasm: new URL('/inpage-llm/ort-wasm-simd-threaded.asyncify.wasm', self.location.href).href };
 
 type Message =
   | { id: number; op: 'ping' }

@@ -24,6 +24,8 @@ export interface WebLLMModelSpec {
   readonly variants: { readonly f16?: string; readonly f32: string };
   /** Embedding models: scale vectors to unit length (default true, as snowflake-arctic-embed defines). */
   readonly normalize?: boolean;
+  /** A model of the app's own: its record (`variants.f32` is its `model_id`), not one of web-llm's prebuilt ones. */
+  readonly record?: Omit<ModelRecord, 'model_id'>;
 }
 
 export interface AppConfigOptions {
@@ -41,7 +43,7 @@ export function buildAppConfig(specs: readonly WebLLMModelSpec[], options: AppCo
   for (const spec of specs) {
     for (const id of variantIds(spec)) {
       if (records.has(id)) continue;
-      const record = toRecord(findPrebuiltRecord(id, prebuilt, spec.info.id), options.selfHost);
+      const record = spec.record ? { ...spec.record, model_id: id } : toRecord(findPrebuiltRecord(id, prebuilt, spec.info.id), options.selfHost);
       checkRecord(spec.info, record);
       records.set(id, record);
     }

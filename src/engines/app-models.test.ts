@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelEntry } from '../contracts/worker-config.ts';
+import { withAppModels } from './app-models.ts';
+import { transformersModels, webllmModels } from './catalog.ts';
+import { buildAppConfig } from './webllm/app-config.ts';
+
+const catalog = { transformers: transformersModels, webllm: webllmModels };
+const ORIGIN = 'https://app.example';
+
+describe('the app models', () => {
+  it('adds transformers.js entries by repo id, path and same-origin URL, with their limits', () => {
+    const result = withAppModels(
+      catalog,
+      [
+        { engine: 'transformers', id: 'a', kind: 'chat', source: 'HuggingFaceTB/SmolLM2-135M-Instruct', dtype: 'q4', contextWindow: 1024 },
+        { engine: 'transformers', id: 'b', kind: 'embedding', source: '/models/b/', dimensions: 384, pooling: 'cls', normalize: false },
+        { engine: 'transformers', id: 'c', kind: 'embedding', source: `${ORIGIN}/self/c/` },
+      ],
+      ORIGIN,
+    );
+    const byId = new Map(result.transformers.map((spec) => [spec.info.id, spec]));
+    expect(byId.get('a')).toEqual({ info: { id: 'a', kind: 'chat', engine: 'transformers', contextWindow: 1024, maxOutputTokens: 1024 }, source: 'HuggingFaceTB/SmolLM2-135M-Instruct', dtype: 'q4' });
+    expect(byId.get('b')).toMatchObject({ info: { dimensions: 384, contextWindow: 512 }, source: '/models/b', pooling: 'cls', normalize: false });
+    expect(byId.get('c')!.source).toBe('/self/c');
+    expect(result.transformers.length).toBe(transformersModels.length + 3);
+    expect(result.webllm).toEqual(webllmModels);
+  });
+
+  it('replaces a catalog model that has the same id', () => {
+    const result = withAppModels(catalog, [{ engine: 'transformers', id: 'all-MiniLM-L6-v2', kind: 'embedding', source: '/mirror/minilm' }], ORIGIN);
+    const entries = result.transformers.filter((spec) => spec.info.id === 'all-MiniLM-L6-v2');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.source).toBe('/mirror/minilm');
+  });
+
+  it('turns a web-llm entry into a record of its own that web-llm loads from the given folder and library', () => {
+    const result = withAppModels(catalog, [{ engine: 'webllm', id: 'mine', modelUrl: 'https://cdn.example/mine/', modelLib: 'https://cdn.example/libs/mine.wasm', shaderF16: true, contextWindow: 2048 }]);
+    const spec = result.webllm.find((s) => s.info.id === 'mine')!;
+    expect(spec.info).toMatchObject({ kind: 'chat', engine: 'webllm', contextWindow: 2048, maxOutputTokens: 2048 });
+    const config = buildAppConfig([spec]);
+    expect(config.model_list).toEqual([
+      { model_id: 'mine', model: 'https://cdn.example/mine/', model_lib: 'https://cdn.example/libs/mine.wasm', required_features: ['shader-f16'], overrides: { context_window_size: 2048 } },
+    ]);
+  });
+
+  it.each([
+    [{ engine: 'transformers', id: '', kind: 'chat', source: 'x/y' }, /needs an `id`/],
+    [{ engine: 'transformers', id: 'x', kind: 'vision', source: 'x/y' }, /"x": kind must be "chat" or "embedding"/],
+    [{ engine: 'transformers', id: 'x', kind: 'chat' }, /"x": source must name/],
+    [{ engine: 'transformers', id: 'x', kind: 'chat', source: 'https://other.example/m' }, /"x".*not from https:\/\/other\.example.*transformersRemoteHost/],
+    [{ engine: 'webllm', id: 'x', modelUrl: '/m/' }, /"x": modelLib must be a URL/],
+    [{ engine: 'onnx', id: 'x' }, /"x": engine must be "transformers" or "webllm"/],
+  ])('names the mistake in %j', (entry, message) => {
+    expect(() => withAppModels(catalog, [entry as unknown as ModelEntry], ORIGIN)).toThrow(message);
+  });
+
+  it('refuses two entries with one id', () => {
+    const entry: ModelEntry = { engine: 'transformers', id: 'x', kind: 'chat', source: 'a/b' };
+    expect(() => withAppModels(catalog, [entry, entry], ORIGIN)).toThrow(/names "x" twice/);
+  });
+});

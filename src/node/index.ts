@@ -1,0 +1,53 @@
+/**
+ * The gateway in Node: the same endpoints over transformers.js on onnxruntime-node (CPU), for
+ * servers, tests and scripts. Pair `createNodeEngine` with `createGateway` and any server that
+ * speaks `Request`/`Response`:
+ *
+ *   const gateway = createGateway({ engine: createNodeEngine({ localModelPath: './models' }), baseUrl: 'http://localhost:8080/v1' });
+ *
+ * @module
+ */
+import type { ModelEntry } from '../contracts/worker-config.ts';
+import { withAppModels } from '../engines/app-models.ts';
+import { transformersModels } from '../engines/catalog.ts';
+import { createModelHost, type ModelHost } from '../engines/model-host.ts';
+import { createTransformersAdapter } from '../engines/transformers/index.ts';
+import { generateTinyModels } from '../tiny-models/generate.ts';
+
+export { createGateway } from '../gateway/create-gateway.ts';
+export type { Gateway, GatewayOptions } from '../gateway/create-gateway.ts';
+export type { ModelHost } from '../engines/model-host.ts';
+export type { ModelEntry, TransformersModelEntry } from '../contracts/worker-config.ts';
+
+export interface NodeEngineOptions {
+  /** The folder holding local models, one sub-folder per model (`writeTinyModels` fills one). */
+  readonly localModelPath?: string;
+  /** Fetch catalog models that are not local from the Hugging Face hub (default false: offline). */
+  readonly allowRemoteModels?: boolean;
+  /** A mirror with the hub's layout to fetch remote models from. */
+  readonly remoteHost?: string;
+  /** Models of your own (transformers.js entries; web-llm needs a browser's WebGPU). */
+  readonly models?: readonly ModelEntry[];
+  /** Models kept in memory at once (default 2). */
+  readonly maxLoaded?: number;
+}
+
+/** The catalog's transformers.js models (and yours) on onnxruntime-node. */
+export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
+  const webllm = options.models?.find((entry) => entry.engine === 'webllm');
+  if (webllm) throw new Error(`Model "${webllm.id}" runs on web-llm, which needs a browser's WebGPU; in Node, use transformers.js models.`);
+  const catalog = withAppModels({ transformers: transformersModels, webllm: [] }, options.models);
+  const adapter = createTransformersAdapter({
+    models: catalog.transformers,
+    ...(options.localModelPath !== undefined ? { localModelPath: options.localModelPath } : {}),
+    allowRemoteModels: options.allowRemoteModels ?? false,
+    ...(options.remoteHost !== undefined ? { remoteHost: options.remoteHost } : {}),
+    device: 'cpu',
+  });
+  return createModelHost({ adapters: [adapter], ...(options.maxLoaded !== undefined ? { maxLoaded: options.maxLoaded } : {}) });
+}
+
+/** Writes the tiny generated models (`tiny-embed`, `tiny-chat`: random weights, seeded) into a folder. */
+export async function writeTinyModels(dir: string): Promise<void> {
+  await generateTinyModels(dir);
+}

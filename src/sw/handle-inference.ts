@@ -1,0 +1,125 @@
+/**
+ * The service worker's part of the product, as one call: answers fetches under the base URL with
+ * the gateway, its engine calls going to the engine worker hosted by one of the app's pages, and
+ * passes ports between tabs, so that each page running `startInference` gets a link of its own to
+ * the engine. Every other request is left to the listeners the app registers after this call (or,
+ * with none, to the browser). The product's own service worker script calls it; so does an app's
+ * own service worker (workbox, serwist, hand-written) that imports the package.
+ *
+ * Chromium cuts a fetch event whose response has not begun within 5 minutes, and stops the whole
+ * worker when an event (its `waitUntil` included) outlives that; a streamed body by itself is not
+ * limited. So a response is handed over as soon as it begins, with no `waitUntil` on its body, and
+ * a request still waiting for a model at `respondWithin` gets a clear 503 instead of a network
+ * error. See docs/decisions/service-worker-limits.md.
+ * @module
+ */
+import type { ApiKey } from '../gateway/auth.ts';
+import { createGateway, type Gateway } from '../gateway/create-gateway.ts';
+import { BUILD, PROTOCOL, VERSION, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
+import { createEngineConnection } from '../rpc/engine-connection.ts';
+import { loadApiKeys, saveApiKeys } from './key-store.ts';
+import { cacheShell } from './offline-shell.ts';
+
+declare const self: ServiceWorkerGlobalScope;
+
+export interface HandleInferenceOptions {
+  /**
+   * Where the API answers. Default: the `base` parameter of this worker's registration URL (which
+   * `startInference` sets), else `/v1`.
+   */
+  readonly baseUrl?: string;
+  /**
+   * A request whose response has not begun within this many milliseconds gets a 503 (default: the
+   * registration URL's `respondWithin`, else 270 s; Chromium's own limit is 300 s).
+   */
+  readonly respondWithin?: number;
+}
+
+export interface InferenceHandler {
+  readonly baseUrl: string;
+  /** Whether the gateway answers this URL (an app's own fetch listener may skip these). */
+  handles(url: string): boolean;
+}
+
+let installed: InferenceHandler | undefined;
+
+/** Adds the listeners (once: a second call returns the first handler). */
+export function handleInference(options: HandleInferenceOptions = {}): InferenceHandler {
+  if (installed) return installed;
+  const settings = new URL(self.location.href).searchParams;
+  const baseUrl = options.baseUrl ?? settings.get('base') ?? '/v1';
+  const respondWithin = options.respondWithin ?? (Number(settings.get('respondWithin')) || 270_000);
+
+  const connection = createEngineConnection({
+    requestPort: () => void broadcast({ type: 'PORT_REQUEST' }),
+    hostAlive: async (id) => (await self.clients.get(id)) !== undefined,
+  });
+
+  const build = (apiKeys: readonly ApiKey[] | undefined): Gateway =>
+    // Bodies come from the app's pages: read whole (a Request here never shows its Content-Length).
+    createGateway({ engine: connection, baseUrl, apiKeys, readBodyWhole: true });
+  // Keys are kept in Cache Storage: a restarted service worker must not answer before it knows them.
+  let gateway: Promise<Gateway> = loadApiKeys().then(build);
+  // Scope tests are pure and independent of keys: one gateway built for this base answers them.
+  const scope = build(undefined);
+
+  let lastKeys: string | undefined;
+  /** The host offers its keys with every port: rebuild the gateway only when they changed. */
+  const sameKeys = (apiKeys: readonly ApiKey[] | undefined): boolean => {
+    const text = JSON.stringify(apiKeys ?? null);
+    if (text === lastKeys) return true;
+    lastKeys = text;
+    return false;
+  };
+
+  self.addEventListener('fetch', (event) => {
+    const { request } = event;
+    // The worker's own script (and an imported copy of it) always comes from the network.
+    if (new URL(request.url).pathname === new URL(self.location.href).pathname) return;
+    if (scope.handles(request.url)) event.respondWith(gateway.then((g) => g.fetch(request, { respondWithin })));
+  });
+
+  self.addEventListener('message', (event) => {
+    const message = event.data as PageMessage;
+    const source = event.source as Client | null;
+    switch (message?.type) {
+      case 'ENGINE_PORT':
+        if (message.for !== undefined) {
+          // The host's answer to a page that asked for a link of its own: pass the port on.
+          event.waitUntil(passPort(message.for, message.port, message.hostLock));
+          break;
+        }
+        connection.attach(message.port, source?.id ?? null);
+        if (!sameKeys(message.apiKeys)) {
+          const apiKeys = message.apiKeys;
+          gateway = saveApiKeys(apiKeys).then(() => build(apiKeys));
+        }
+        break;
+      case 'PAGE_PORT_REQUEST':
+        if (source) event.waitUntil(broadcast({ type: 'PORT_REQUEST', for: source.id }, source.id));
+        break;
+      case 'CACHE_SHELL':
+        event.waitUntil(cacheShell(message.urls));
+        break;
+      case 'HOST_GONE':
+        connection.detach('The tab hosting the inference engine was closed.');
+        event.waitUntil(broadcast({ type: 'HOST_GONE' }, source?.id));
+        break;
+      case 'HELLO':
+        message.port.postMessage({ type: 'HELLO_REPLY', build: BUILD, version: VERSION, protocol: PROTOCOL, baseUrl, linked: connection.linked } satisfies WorkerMessage);
+        break;
+    }
+  });
+
+  return (installed = { baseUrl, handles: (url) => scope.handles(url) });
+}
+
+async function broadcast(message: WorkerMessage, except?: string): Promise<void> {
+  for (const client of await self.clients.matchAll({ type: 'window' })) if (client.id !== except) client.postMessage(message);
+}
+
+async function passPort(clientId: string, port: MessagePort, hostLock: string | undefined): Promise<void> {
+  const client = await self.clients.get(clientId);
+  if (client) client.postMessage({ type: 'ENGINE_PORT', port, ...(hostLock ? { hostLock } : {}) } satisfies WorkerMessage, [port]);
+  else port.close();
+}

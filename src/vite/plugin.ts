@@ -1,0 +1,50 @@
+/**
+ * The vite plugin: `plugins: [inpageLLM()]` serves the product's files in dev and emits them into
+ * the build, in the layout `startInference()` looks for (src/contracts/runtime-layout.ts), so a
+ * vite app needs only this line and `startInference()`. The files are the same that `npx
+ * inpage-llm init` copies (src/install/runtime-files.ts).
+ * @module
+ */
+import type { Plugin } from 'vite';
+import { runtimeFiles, type RuntimeFile } from '../install/runtime-files.ts';
+
+export interface InpageLLMPluginOptions {
+  /** Also serve and emit the tiny generated models (`tiny-embed`, `tiny-chat`), for offline demos and tests. */
+  readonly models?: boolean;
+}
+
+const TYPES: Record<string, string> = { js: 'text/javascript', wasm: 'application/wasm', json: 'application/json', onnx: 'application/octet-stream' };
+
+export function inpageLLM(options: InpageLLMPluginOptions = {}): Plugin {
+  let files: Promise<Map<string, RuntimeFile>> | undefined;
+  const byPath = () => (files ??= runtimeFiles({ models: options.models ?? false }).then((list) => new Map(list.map((f) => [f.path, f]))));
+  let base = '/';
+  return {
+    name: 'inpage-llm',
+    configResolved(config) {
+      base = config.base;
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const pathname = req.url?.split('?')[0] ?? '';
+        if (!pathname.startsWith(base)) return next();
+        void byPath().then((map) => {
+          const file = map.get(decodeURIComponent(pathname.slice(base.length)));
+          if (!file) return next();
+          return file.read().then((content) => {
+            res.setHeader('content-type', TYPES[file.path.slice(file.path.lastIndexOf('.') + 1)] ?? 'application/octet-stream');
+            res.setHeader('cache-control', 'no-cache');
+            res.end(content);
+          });
+        }, next);
+      });
+    },
+    async generateBundle() {
+      for (const file of (await byPath()).values()) {
+        this.emitFile({ type: 'asset', fileName: file.path, source: await file.read() });
+      }
+    },
+  };
+}
+
+export default inpageLLM;
