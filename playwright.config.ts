@@ -3,7 +3,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/chromium.ts';
 
 // Overridable so that two test runs on one machine do not share a server or a build folder.
 const port = Number(process.env.E2E_PORT ?? 4173);
-const outDir = process.env.E2E_DIST ?? 'dist';
+const outDir = process.env.E2E_DIST ?? 'build';
 
 export default defineConfig({
   testDir: 'e2e',

@@ -55,6 +55,8 @@ export default defineConfig(({ mode }) => {
     },
     worker: { format: 'es' },
     build: {
+      // dist/ is the package's (tsdown): the playground is an app of this repository, not shipped.
+      outDir: 'build',
       target: 'es2022',
       rollupOptions: {
         input: {

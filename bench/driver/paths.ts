@@ -2,7 +2,7 @@
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-/** The bench build: kept out of dist/, which the product build owns. */
+/** The bench build: kept out of build/, which the playground build owns (and dist/, the package's). */
 export const OUT_DIR = join(ROOT, 'node_modules/.cache/inpage-llm-bench/dist');
 export const LOCK = join(ROOT, 'node_modules/.cache/inpage-llm-bench/run.lock');
 export const RESULTS = join(ROOT, 'bench/results');

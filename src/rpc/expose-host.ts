@@ -89,19 +89,22 @@ export function createHostService(host: ModelHost): HostService {
     };
   };
 
+  /** comlink passes on only an Error's message: a failure crosses as GatewayErrorData, so its code and status survive. */
+  const asData = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw GatewayError.from(error).toJSON();
+    }
+  };
+
   const shared: Omit<EngineHostApi, 'openCalls'> = {
-    listModels: () => host.listModels(),
-    async load(model) {
-      try {
-        await host.load(model);
-      } catch (error) {
-        throw GatewayError.from(error).toJSON();
-      }
-    },
+    listModels: () => asData(() => host.listModels()),
+    load: (model) => asData(() => host.load(model)),
     async status() {
       return host.status();
     },
-    modelStates: () => host.modelStates(),
+    modelStates: () => asData(() => host.modelStates()),
     onProgress(listener) {
       listeners.add(listener);
     },
