@@ -58,6 +58,9 @@ export default defineConfig(({ mode }) => {
       // dist/ is the package's (tsdown): the playground is an app of this repository, not shipped.
       outDir: 'build',
       target: 'es2022',
+      // The workers are plain entries here, and vite's preload helper for dynamic imports (the
+      // engine worker's web-llm chunk) reaches for `document`, which workers lack.
+      modulePreload: false,
       rollupOptions: {
         input: {
           main: resolve(root, 'index.html'),
