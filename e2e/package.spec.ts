@@ -181,9 +181,17 @@ async function chatAndEmbed(page: Page) {
       body: JSON.stringify({ model: 'tiny-chat', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] }),
     });
     const embed = await fetch('/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tiny-embed', input: 'hello' }) });
+    // Constrained decoding: the grammar engine's wasm loads in the prebuilt worker too.
+    const schema = { type: 'object', properties: { ok: { type: 'boolean' }, n: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['ok', 'n'], additionalProperties: false };
+    const json = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'tiny-chat', max_tokens: 32, messages: [{ role: 'user', content: 'hello' }], response_format: { type: 'json_schema', json_schema: { name: 'r', schema } } }),
+    });
     const chatBody = await chat.json();
     const embedBody = await embed.json();
-    return { chat: chat.status, content: chatBody.choices?.[0]?.message?.content as string, embed: embed.status, dims: embedBody.data?.[0]?.embedding?.length as number };
+    const parsed = JSON.parse((await json.json()).choices[0].message.content) as { ok: unknown; n: unknown };
+    return { chat: chat.status, content: chatBody.choices?.[0]?.message?.content as string, embed: embed.status, dims: embedBody.data?.[0]?.embedding?.length as number, json: typeof parsed.ok === 'boolean' && typeof parsed.n === 'number' };
   });
 }
 
@@ -199,7 +207,7 @@ test('a plain page with no bundler: `npx inpage-llm init public --models` and a 
   await page.goto(url);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
   const result = await chatAndEmbed(page);
-  expect(result).toMatchObject({ chat: 200, embed: 200 });
+  expect(result).toMatchObject({ chat: 200, embed: 200, json: true });
   expect(result.content.length).toBeGreaterThan(0);
   expect(result.dims).toBeGreaterThan(0);
   expect(await page.evaluate(() => (window as unknown as { inference: { serviceWorker: { upToDate: boolean } } }).inference.serviceWorker.upToDate)).toBe(true);

@@ -23,6 +23,8 @@ export interface ModelInfo {
   readonly dimensions?: number;
   /** True when vectors may be truncated to fewer `dimensions` and re-normalised (Matryoshka). */
   readonly supportsDimensions?: boolean;
+  /** Chat models whose engine can constrain output to JSON (`response_format`). */
+  readonly structuredOutput?: boolean;
 }
 
 export type ChatRole = 'system' | 'user' | 'assistant';
@@ -49,9 +51,20 @@ export interface ChatRequest {
   readonly seed?: number;
   readonly presencePenalty?: number;
   readonly frequencyPenalty?: number;
-  /** Stop strings. The gateway cuts output at them; engines may also use them to stop early. */
+  /**
+   * Stop strings. The gateway cuts output at them; engines may also use them to stop early. Not
+   * applied when `output` is constrained: the grammar decides where the output ends, so a stop
+   * string can never cut a JSON value in half.
+   */
   readonly stop: readonly string[];
+  /** The output must be JSON (any object, or one that matches a schema), enforced while decoding. */
+  readonly output?: OutputConstraint;
 }
+
+/** What constrained decoding enforces. */
+export type OutputConstraint =
+  | { readonly kind: 'json_object' }
+  | { readonly kind: 'json_schema'; readonly schema: Readonly<Record<string, unknown>>; readonly strict: boolean };
 
 /**
  * What an engine yields while generating, in this order:

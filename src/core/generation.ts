@@ -97,7 +97,8 @@ async function* run(
   controller: AbortController,
   close: () => Promise<void>,
 ): AsyncGenerator<GenerationEvent> {
-  const stops = new StopMatcher(request.stop);
+  // Constrained output ends where its grammar says: a stop string must not cut a JSON value short.
+  const stops = new StopMatcher(request.output ? [] : request.stop);
   const finish = (reason: FinishReason, stopSequence: string | null = null): GenerationEvent => ({
     type: 'finish',
     reason,

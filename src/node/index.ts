@@ -11,6 +11,7 @@ import type { ModelEntry } from '../contracts/worker-config.ts';
 import { withAppModels } from '../engines/app-models.ts';
 import { transformersModels } from '../engines/catalog.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
+import { loadXGrammar } from '../engines/grammar/load-xgrammar.node.ts';
 import { createTransformersAdapter } from '../engines/transformers/index.ts';
 import { generateTinyModels } from '../tiny-models/generate.ts';
 
@@ -43,6 +44,7 @@ export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
     allowRemoteModels: options.allowRemoteModels ?? false,
     ...(options.remoteHost !== undefined ? { remoteHost: options.remoteHost } : {}),
     device: 'cpu',
+    grammar: loadXGrammar,
   });
   return createModelHost({ adapters: [adapter], ...(options.maxLoaded !== undefined ? { maxLoaded: options.maxLoaded } : {}) });
 }

@@ -11,6 +11,7 @@ import { MODELS_DIR, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
 import { withAppModels } from '../engines/app-models.ts';
 import { transformersModels, webllmModels } from '../engines/catalog.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
+import { loadXGrammar } from '../engines/grammar/load-xgrammar.browser.ts';
 import { createTransformersAdapter } from '../engines/transformers/index.ts';
 // The adapter module itself, not the folder's index: the index re-exports modules that import
 // web-llm, which the adapter loads only when one of its models is loaded.
@@ -28,6 +29,7 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     wasmPaths: { wasm: new URL(config.wasmUrl ?? ORT_WASM_FILE, here).href },
     remoteHost: config.transformersRemoteHost,
     device: config.device ?? 'auto',
+    grammar: loadXGrammar,
   });
   const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost });
   return createModelHost({ adapters: [transformers, webllm], onProgress, maxLoaded: config.maxLoaded });

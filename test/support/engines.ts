@@ -10,6 +10,7 @@ import { wrap } from 'comlink';
 import { createModelHost, type ModelHost } from '../../src/engines/model-host.ts';
 import { createTransformersAdapter, tinyModelSpecs } from '../../src/engines/transformers/index.ts';
 import { generateTinyModels } from '../../src/tiny-models/generate.ts';
+import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,7 +74,7 @@ export const transformersFixture: EngineFixture = {
   name: 'transformers.js on the tiny models',
   async create() {
     const host = await (tinyHost ??= (async () =>
-      createModelHost({ adapters: [createTransformersAdapter({ models: tinyModelSpecs, localModelPath: await tinyModelDir(), device: 'cpu' })] }))());
+      createModelHost({ adapters: [createTransformersAdapter({ models: tinyModelSpecs, localModelPath: await tinyModelDir(), device: 'cpu', grammar: loadXGrammar })] }))());
     const calls: ChatCallRecord[] = [];
     return { engine: withFaults(host, calls), calls };
   },

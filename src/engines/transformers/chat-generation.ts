@@ -6,7 +6,10 @@
 import { LogitsProcessorList, type Tensor, type TextGenerationPipeline, type TextStreamer } from '@huggingface/transformers';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../core/engine.ts';
 import { abortedError, GatewayError } from '../../core/errors.ts';
+import type { LoadXGrammar } from '../grammar/xgrammar.ts';
+import type { TokenConstraint } from '../grammar/token-constraint.ts';
 import { AbortCriteria } from './abort-criteria.ts';
+import { constraintCompilerFor, GrammarMask, GrammarProgress } from './grammar-constraint.ts';
 import { renderChatPrompt } from './chat-prompt.ts';
 import { createEventChannel } from './event-channel.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
@@ -23,6 +26,7 @@ export async function* generateChat(
   info: ModelInfo,
   request: ChatRequest,
   signal: AbortSignal,
+  loadGrammar?: LoadXGrammar,
 ): AsyncGenerator<ChatEvent> {
   const { tokenizer, model } = pipe;
   const prompt = renderChatPrompt(tokenizer, request.messages);
@@ -38,7 +42,11 @@ export async function* generateChat(
     );
   }
   const maxNewTokens = Math.min(request.maxTokens, info.contextWindow - promptTokens);
-  if (signal.aborted) throw abortedError();
+  const constraint = request.output ? await startConstraint(pipe, request.output, loadGrammar) : undefined;
+  if (signal.aborted) {
+    constraint?.dispose();
+    throw abortedError();
+  }
   yield { type: 'start', promptTokens };
   if (maxNewTokens <= 0) {
     yield { type: 'end', reason: 'length' };
@@ -52,6 +60,8 @@ export async function* generateChat(
   const channel = createEventChannel<string>();
   const streamer = new TokenStreamer({ tokenizer, endTokenIds: endTokenIds(model), onToken: (text) => channel.push(text) });
   const processors = new LogitsProcessorList();
+  // The grammar's mask first: the sampler then only ever chooses among allowed tokens.
+  if (constraint) processors.push(new GrammarMask(constraint));
   if (needsSampler(request)) processors.push(new TokenSampler(request, promptTokens));
   const generation = model
     .generate({
@@ -62,7 +72,7 @@ export async function* generateChat(
       num_beams: 1,
       // The typings want a TextStreamer; generate only calls the BaseStreamer methods.
       streamer: streamer as unknown as TextStreamer,
-      stopping_criteria: [new AbortCriteria(stop.signal)],
+      stopping_criteria: [new AbortCriteria(stop.signal), ...(constraint ? [new GrammarProgress(constraint, promptTokens)] : [])],
       logits_processor: processors,
     })
     .then(() => channel.close(), (error: unknown) => channel.fail(error));
@@ -73,12 +83,23 @@ export async function* generateChat(
       yield { type: 'token', text };
     }
     if (signal.aborted) throw abortedError();
-    yield { type: 'end', reason: streamer.sawEnd ? 'stop' : 'length' };
+    yield { type: 'end', reason: streamer.sawEnd || constraint?.terminated ? 'stop' : 'length' };
   } finally {
     signal.removeEventListener('abort', onAbort);
     stop.abort();
     await generation;
+    constraint?.dispose();
   }
+}
+
+/** The request's output constraint, compiled for this model's tokenizer, its first mask ready. */
+async function startConstraint(pipe: TextGenerationPipeline, output: NonNullable<ChatRequest['output']>, loadGrammar: LoadXGrammar | undefined): Promise<TokenConstraint> {
+  if (!loadGrammar) throw new GatewayError('invalid_request', 'This engine cannot constrain output: response_format is not supported here.', { param: 'response_format' });
+  const logitsSize = (pipe.model.config as unknown as { vocab_size: number }).vocab_size;
+  const compiler = await constraintCompilerFor(await loadGrammar(), pipe.tokenizer, logitsSize, endTokenIds(pipe.model));
+  const constraint = await compiler.start(output);
+  await constraint.ready();
+  return constraint;
 }
 
 /** The ids `generate` stops at: from generation_config.json, else config.json. */

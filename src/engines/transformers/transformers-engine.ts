@@ -16,6 +16,7 @@ import { resolveDevice, type DeviceOption, type TransformersDevice } from './dev
 import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
+import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 
 export interface TransformersModelSpec {
   readonly info: ModelInfo;
@@ -33,6 +34,8 @@ export interface TransformersModelSpec {
 
 export interface TransformersAdapterOptions extends EnvOptions {
   readonly models: readonly TransformersModelSpec[];
+  /** Loads the grammar engine that constrains output (`response_format`); without it, chat models do not offer it. */
+  readonly grammar?: LoadXGrammar;
   /** Default `auto`: `cpu` in Node; in a browser `webgpu` when an adapter exists, else `wasm`. */
   readonly device?: DeviceOption;
 }
@@ -52,7 +55,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
   const request = ({ info, source, dtype, bundled }: TransformersModelSpec) => ({ id: info.id, source, dtype, localOnly: bundled });
 
   return {
-    models: options.models.map((spec) => spec.info),
+    models: options.models.map((spec) => (spec.info.kind === 'chat' && options.grammar ? { ...spec.info, structuredOutput: true } : spec.info)),
     // Padded positions get exactly zero attention weight, so a batch changes speed, not vectors
     // (checked by the batching tests on the real engine).
     exactEmbeddingBatches: true,
@@ -74,7 +77,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     async *chat(chat, { signal }) {
       const spec = lookup(chat.model, 'chat');
       const pipe = await loader.load('text-generation', request(spec));
-      yield* generateChat(pipe, spec.info, chat, signal);
+      yield* generateChat(pipe, spec.info, chat, signal, options.grammar);
     },
     async embed(embed, { signal }) {
       const spec = lookup(embed.model, 'embedding');

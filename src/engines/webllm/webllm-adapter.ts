@@ -117,7 +117,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
   }
 
   return {
-    models: options.models.map((spec) => spec.info),
+    models: options.models.map((spec) => (spec.info.kind === 'chat' ? { ...spec.info, structuredOutput: true } : spec.info)),
     async load(model, { onProgress } = {}) {
       await load(model, onProgress);
     },

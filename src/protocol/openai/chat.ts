@@ -9,6 +9,7 @@ import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumb
 import type { FinishReason, Generation, Usage } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
 import { toOpenAIErrorBody } from './errors.ts';
 
 export interface ParsedChatCompletion {
@@ -34,9 +35,9 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
   if (Array.isArray(body.tools) && body.tools.length > 0) {
     throw invalid('tools', `Tool calling is not supported by model '${model.id}'.`);
   }
-  const format = body.response_format;
-  if (isRecord(format) && format.type !== undefined && format.type !== 'text') {
-    throw invalid('response_format', `response_format of type ${describe(format.type)} is not supported by model '${model.id}': only 'text' is.`);
+  const output = parseResponseFormat(body.response_format, model);
+  if (output && messages.at(-1)?.role === 'assistant') {
+    throw invalid('messages', 'A trailing assistant message (a prefill) cannot be combined with a JSON response_format: the output must be the JSON value alone.');
   }
   if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported by model '${model.id}'.`);
 
@@ -51,10 +52,34 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
       presencePenalty: optionalNumber(body, 'presence_penalty', { min: -2, max: 2 }),
       frequencyPenalty: optionalNumber(body, 'frequency_penalty', { min: -2, max: 2 }),
       stop: parseStop(body.stop),
+      ...(output ? { output } : {}),
     },
     stream,
     includeUsage: stream && includeUsage,
   };
+}
+
+/** `response_format`: `text` (the default), `json_object`, or `json_schema` with a named schema. */
+function parseResponseFormat(format: unknown, model: ModelInfo): ChatRequest['output'] {
+  if (format === undefined || format === null) return undefined;
+  if (!isRecord(format)) throw invalid('response_format', `Invalid type for 'response_format': expected an object, but got ${describe(format)}.`);
+  const type = format.type;
+  if (type === 'text') return undefined;
+  if (type !== 'json_object' && type !== 'json_schema') {
+    throw invalid('response_format.type', `Invalid value: ${describe(type)}. Supported values are: 'text', 'json_object', and 'json_schema'.`);
+  }
+  if (!model.structuredOutput) throw invalid('response_format', `response_format of type '${type}' is not supported by model '${model.id}'.`);
+  if (type === 'json_object') return { kind: 'json_object' };
+  const spec = format.json_schema;
+  if (!isRecord(spec)) throw invalid('response_format.json_schema', `Missing required parameter: 'response_format.json_schema'.`);
+  if (typeof spec.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(spec.name)) {
+    throw invalid('response_format.json_schema.name', `Invalid 'response_format.json_schema.name': expected a string of 1 to 64 letters, digits, underscores or dashes, but got ${describe(spec.name)}.`);
+  }
+  const schema = spec.schema ?? {};
+  if (!isRecord(schema)) throw invalid('response_format.json_schema.schema', `Invalid type for 'response_format.json_schema.schema': expected an object, but got ${describe(schema)}.`);
+  const strict = optionalBoolean(spec, 'strict', 'response_format.json_schema.strict') ?? false;
+  checkEnforceable(schema);
+  return { kind: 'json_schema', schema: toGrammarSchema(schema) as Record<string, unknown>, strict };
 }
 
 function parseMaxTokens(body: Readonly<Record<string, unknown>>, model: ModelInfo): number {

@@ -1,0 +1,217 @@
+/**
+ * Output constraints as token masks: a JSON schema (or "any JSON object") compiled by xgrammar for
+ * one tokenizer, then matched token by token. Compiled grammars are cached per constraint, so a
+ * schema sent again costs nothing to prepare.
+ *
+ * The mask for the next step is computed as soon as a token is accepted, off the decoding loop's
+ * synchronous path (xgrammar's call is async): by the time the model's next forward pass has run,
+ * it is ready.
+ * @module
+ */
+import type { OutputConstraint } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { factorLiteralAlternatives } from './factor-literals.ts';
+import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, XGrammar } from './xgrammar.ts';
+
+/** How a tokenizer's vocabulary maps to bytes (xgrammar's names). */
+export type VocabType = 'byte_level' | 'byte_fallback' | 'raw';
+
+export interface Vocabulary {
+  /** Each token's string as the tokenizer stores it, by id ('' where an id has no token). */
+  readonly tokens: readonly string[];
+  readonly type: VocabType;
+  /** SentencePiece tokenizers that add a leading space to the text. */
+  readonly prependSpace: boolean;
+  /** The model's logits length (at least the vocabulary's). */
+  readonly size: number;
+  /** Tokens that end generation: allowed exactly where the constrained output may end. */
+  readonly stopTokenIds: readonly number[];
+}
+
+/** One request's constraint, step by step. */
+export interface TokenConstraint {
+  /** Allowed tokens for the next step as a bitmask (bit i of word i>>5), or undefined while it is being computed. */
+  mask(): Int32Array | undefined;
+  /** Resolves once the mask for the next step is ready. */
+  ready(): Promise<void>;
+  /** Takes the token generated; false when the grammar did not allow it (a bug: the mask forbids it). */
+  accept(token: number): boolean;
+  /** The output is complete (a stop token was accepted). */
+  readonly terminated: boolean;
+  dispose(): void;
+}
+
+export interface ConstraintCompiler {
+  /** A fresh matcher for one request; an unsupported schema is a 400. */
+  start(constraint: OutputConstraint): Promise<TokenConstraint>;
+}
+
+const CACHE_SIZE = 64;
+
+export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: Vocabulary): Promise<ConstraintCompiler> {
+  const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...vocabulary.tokens], vocabulary.type, vocabulary.prependSpace, vocabulary.size, [...vocabulary.stopTokenIds]);
+  const compiler: GrammarCompiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
+  const gate = utf8Gate(vocabulary);
+  const cache = new Map<string, Promise<CompiledGrammar>>();
+
+  const compile = (constraint: OutputConstraint): Promise<CompiledGrammar> => {
+    const key = JSON.stringify(constraint);
+    const hit = cache.get(key);
+    if (hit) {
+      // Most recently used last: the first key is the one to drop.
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    // Compact output (no whitespace between tokens): fewer tokens, and no run of spaces a weak
+    // model could fill its budget with.
+    const schema = constraint.kind === 'json_schema' ? JSON.stringify(constraint.schema) : '{"type":"object"}';
+    const compiled = xgrammar.Testings._jsonSchemaToEBNF(schema, false, -1, [',', ':'], constraint.kind === 'json_schema' && constraint.strict)
+      .then((ebnf) => compiler.compileGrammar(factorLiteralAlternatives(ebnf)))
+      .catch((error: unknown) => {
+      cache.delete(key);
+      throw new GatewayError('invalid_request', `This JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, { param: 'response_format' });
+    });
+    cache.set(key, compiled);
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    return compiled;
+  };
+
+  return {
+    async start(constraint) {
+      const matcher = await xgrammar.GrammarMatcher.createGrammarMatcher(await compile(constraint));
+      return track(matcher, gate);
+    },
+  };
+}
+
+/**
+ * Keeps constrained output valid UTF-8 without control characters, two gaps in xgrammar 0.1.27:
+ * - its string rule lets raw control characters (a form feed, say) into strings, which JSON
+ *   forbids, and compact output has no whitespace between tokens: no byte below 0x20 is allowed;
+ * - it joins tokens that are parts of UTF-8 characters into invalid sequences: a token is allowed
+ *   only where its bytes continue the output as valid UTF-8 (a character begun in one token must
+ *   be finished by the next ones). Stop tokens are allowed only between characters.
+ * The state is where the output stands inside a character; each state has its mask of tokens.
+ */
+interface Utf8Gate {
+  readonly start: number;
+  mask(state: number): Int32Array;
+  /** The state after `token`, or -1 if it is not allowed from `state`. */
+  next(state: number, token: number): number;
+}
+
+/** Inside a character: how many continuation bytes remain, and the range the next one must be in. */
+const STATES: readonly (readonly [number, number, number])[] = [
+  [0, 0, 0],
+  [1, 0x80, 0xbf],
+  [2, 0x80, 0xbf],
+  [2, 0xa0, 0xbf], // after E0: no overlong forms
+  [2, 0x80, 0x9f], // after ED: no surrogates
+  [3, 0x80, 0xbf],
+  [3, 0x90, 0xbf], // after F0
+  [3, 0x80, 0x8f], // after F4: nothing above U+10FFFF
+];
+const stateOf = (need: number, lo: number, hi: number) => STATES.findIndex(([n, l, h]) => n === need && l === lo && h === hi);
+
+function step(state: number, byte: number): number {
+  const [need, lo, hi] = STATES[state]!;
+  if (need > 0) {
+    if (byte < lo || byte > hi) return -1;
+    return need === 1 ? 0 : stateOf(need - 1, 0x80, 0xbf);
+  }
+  if (byte < 0x20) return -1;
+  if (byte < 0x80) return 0;
+  if (byte >= 0xc2 && byte <= 0xdf) return stateOf(1, 0x80, 0xbf);
+  if (byte === 0xe0) return stateOf(2, 0xa0, 0xbf);
+  if (byte === 0xed) return stateOf(2, 0x80, 0x9f);
+  if (byte >= 0xe1 && byte <= 0xef) return stateOf(2, 0x80, 0xbf);
+  if (byte === 0xf0) return stateOf(3, 0x90, 0xbf);
+  if (byte === 0xf4) return stateOf(3, 0x80, 0x8f);
+  if (byte >= 0xf1 && byte <= 0xf3) return stateOf(3, 0x80, 0xbf);
+  return -1;
+}
+
+function utf8Gate(vocabulary: Vocabulary): Utf8Gate {
+  const stops = new Set(vocabulary.stopTokenIds);
+  const bytesOf = vocabulary.tokens.map((token) => tokenBytes(token, vocabulary.type));
+  const next = (state: number, token: number): number => {
+    const bytes = bytesOf[token];
+    // A stop token, or a special token without a byte spelling: only between characters.
+    if (stops.has(token) || bytes === undefined) return state === 0 ? 0 : -1;
+    let at = state;
+    for (const byte of bytes) {
+      at = step(at, byte);
+      if (at < 0) return -1;
+    }
+    return at;
+  };
+  const words = Math.ceil(vocabulary.size / 32);
+  const masks = STATES.map((_, state) => {
+    const mask = new Int32Array(words);
+    for (let id = 0; id < vocabulary.tokens.length; id++) if (next(state, id) >= 0) mask[id >> 5]! |= 1 << (id & 31);
+    // Ids past the vocabulary (padding in the logits) keep whatever the grammar says: it forbids them.
+    for (let id = vocabulary.tokens.length; id < vocabulary.size; id++) mask[id >> 5]! |= 1 << (id & 31);
+    return mask;
+  });
+  return { start: 0, mask: (state) => masks[state]!, next };
+}
+
+/** A token's bytes, or undefined for a special token that spells none. */
+function tokenBytes(token: string, type: VocabType): number[] | undefined {
+  if (type === 'byte_fallback' && /^<0x[0-9A-Fa-f]{2}>$/.test(token)) return [parseInt(token.slice(3, 5), 16)];
+  if (type === 'byte_level') return byteLevelBytes(token);
+  return [...new TextEncoder().encode(token)];
+}
+
+/** GPT-2's byte-to-unicode map, inverted: each character of a byte-level token is one byte. */
+let byteOf: Map<string, number> | undefined;
+function byteLevelBytes(token: string): number[] | undefined {
+  if (!byteOf) {
+    byteOf = new Map();
+    let extra = 0;
+    for (let b = 0; b < 256; b++) {
+      const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+      byteOf.set(String.fromCharCode(printable ? b : 256 + extra++), b);
+    }
+  }
+  const bytes: number[] = [];
+  for (const char of token) {
+    const byte = byteOf.get(char);
+    // Not a byte-level spelling: a special token (`<|im_end|>`).
+    if (byte === undefined) return undefined;
+    bytes.push(byte);
+  }
+  return bytes;
+}
+
+function track(matcher: GrammarMatcher, gate: Utf8Gate): TokenConstraint {
+  let current: Int32Array | undefined;
+  let pending: Promise<void> = Promise.resolve();
+  let utf8 = gate.start;
+  const compute = () => {
+    current = undefined;
+    pending = matcher.getNextTokenBitmask().then((mask) => {
+      const allowed = gate.mask(utf8);
+      for (let i = 0; i < mask.length; i++) mask[i]! &= allowed[i] ?? -1;
+      current = mask;
+    });
+  };
+  compute();
+  return {
+    mask: () => current,
+    ready: () => pending,
+    accept(token) {
+      const state = gate.next(utf8, token);
+      if (state < 0) return false;
+      utf8 = state;
+      const accepted = matcher.acceptToken(token);
+      if (accepted && !matcher.isTerminated()) compute();
+      return accepted;
+    },
+    get terminated() {
+      return matcher.isTerminated();
+    },
+    dispose: () => matcher.dispose(),
+  };
+}
