@@ -191,7 +191,7 @@ async function chatAndEmbed(page: Page) {
     const chatBody = await chat.json();
     const embedBody = await embed.json();
     const parsed = JSON.parse((await json.json()).choices[0].message.content) as { ok: unknown; n: unknown };
-    return { chat: chat.status, content: chatBody.choices?.[0]?.message?.content as string, embed: embed.status, dims: embedBody.data?.[0]?.embedding?.length as number, json: typeof parsed.ok === 'boolean' && typeof parsed.n === 'number' };
+    return { chat: chat.status, content: chatBody.choices?.[0]?.message?.content as string, embed: embed.status, dims: embedBody.data?.[0]?.embedding?.length as number, json: typeof parsed.ok === 'boolean' && Number.isInteger(parsed.n) && (parsed.n as number) >= 1 && (parsed.n as number) <= 9 };
   });
 }
 

@@ -35,6 +35,7 @@ export interface MainResult {
   env: Record<string, unknown>;
   latency?: (Summary & Named & { roundMedians: number[]; samples?: number[] })[];
   streaming?: { maxTokens: number; paths: StreamPath[] };
+  grammar?: { maxTokens: number; paths: StreamPath[] };
   embeddings?: {
     texts: number;
     batch: (Named & { ms: Summary; textsPerSec: Summary; rounds: number[] })[];

@@ -16,6 +16,7 @@ import './main/message-traffic.ts';
 import { config, fail, finish } from './lib/channel.ts';
 import { burst } from './main/burst.ts';
 import { embeddings } from './main/embeddings.ts';
+import { grammar } from './main/grammar.ts';
 import { environment } from './main/environment.ts';
 import { latency } from './main/latency.ts';
 import { sampleMemory, type MemorySample } from './main/memory.ts';
@@ -23,7 +24,7 @@ import { setup } from './main/runtime.ts';
 import { streaming } from './main/streaming.ts';
 import { device } from './main/workload.ts';
 
-const sections = new Set(config.sections ?? ['latency', 'stream', 'embeddings', 'burst']);
+const sections = new Set(config.sections ?? ['latency', 'stream', 'grammar', 'embeddings', 'burst']);
 
 async function main(): Promise<void> {
   const env = await environment();
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   };
   await run('latency', 'latency', () => latency(runtime));
   await run('stream', 'streaming', () => streaming(runtime));
+  await run('grammar', 'grammar', () => grammar(runtime));
   await run('embeddings', 'embeddings', () => embeddings(runtime));
   await run('burst', 'burst', () => burst(runtime));
   result.memory = memory;

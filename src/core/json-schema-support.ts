@@ -33,18 +33,67 @@ const PARAM = 'response_format.json_schema.schema';
  */
 const MAX_LISTED_VALUES = 10_001;
 
+/** 10^15 - 1: the widest all-nines bound below 2^53 (every integer of up to 15 digits is safe). */
+const SAFE_NINES = 999_999_999_999_999;
+
 /**
- * The schema as the grammar should get it: integer ranges as lists of values (see above). Call it
- * on a schema that passed `checkEnforceable`.
+ * An integer's bounds as the grammar can enforce them: exclusive bounds become inclusive ones, and
+ * a bound at or past ±2^53 (zod writes `z.number().int()` as ±9007199254740991) becomes ±(10^15-1),
+ * a slightly narrower range the grammar enforces exactly.
+ */
+function integerBounds(schema: Record<string, unknown>): { min?: number; max?: number } {
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const lows = [num(schema.minimum), num(schema.exclusiveMinimum) === undefined ? undefined : Math.floor(num(schema.exclusiveMinimum)!) + 1].filter((v) => v !== undefined).map((v) => Math.ceil(v));
+  const highs = [num(schema.maximum), num(schema.exclusiveMaximum) === undefined ? undefined : Math.ceil(num(schema.exclusiveMaximum)!) - 1].filter((v) => v !== undefined).map((v) => Math.floor(v));
+  const min = lows.length ? Math.max(...lows) : undefined;
+  const max = highs.length ? Math.min(...highs) : undefined;
+  return {
+    ...(min !== undefined ? { min: min <= -Number.MAX_SAFE_INTEGER ? -SAFE_NINES : min } : {}),
+    ...(max !== undefined ? { max: max >= Number.MAX_SAFE_INTEGER ? SAFE_NINES : max } : {}),
+  };
+}
+
+/** 9, 99, 999, ...: bounds xgrammar's range rules get right (digit counts), as 0 and 1 are. */
+const allNines = (v: number) => v > 0 && /^9+$/.test(String(v));
+
+/** How the grammar can enforce an integer's bounds, or why it cannot. */
+function integerForm(schema: Record<string, unknown>): { list?: readonly [number, number]; bounds?: { min?: number; max?: number }; refused?: string } {
+  const { min, max } = integerBounds(schema);
+  const why = `bounds are enforced on integers at most ${MAX_LISTED_VALUES} values apart, or whose bounds are 0, 1 or all nines (-99..999, zod's int(), nonnegative(), positive())`;
+  if (min !== undefined && max !== undefined && min > max) return { refused: 'no integer lies between its bounds' };
+  if (min !== undefined && max !== undefined && max - min + 1 <= MAX_LISTED_VALUES) return { list: [min, max] };
+  const lowOk = min === undefined ? max === undefined : min === 0 || min === 1 || (min < 0 && allNines(-min));
+  const highOk = max === undefined || allNines(max);
+  if (lowOk && highOk) return { bounds: { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) } };
+  return { refused: min !== undefined && max !== undefined ? `${why} (this range has ${max - min + 1} values)` : why };
+}
+
+/**
+ * The schema as the grammar should get it: integer ranges as lists of values (see above), other
+ * integer bounds in the forms the grammar gets right. Call it on a schema that passed
+ * `checkEnforceable`.
  */
 export function toGrammarSchema(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
   const record = schema as Record<string, unknown>;
-  if (record.type === 'integer' && typeof record.minimum === 'number' && typeof record.maximum === 'number') {
-    const { minimum, maximum, exclusiveMinimum: _min, exclusiveMaximum: _max, type: _type, ...rest } = record;
-    const low = Math.ceil(minimum);
-    const values = Array.from({ length: Math.max(0, Math.floor(maximum) - low + 1) }, (_, i) => low + i);
-    return { ...rest, enum: values };
+  if (record.type === 'integer') {
+    const form = integerForm(record);
+    const { minimum: _a, maximum: _b, exclusiveMinimum: _c, exclusiveMaximum: _d, ...rest } = record;
+    if (form.list) {
+      const [min, max] = form.list;
+      const inRange = (v: number) => v >= min && v <= max;
+      // An enum already narrows it: keep the listed values that lie in the range.
+      const values = Array.isArray(record.enum) ? (record.enum as unknown[]).filter((v): v is number => typeof v === 'number' && Number.isInteger(v) && inRange(v)) : Array.from({ length: max - min + 1 }, (_, i) => min + i);
+      const { type: _type, ...untyped } = rest;
+      return { ...untyped, enum: values };
+    }
+    const { min, max } = form.bounds ?? {};
+    return { ...rest, ...(min !== undefined ? { minimum: min } : {}), ...(max !== undefined ? { maximum: max } : {}) };
+  }
+  if (record.type === 'number') {
+    // Only bounds that are no bounds pass the check (see checkBounds): drop them.
+    const { minimum: _a, maximum: _b, exclusiveMinimum: _c, exclusiveMaximum: _d, ...rest } = record;
+    return rest;
   }
   return Object.fromEntries(
     Object.entries(record).map(([key, value]) => {
@@ -94,18 +143,15 @@ export function checkEnforceable(schema: unknown, path = '#'): void {
 
 const NUMERIC_BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
 
-/**
- * Bounds are exact only on integers given both `minimum` and `maximum`, at most MAX_INTEGER_VALUES
- * values apart (xgrammar's range rules are not exact; see toGrammarSchema).
- */
+/** Bounds the grammar enforces exactly (see integerForm); on numbers, only ±2^53, which are none. */
 function checkBounds(schema: Record<string, unknown>, path: string): void {
-  const { type, minimum, maximum } = schema;
-  const why = `bounds are enforced only on integers with both minimum and maximum, at most ${MAX_LISTED_VALUES} values apart`;
-  if (type !== 'integer') throw refuse(path, `${why} (this is ${JSON.stringify(type ?? 'untyped')})`);
-  if ('exclusiveMinimum' in schema || 'exclusiveMaximum' in schema) throw refuse(path, `${why}: use minimum and maximum`);
-  if (typeof minimum !== 'number' || typeof maximum !== 'number' || !Number.isFinite(minimum) || !Number.isFinite(maximum)) throw refuse(path, why);
-  if (Math.floor(maximum) - Math.ceil(minimum) + 1 > MAX_LISTED_VALUES) throw refuse(path, `${why} (this range has ${Math.floor(maximum) - Math.ceil(minimum) + 1})`);
-  if (Math.ceil(minimum) > Math.floor(maximum)) throw refuse(path, 'no integer lies between minimum and maximum');
+  if (schema.type === 'integer') {
+    const { refused } = integerForm(schema);
+    if (refused) throw refuse(path, refused);
+    return;
+  }
+  const bounded = [schema.minimum, schema.maximum, schema.exclusiveMinimum, schema.exclusiveMaximum].some((v) => typeof v === 'number' && Math.abs(v) < Number.MAX_SAFE_INTEGER);
+  if (bounded || typeof schema.type !== 'string') throw refuse(path, `bounds are enforced on integers only (this is ${JSON.stringify(schema.type ?? 'untyped')})`);
 }
 
 function refuse(path: string, reason: string): GatewayError {

@@ -8,6 +8,10 @@
 import type { Plugin } from 'vite';
 import { runtimeFiles, type RuntimeFile } from '../install/runtime-files.ts';
 
+/**
+ * With a `base` other than `/`, the files are served under it: pass `startInference` the matching
+ * `serviceWorkerUrl` and `engineWorkerUrl`.
+ */
 export interface InpageLLMPluginOptions {
   /** Also serve and emit the tiny generated models (`tiny-embed`, `tiny-chat`), for offline demos and tests. */
   readonly models?: boolean;
@@ -28,18 +32,19 @@ export function inpageLLM(options: InpageLLMPluginOptions = {}): Plugin {
       server.middlewares.use((req, res, next) => {
         const pathname = req.url?.split('?')[0] ?? '';
         if (!pathname.startsWith(base)) return next();
-        void byPath().then((map) => {
-          const file = map.get(decodeURIComponent(pathname.slice(base.length)));
+        void (async () => {
+          const file = (await byPath()).get(decodeURIComponent(pathname.slice(base.length)));
           if (!file) return next();
-          return file.read().then((content) => {
-            res.setHeader('content-type', TYPES[file.path.slice(file.path.lastIndexOf('.') + 1)] ?? 'application/octet-stream');
-            res.setHeader('cache-control', 'no-cache');
-            res.end(content);
-          });
-        }, next);
+          const content = await file.read();
+          res.setHeader('content-type', TYPES[file.path.slice(file.path.lastIndexOf('.') + 1)] ?? 'application/octet-stream');
+          res.setHeader('cache-control', 'no-cache');
+          res.end(content);
+        })().catch(next);
       });
     },
     async generateBundle() {
+      // The browser build only: not an SSR or other server-side environment's output.
+      if (this.environment && this.environment.config.consumer !== 'client') return;
       for (const file of (await byPath()).values()) {
         this.emitFile({ type: 'asset', fileName: file.path, source: await file.read() });
       }

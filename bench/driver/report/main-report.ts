@@ -4,13 +4,14 @@ import { embeddingsReport } from './embeddings.ts';
 import { f, find } from './format.ts';
 import { latencyReport } from './latency.ts';
 import { memoryReport } from './memory.ts';
-import { burstReport, streamingReport } from './streaming.ts';
+import { burstReport, grammarReport, streamingReport } from './streaming.ts';
 import { type Target, targetsTable } from './targets.ts';
 
 export function mainReport(r: MainResult, targets: Target[] | undefined): string {
   const out: string[] = [`## ${r.device.toUpperCase()} (${r.profile} profile)`];
   if (r.latency) out.push(...latencyReport(r.latency, r.checks));
   if (r.streaming) out.push(...streamingReport(r.streaming));
+  if (r.grammar) out.push(...grammarReport(r.grammar));
   if (r.burst) out.push(...burstReport(r.burst, r.streaming));
   if (r.embeddings) out.push(...embeddingsReport(r.embeddings));
   out.push(...memoryReport(r.memory));

@@ -24,6 +24,28 @@ function streamRow(p: StreamPath, base: StreamPath, tokenTimings = true): Row {
 /** What `a` delivers of `b`'s rate. */
 const share = (a: StreamPath, b: StreamPath) => percent(a.tokensPerSec.median, b.tokensPerSec.median);
 
+/** Constrained decoding against the same completion without it, on the direct engine. */
+export function grammarReport(grammar: NonNullable<MainResult['grammar']>): string[] {
+  const none = find(grammar.paths, 'grammar: none')!;
+  const perToken = (p: StreamPath) => 1000 / p.decodeTokensPerSec.median;
+  return [
+    '',
+    `### Constrained decoding (tiny-chat on the direct engine, max_tokens ${grammar.maxTokens}): time to first token and per-token cost against the same model without a grammar`,
+    table(
+      ['path', 'tokens', 'first token ms median', 'first token ms p95', 'decode tokens/s median', 'ms per token', 'added ms per token'],
+      grammar.paths.map((p) => [
+        p.name,
+        [...new Set(p.tokens)].join('/'),
+        f(p.firstTokenMs.median, 2),
+        f(p.firstTokenMs.p95, 2),
+        f(p.decodeTokensPerSec.median, 1),
+        f(perToken(p), 3),
+        p === none ? '' : signed(perToken(p) - perToken(none), 3),
+      ]),
+    ),
+  ];
+}
+
 export function streamingReport(streaming: NonNullable<MainResult['streaming']>): string[] {
   const direct = find(streaming.paths, 'stream: direct')!;
   const [name, ...rest] = STREAM_HEADERS;

@@ -191,11 +191,14 @@ function track(matcher: GrammarMatcher, gate: Utf8Gate): TokenConstraint {
   let utf8 = gate.start;
   const compute = () => {
     current = undefined;
-    pending = matcher.getNextTokenBitmask().then((mask) => {
+    const next = matcher.getNextTokenBitmask().then((mask) => {
       const allowed = gate.mask(utf8);
       for (let i = 0; i < mask.length; i++) mask[i]! &= allowed[i] ?? -1;
       current = mask;
     });
+    // A failed mask leaves `current` unset, which fails the step that needs it; never unhandled.
+    next.catch(() => {});
+    pending = next;
   };
   compute();
   return {

@@ -43,10 +43,24 @@ export async function* generateChat(
   }
   const maxNewTokens = Math.min(request.maxTokens, info.contextWindow - promptTokens);
   const constraint = request.output ? await startConstraint(pipe, request.output, loadGrammar) : undefined;
-  if (signal.aborted) {
+  try {
+    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint);
+  } finally {
+    // Every way out, a consumer leaving at the first event included: the matcher lives in wasm memory.
     constraint?.dispose();
-    throw abortedError();
   }
+}
+
+async function* decode(
+  { tokenizer, model }: TextGenerationPipeline,
+  inputs: { input_ids: Tensor; attention_mask: Tensor },
+  promptTokens: number,
+  maxNewTokens: number,
+  request: ChatRequest,
+  signal: AbortSignal,
+  constraint: TokenConstraint | undefined,
+): AsyncGenerator<ChatEvent> {
+  if (signal.aborted) throw abortedError();
   yield { type: 'start', promptTokens };
   if (maxNewTokens <= 0) {
     yield { type: 'end', reason: 'length' };
@@ -88,17 +102,21 @@ export async function* generateChat(
     signal.removeEventListener('abort', onAbort);
     stop.abort();
     await generation;
-    constraint?.dispose();
   }
 }
 
 /** The request's output constraint, compiled for this model's tokenizer, its first mask ready. */
 async function startConstraint(pipe: TextGenerationPipeline, output: NonNullable<ChatRequest['output']>, loadGrammar: LoadXGrammar | undefined): Promise<TokenConstraint> {
   if (!loadGrammar) throw new GatewayError('invalid_request', 'This engine cannot constrain output: response_format is not supported here.', { param: 'response_format' });
-  const logitsSize = (pipe.model.config as unknown as { vocab_size: number }).vocab_size;
-  const compiler = await constraintCompilerFor(await loadGrammar(), pipe.tokenizer, logitsSize, endTokenIds(pipe.model));
+  const size = (pipe.model.config as unknown as { vocab_size?: number }).vocab_size;
+  const compiler = await constraintCompilerFor(await loadGrammar(), pipe.tokenizer, Number.isInteger(size) ? size! : undefined, endTokenIds(pipe.model));
   const constraint = await compiler.start(output);
-  await constraint.ready();
+  try {
+    await constraint.ready();
+  } catch (error) {
+    constraint.dispose();
+    throw error;
+  }
   return constraint;
 }
 

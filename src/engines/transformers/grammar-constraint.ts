@@ -55,10 +55,13 @@ export class GrammarProgress extends StoppingCriteria {
 const compilers = new WeakMap<object, Promise<ConstraintCompiler>>();
 
 /** The constraint compiler for a tokenizer (built once per loaded model). */
-export function constraintCompilerFor(xgrammar: XGrammar, tokenizer: PreTrainedTokenizer, logitsSize: number, stopTokenIds: Iterable<number>): Promise<ConstraintCompiler> {
+export function constraintCompilerFor(xgrammar: XGrammar, tokenizer: PreTrainedTokenizer, logitsSize: number | undefined, stopTokenIds: Iterable<number>): Promise<ConstraintCompiler> {
   let compiler = compilers.get(tokenizer);
   if (!compiler) {
-    compiler = createConstraintCompiler(xgrammar, { ...vocabularyOf(tokenizer), size: logitsSize, stopTokenIds: [...stopTokenIds] });
+    const vocabulary = vocabularyOf(tokenizer);
+    // The logits may be padded past the vocabulary; without the model's size, the vocabulary's.
+    const size = Math.max(logitsSize ?? 0, vocabulary.tokens.length);
+    compiler = createConstraintCompiler(xgrammar, { ...vocabulary, size, stopTokenIds: [...stopTokenIds] });
     compilers.set(tokenizer, compiler);
   }
   return compiler;

@@ -29,8 +29,6 @@ export function toWebLLMRequest(request: ChatRequest): WebLLMChatRequest {
     seed: request.seed !== undefined && Number.isInteger(request.seed) ? request.seed : undefined,
     presence_penalty: request.presencePenalty,
     frequency_penalty: request.frequencyPenalty,
-    // web-llm enforces JSON (and a schema) with xgrammar, as the transformers.js path does.
-    ...(request.output ? { response_format: { type: 'json_object' as const, schema: JSON.stringify(request.output.kind === 'json_schema' ? request.output.schema : { type: 'object' }) } } : {}),
   };
 }
 

@@ -24,8 +24,6 @@ export interface WebLLMChatRequest {
   readonly stop?: string[];
   readonly presence_penalty?: number;
   readonly frequency_penalty?: number;
-  /** web-llm's own constrained decoding (xgrammar): JSON, to a schema given as a string. */
-  readonly response_format?: { readonly type: 'json_object'; readonly schema?: string };
 }
 
 /** One streamed chunk: a content delta, the final chunk with `finish_reason`, or the usage chunk. */

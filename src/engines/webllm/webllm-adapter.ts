@@ -117,7 +117,9 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
   }
 
   return {
-    models: options.models.map((spec) => (spec.info.kind === 'chat' ? { ...spec.info, structuredOutput: true } : spec.info)),
+    // No `structuredOutput`: web-llm's own JSON mode compiles schemas with xgrammar's defaults,
+    // without the fixes that make output valid by construction (docs/decisions/constrained-decoding.md).
+    models: options.models.map((spec) => spec.info),
     async load(model, { onProgress } = {}) {
       await load(model, onProgress);
     },
