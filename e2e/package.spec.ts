@@ -10,6 +10,7 @@
  * - publint and @arethetypeswrong on the tarball; its size.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -129,7 +130,7 @@ test('the notes example, built with vite from the tarball: controlled, chat stre
 
 test('the vite plugin serves the files in dev: the notes example runs on `vite` dev server', async ({ page }) => {
   const app = await notesApp();
-  const port = 4390 + Math.floor(Math.random() * 100);
+  const port = await freePort();
   const dev = spawn('npx', ['vite', '--port', String(port), '--strictPort'], { cwd: app, stdio: 'pipe', detached: true });
   try {
     const url = `http://localhost:${port}`;
@@ -149,6 +150,18 @@ test('the vite plugin serves the files in dev: the notes example runs on `vite` 
     process.kill(-dev.pid!, 'SIGTERM');
   }
 });
+
+/** A port nothing listens on now (the OS picks it), for a server started by another process. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 const RANK_SCRIPT = `
 import { mkdtemp } from 'node:fs/promises';
