@@ -25,14 +25,42 @@ export interface ModelInfo {
   readonly supportsDimensions?: boolean;
   /** Chat models whose engine can constrain output to JSON (`response_format`). */
   readonly structuredOutput?: boolean;
+  /** Chat models that can call tools (`tools`): their calls are constrained by a grammar too. */
+  readonly toolCalling?: boolean;
 }
 
-export type ChatRole = 'system' | 'user' | 'assistant';
+export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
 
 export interface ChatMessage {
   readonly role: ChatRole;
   readonly content: string;
+  /** An assistant turn's tool calls, after its `content` (which may be ''). */
+  readonly toolCalls?: readonly ToolCall[];
+  /** A `tool` message: the call it answers, and that call's tool name. */
+  readonly toolCallId?: string;
+  readonly toolName?: string;
 }
+
+/** One call of a tool, as the model made it. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** The arguments as JSON text (an object), as OpenAI carries them. */
+  readonly arguments: string;
+}
+
+/** A tool the model may call: a name and a JSON schema for its arguments (an object). */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description?: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Whether the model must call: `auto` (a text reply or calls), `none` (text only), `required`
+ * (at least one call, of any tool), or one named tool.
+ */
+export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
 
 /** A chat request after protocol parsing: one shape for both flavours. */
 export interface ChatRequest {
@@ -59,6 +87,16 @@ export interface ChatRequest {
   readonly stop: readonly string[];
   /** The output must be JSON (any object, or one that matches a schema), enforced while decoding. */
   readonly output?: OutputConstraint;
+  /**
+   * Tools the model may call. Their definitions go into the prompt; calls are written in the
+   * syntax of `tool-syntax.ts`, enforced by a grammar built from the schemas, and parsed back
+   * by the gateway. With tools, `output` (if any) constrains a text reply only.
+   */
+  readonly tools?: readonly ToolSpec[];
+  /** Defaults to `auto`. */
+  readonly toolChoice?: ToolChoice;
+  /** More than one call in a turn (default true). */
+  readonly parallelToolCalls?: boolean;
 }
 
 /** What constrained decoding enforces. */

@@ -6,11 +6,12 @@
  */
 import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
 import { abortedError, GatewayError } from './errors.ts';
+import { ToolCallParser, type ToolOutputPiece } from './tool-syntax.ts';
 
 /** The abort reason once an answer is complete: one shared instance, since nothing reads it. */
 const OVER = new GatewayError('aborted', 'The generation is over.');
 
-export type FinishReason = 'stop' | 'length' | 'stop_sequence';
+export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls';
 
 export interface Usage {
   readonly promptTokens: number;
@@ -19,6 +20,10 @@ export interface Usage {
 
 export type GenerationEvent =
   | { readonly type: 'text'; readonly text: string }
+  /** A tool call begins: its position in this turn (from 0) and the tool's name. */
+  | { readonly type: 'tool_call'; readonly index: number; readonly name: string }
+  /** The next fragment of that call's arguments (JSON text; the fragments joined are the object). */
+  | { readonly type: 'tool_arguments'; readonly index: number; readonly text: string }
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence: string | null; readonly usage: Usage };
 
 export interface Generation {
@@ -26,7 +31,10 @@ export interface Generation {
   readonly promptTokens: number;
   /** The counts so far (tokens generated up to now): what a failure after the first byte reports. */
   usage(): Usage;
-  /** Text pieces, then exactly one `finish`. Throws a GatewayError if the engine fails midway. */
+  /**
+   * Text pieces or tool calls (never both: calls come only at the start of a reply), then exactly
+   * one `finish`. Throws a GatewayError if the engine fails midway.
+   */
   readonly events: AsyncIterator<GenerationEvent>;
   /** Stops the engine now (the client went away). Safe to call more than once. */
   cancel(): void;
@@ -98,13 +106,37 @@ async function* run(
   close: () => Promise<void>,
 ): AsyncGenerator<GenerationEvent> {
   // Constrained output ends where its grammar says: a stop string must not cut a JSON value short.
-  const stops = new StopMatcher(request.output ? [] : request.stop);
+  // In a reply that may call tools, stop strings apply to its text, never inside a call.
+  const calling = request.tools !== undefined && request.tools.length > 0 && request.toolChoice !== 'none';
+  const stops = new StopMatcher(request.output && !calling ? [] : request.stop);
+  const parser = calling ? new ToolCallParser() : undefined;
   const finish = (reason: FinishReason, stopSequence: string | null = null): GenerationEvent => ({
     type: 'finish',
-    reason,
+    reason: reason === 'stop' && parser && parser.calls > 0 ? 'tool_calls' : reason,
     stopSequence,
     usage: { promptTokens: counts.promptTokens, completionTokens: counts.completionTokens },
   });
+  /** Output pieces as events; text through the stop matcher. */
+  function* emit(pieces: readonly ToolOutputPiece[]): Generator<GenerationEvent, string | null> {
+    for (const piece of pieces) {
+      if (piece.type === 'call') yield { type: 'tool_call', index: piece.index, name: piece.name };
+      else if (piece.type === 'arguments') yield { type: 'tool_arguments', index: piece.index, text: piece.text };
+      else {
+        const { text, matched } = stops.push(piece.text);
+        if (text) yield { type: 'text', text };
+        if (matched !== null) return matched;
+      }
+    }
+    return null;
+  }
+  const pieces = (text: string): ToolOutputPiece[] => (parser ? parser.push(text) : [{ type: 'text', text }]);
+  /** What is held back, at the end of the reply. */
+  function* drain(): Generator<GenerationEvent, string | null> {
+    const matched = parser ? yield* emit(parser.end()) : null;
+    const rest = matched === null ? stops.flush() : '';
+    if (rest) yield { type: 'text', text: rest };
+    return matched;
+  }
   try {
     let endReason: 'stop' | 'length' = 'stop';
     for (;;) {
@@ -126,33 +158,45 @@ async function* run(
       }
       if (event.type !== 'token') continue;
       counts.completionTokens++;
-      const { text, matched } = stops.push(event.text);
+      const out: GenerationEvent[] = [];
+      const matched = collect(emit(pieces(event.text)), out);
       const capped = matched === null && counts.completionTokens >= request.maxTokens;
       // Stop the engine before yielding the finish: the consumer may not read past it.
       if (matched !== null || capped) await close();
-      if (text) yield { type: 'text', text };
+      // A plain loop, not `yield*`: delegating to a sync iterable adds an await on resuming, and the
+      // engine must be asked for its next token in the same turn the consumer asks (abort timing).
+      for (const item of out) yield item;
       if (matched !== null) {
         yield finish('stop_sequence', matched);
         return;
       }
       if (capped) {
-        const rest = stops.flush();
-        if (rest) yield { type: 'text', text: rest };
-        yield finish('length');
+        const rest: GenerationEvent[] = [];
+        const last = collect(drain(), rest);
+        for (const item of rest) yield item;
+        yield last === null ? finish('length') : finish('stop_sequence', last);
         return;
       }
     }
     if (controller.signal.aborted) throw abortedError();
     await close();
-    const rest = stops.flush();
-    if (rest) yield { type: 'text', text: rest };
-    yield finish(endReason);
+    const rest: GenerationEvent[] = [];
+    const last = collect(drain(), rest);
+    for (const item of rest) yield item;
+    yield last === null ? finish(endReason) : finish('stop_sequence', last);
   } finally {
     await close();
   }
 }
 
-
+/** Runs `events` into `out`; returns what it returns (the stop sequence matched, if any). */
+function collect<T, R>(events: Generator<T, R>, out: T[]): R {
+  for (;;) {
+    const next = events.next();
+    if (next.done) return next.value;
+    out.push(next.value);
+  }
+}
 
 /**
  * Finds stop sequences across token boundaries. Text that could still be the start of a stop

@@ -105,8 +105,9 @@ export function toGrammarSchema(schema: unknown): unknown {
   );
 }
 
-/** Throws a 400 for the first part of `schema` the grammar could not enforce. */
-export function checkEnforceable(schema: unknown, path = '#'): void {
+/** Throws a 400 for the first part of `schema` the grammar could not enforce; `param` names where the schema is. */
+export function checkEnforceable(schema: unknown, path = '#', param = PARAM): void {
+  const refuse = (at: string, reason: string) => refusal(at, reason, param);
   if (typeof schema === 'boolean') return;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw refuse(path, 'a schema must be an object or a boolean');
   for (const [keyword, value] of Object.entries(schema)) {
@@ -118,7 +119,7 @@ export function checkEnforceable(schema: unknown, path = '#'): void {
     } else if (keyword === 'enum' && (!Array.isArray(value) || value.length === 0 || value.length > MAX_LISTED_VALUES)) {
       throw refuse(at, `an enum is enforced with 1 to ${MAX_LISTED_VALUES} values`);
     } else if (NUMERIC_BOUNDS.has(keyword)) {
-      checkBounds(schema as Record<string, unknown>, path);
+      checkBounds(schema as Record<string, unknown>, path, param);
     } else if (keyword === 'format' && !FORMATS.has(value as string)) {
       throw refuse(at, `format ${JSON.stringify(value)} cannot be enforced (supported: ${[...FORMATS].join(', ')})`);
     } else if (keyword === 'pattern') {
@@ -131,12 +132,12 @@ export function checkEnforceable(schema: unknown, path = '#'): void {
       throw refuse(at, `only references within the schema ('#/...') can be followed, not ${JSON.stringify(value)}`);
     } else if (SCHEMA_MAPS.has(keyword)) {
       if (typeof value !== 'object' || value === null) throw refuse(at, 'expected an object of schemas');
-      for (const [name, sub] of Object.entries(value)) checkEnforceable(sub, `${at}/${name}`);
+      for (const [name, sub] of Object.entries(value)) checkEnforceable(sub, `${at}/${name}`, param);
     } else if (SCHEMA_LISTS.has(keyword)) {
       if (!Array.isArray(value)) throw refuse(at, 'expected a list of schemas');
-      value.forEach((sub, i) => checkEnforceable(sub, `${at}/${i}`));
+      value.forEach((sub, i) => checkEnforceable(sub, `${at}/${i}`, param));
     } else if (SCHEMA_VALUES.has(keyword)) {
-      checkEnforceable(value, at);
+      checkEnforceable(value, at, param);
     }
   }
 }
@@ -144,7 +145,8 @@ export function checkEnforceable(schema: unknown, path = '#'): void {
 const NUMERIC_BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
 
 /** Bounds the grammar enforces exactly (see integerForm); on numbers, only ±2^53, which are none. */
-function checkBounds(schema: Record<string, unknown>, path: string): void {
+function checkBounds(schema: Record<string, unknown>, path: string, param: string): void {
+  const refuse = (at: string, reason: string) => refusal(at, reason, param);
   if (schema.type === 'integer') {
     const { refused } = integerForm(schema);
     if (refused) throw refuse(path, refused);
@@ -154,6 +156,7 @@ function checkBounds(schema: Record<string, unknown>, path: string): void {
   if (bounded || typeof schema.type !== 'string') throw refuse(path, `bounds are enforced on integers only (this is ${JSON.stringify(schema.type ?? 'untyped')})`);
 }
 
-function refuse(path: string, reason: string): GatewayError {
-  return new GatewayError('invalid_request', `Invalid schema for response_format at ${path}: ${reason}.`, { param: PARAM });
+function refusal(path: string, reason: string, param: string): GatewayError {
+  const where = param === PARAM ? 'response_format' : param;
+  return new GatewayError('invalid_request', `Invalid schema for ${where} at ${path}: ${reason}.`, { param });
 }

@@ -29,7 +29,7 @@ export const TINY_CHAT = {
   headDim: 16,
   intermediateSize: 128,
   /** The context window; RoPE has no hard limit, this is what config and tokenizer declare. */
-  maxPositions: 512,
+  maxPositions: 2048,
   /** Tokens of assistant text after which the model emits the end token. */
   stopAfter: 40,
   ropeTheta: 10000,
@@ -40,9 +40,26 @@ const [PAD, IM_START, IM_END] = [0, 1, 2];
 /** Role names become single tokens so the header is exactly `<|im_start|>`, role, `\n`. */
 const ROLES = ['system', 'user', 'assistant'];
 
-export const CHAT_TEMPLATE =
-  "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}" +
-  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+/**
+ * ChatML, with tools written as Qwen 2.5's template writes them (a `# Tools` system block,
+ * `<tool_call>` blocks in assistant turns, `<tool_response>` blocks in a user turn), so tests run
+ * the path real Qwen-family models take. Without tools it renders exactly as plain ChatML.
+ */
+export const CHAT_TEMPLATE = [
+  String.raw`{%- if tools %}{{- '<|im_start|>system\n' }}{%- if messages[0]['role'] == 'system' %}{{- messages[0]['content'] + '\n\n' }}{%- endif %}`,
+  String.raw`{{- '# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>' }}`,
+  String.raw`{%- for tool in tools %}{{- '\n' }}{{- tool | tojson }}{%- endfor %}`,
+  String.raw`{{- '\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n' }}{%- endif %}`,
+  String.raw`{%- for message in messages %}`,
+  String.raw`{%- if message['role'] == 'system' and loop.first and tools %}`,
+  String.raw`{%- elif message['role'] == 'assistant' and message['tool_calls'] %}{{- '<|im_start|>assistant' }}{%- if message['content'] %}{{- '\n' + message['content'] }}{%- endif %}`,
+  String.raw`{%- for tool_call in message['tool_calls'] %}{%- if tool_call['function'] is defined %}{%- set tool_call = tool_call['function'] %}{%- endif %}`,
+  String.raw`{{- '\n<tool_call>\n{"name": "' + tool_call['name'] + '", "arguments": ' + (tool_call['arguments'] | tojson) + '}\n</tool_call>' }}{%- endfor %}{{- '<|im_end|>\n' }}`,
+  String.raw`{%- elif message['role'] == 'tool' %}{%- if loop.first or messages[loop.index0 - 1]['role'] != 'tool' %}{{- '<|im_start|>user' }}{%- endif %}`,
+  String.raw`{{- '\n<tool_response>\n' + message['content'] + '\n</tool_response>' }}{%- if loop.last or messages[loop.index0 + 1]['role'] != 'tool' %}{{- '<|im_end|>\n' }}{%- endif %}`,
+  String.raw`{%- else %}{{- '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}{%- endif %}{%- endfor %}`,
+  String.raw`{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}{%- endif %}`,
+].join('');
 
 export function buildTinyChat(prng: Prng): ModelFiles {
   const { vocab, merges, wordIds } = buildVocab();

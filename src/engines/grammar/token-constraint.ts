@@ -8,9 +8,8 @@
  * it is ready.
  * @module
  */
-import type { OutputConstraint } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { factorLiteralAlternatives } from './factor-literals.ts';
+import { toEbnf, type GrammarSpec } from './ebnf.ts';
 import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, XGrammar } from './xgrammar.ts';
 
 /** How a tokenizer's vocabulary maps to bytes (xgrammar's names). */
@@ -43,7 +42,7 @@ export interface TokenConstraint {
 
 export interface ConstraintCompiler {
   /** A fresh matcher for one request; an unsupported schema is a 400. */
-  start(constraint: OutputConstraint): Promise<TokenConstraint>;
+  start(spec: GrammarSpec): Promise<TokenConstraint>;
 }
 
 const CACHE_SIZE = 64;
@@ -51,11 +50,16 @@ const CACHE_SIZE = 64;
 export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: Vocabulary): Promise<ConstraintCompiler> {
   const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...vocabulary.tokens], vocabulary.type, vocabulary.prependSpace, vocabulary.size, [...vocabulary.stopTokenIds]);
   const compiler: GrammarCompiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
-  const gate = utf8Gate(vocabulary);
-  const cache = new Map<string, Promise<CompiledGrammar>>();
+  const gates = new Map<boolean, Utf8Gate>();
+  const gate = (newlines: boolean) => {
+    let found = gates.get(newlines);
+    if (!found) gates.set(newlines, (found = utf8Gate(vocabulary, newlines)));
+    return found;
+  };
+  const cache = new Map<string, Promise<{ compiled: CompiledGrammar; newlines: boolean }>>();
 
-  const compile = (constraint: OutputConstraint): Promise<CompiledGrammar> => {
-    const key = JSON.stringify(constraint);
+  const compile = (spec: GrammarSpec) => {
+    const key = JSON.stringify(spec);
     const hit = cache.get(key);
     if (hit) {
       // Most recently used last: the first key is the one to drop.
@@ -63,24 +67,27 @@ export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: V
       cache.set(key, hit);
       return hit;
     }
-    // Compact output (no whitespace between tokens): fewer tokens, and no run of spaces a weak
-    // model could fill its budget with.
-    const schema = constraint.kind === 'json_schema' ? JSON.stringify(constraint.schema) : '{"type":"object"}';
-    const compiled = xgrammar.Testings._jsonSchemaToEBNF(schema, false, -1, [',', ':'], constraint.kind === 'json_schema' && constraint.strict)
-      .then((ebnf) => compiler.compileGrammar(factorLiteralAlternatives(ebnf)))
+    // JSON replies are compact (no whitespace between tokens): fewer tokens, and no run of spaces
+    // a weak model could fill its budget with. Tool calls are written as the template shows them.
+    const compiled = toEbnf(xgrammar, spec)
+      .then(async ({ ebnf, root, newlines }) => ({ compiled: await compiler.compileGrammar(ebnf, root), newlines }))
       .catch((error: unknown) => {
-      cache.delete(key);
-      throw new GatewayError('invalid_request', `This JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, { param: 'response_format' });
-    });
+        cache.delete(key);
+        if (error instanceof GatewayError) throw error;
+        throw new GatewayError('invalid_request', `This output cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, {
+          param: spec.kind === 'tools' ? 'tools' : 'response_format',
+        });
+      });
     cache.set(key, compiled);
     if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
     return compiled;
   };
 
   return {
-    async start(constraint) {
-      const matcher = await xgrammar.GrammarMatcher.createGrammarMatcher(await compile(constraint));
-      return track(matcher, gate);
+    async start(spec) {
+      const { compiled, newlines } = await compile(spec);
+      const matcher = await xgrammar.GrammarMatcher.createGrammarMatcher(compiled);
+      return track(matcher, gate(newlines));
     },
   };
 }
@@ -88,7 +95,8 @@ export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: V
 /**
  * Keeps constrained output valid UTF-8 without control characters, two gaps in xgrammar 0.1.27:
  * - its string rule lets raw control characters (a form feed, say) into strings, which JSON
- *   forbids, and compact output has no whitespace between tokens: no byte below 0x20 is allowed;
+ *   forbids, and compact output has no whitespace between tokens: no byte below 0x20 is allowed
+ *   but, where the grammar writes newlines itself (tool calls, text replies), the newline;
  * - it joins tokens that are parts of UTF-8 characters into invalid sequences: a token is allowed
  *   only where its bytes continue the output as valid UTF-8 (a character begun in one token must
  *   be finished by the next ones). Stop tokens are allowed only between characters.
@@ -114,13 +122,13 @@ const STATES: readonly (readonly [number, number, number])[] = [
 ];
 const stateOf = (need: number, lo: number, hi: number) => STATES.findIndex(([n, l, h]) => n === need && l === lo && h === hi);
 
-function step(state: number, byte: number): number {
+function step(state: number, byte: number, newlines: boolean): number {
   const [need, lo, hi] = STATES[state]!;
   if (need > 0) {
     if (byte < lo || byte > hi) return -1;
     return need === 1 ? 0 : stateOf(need - 1, 0x80, 0xbf);
   }
-  if (byte < 0x20) return -1;
+  if (byte < 0x20) return newlines && byte === 0x0a ? 0 : -1;
   if (byte < 0x80) return 0;
   if (byte >= 0xc2 && byte <= 0xdf) return stateOf(1, 0x80, 0xbf);
   if (byte === 0xe0) return stateOf(2, 0xa0, 0xbf);
@@ -132,7 +140,7 @@ function step(state: number, byte: number): number {
   return -1;
 }
 
-function utf8Gate(vocabulary: Vocabulary): Utf8Gate {
+function utf8Gate(vocabulary: Vocabulary, newlines: boolean): Utf8Gate {
   const stops = new Set(vocabulary.stopTokenIds);
   const bytesOf = vocabulary.tokens.map((token) => tokenBytes(token, vocabulary.type));
   const next = (state: number, token: number): number => {
@@ -141,7 +149,7 @@ function utf8Gate(vocabulary: Vocabulary): Utf8Gate {
     if (stops.has(token) || bytes === undefined) return state === 0 ? 0 : -1;
     let at = state;
     for (const byte of bytes) {
-      at = step(at, byte);
+      at = step(at, byte, newlines);
       if (at < 0) return -1;
     }
     return at;

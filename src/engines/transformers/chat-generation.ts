@@ -6,6 +6,7 @@
 import { LogitsProcessorList, type Tensor, type TextGenerationPipeline, type TextStreamer } from '@huggingface/transformers';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../core/engine.ts';
 import { abortedError, GatewayError } from '../../core/errors.ts';
+import { grammarSpecOf, type GrammarSpec } from '../grammar/ebnf.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 import type { TokenConstraint } from '../grammar/token-constraint.ts';
 import { AbortCriteria } from './abort-criteria.ts';
@@ -29,7 +30,7 @@ export async function* generateChat(
   loadGrammar?: LoadXGrammar,
 ): AsyncGenerator<ChatEvent> {
   const { tokenizer, model } = pipe;
-  const prompt = renderChatPrompt(tokenizer, request.messages);
+  const prompt = renderChatPrompt(tokenizer, request.messages, request.tools);
   // The template already placed any special tokens, as transformers.js's own pipeline assumes.
   const inputs = tokenizer(prompt, { add_special_tokens: false }) as { input_ids: Tensor; attention_mask: Tensor };
   const promptTokens = inputs.input_ids.dims.at(-1) ?? 0;
@@ -42,7 +43,8 @@ export async function* generateChat(
     );
   }
   const maxNewTokens = Math.min(request.maxTokens, info.contextWindow - promptTokens);
-  const constraint = request.output ? await startConstraint(pipe, request.output, loadGrammar) : undefined;
+  const spec = grammarSpecOf(request);
+  const constraint = spec ? await startConstraint(pipe, spec, loadGrammar) : undefined;
   try {
     yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint);
   } finally {
@@ -106,11 +108,14 @@ async function* decode(
 }
 
 /** The request's output constraint, compiled for this model's tokenizer, its first mask ready. */
-async function startConstraint(pipe: TextGenerationPipeline, output: NonNullable<ChatRequest['output']>, loadGrammar: LoadXGrammar | undefined): Promise<TokenConstraint> {
-  if (!loadGrammar) throw new GatewayError('invalid_request', 'This engine cannot constrain output: response_format is not supported here.', { param: 'response_format' });
+async function startConstraint(pipe: TextGenerationPipeline, spec: GrammarSpec, loadGrammar: LoadXGrammar | undefined): Promise<TokenConstraint> {
+  if (!loadGrammar) {
+    const param = spec.kind === 'tools' ? 'tools' : 'response_format';
+    throw new GatewayError('invalid_request', `This engine cannot constrain output: ${param} is not supported here.`, { param });
+  }
   const size = (pipe.model.config as unknown as { vocab_size?: number }).vocab_size;
   const compiler = await constraintCompilerFor(await loadGrammar(), pipe.tokenizer, Number.isInteger(size) ? size! : undefined, endTokenIds(pipe.model));
-  const constraint = await compiler.start(output);
+  const constraint = await compiler.start(spec);
   try {
     await constraint.ready();
   } catch (error) {

@@ -10,7 +10,7 @@ export const tinyModelSpecs: readonly TransformersModelSpec[] = [
   {
     info: {
       id: 'tiny-chat', kind: 'chat', engine: 'transformers', displayName: 'Tiny Chat (test model)',
-      contextWindow: 512, maxOutputTokens: 256,
+      contextWindow: 2048, maxOutputTokens: 256,
     },
     source: 'tiny-chat',
     bundled: true,

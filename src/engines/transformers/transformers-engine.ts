@@ -55,7 +55,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
   const request = ({ info, source, dtype, bundled }: TransformersModelSpec) => ({ id: info.id, source, dtype, localOnly: bundled });
 
   return {
-    models: options.models.map((spec) => (spec.info.kind === 'chat' && options.grammar ? { ...spec.info, structuredOutput: true } : spec.info)),
+    models: options.models.map((spec) => (spec.info.kind === 'chat' && options.grammar ? { ...spec.info, structuredOutput: true, toolCalling: true } : spec.info)),
     // Padded positions get exactly zero attention weight, so a batch changes speed, not vectors
     // (checked by the batching tests on the real engine).
     exactEmbeddingBatches: true,

@@ -6,6 +6,7 @@
 
 import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { withToolsAsText } from '../../core/tool-syntax.ts';
 import type { WebLLMChatRequest, WebLLMMessage } from './mlc-engine-like.ts';
 
 /**
@@ -39,7 +40,9 @@ export function toWebLLMRequest(request: ChatRequest): WebLLMChatRequest {
  * has no way to continue a partial one. So a prefill is a 400 here rather than an answer that
  * silently ignores it.
  */
-export function toWebLLMMessages(messages: readonly ChatMessage[]): WebLLMMessage[] {
+export function toWebLLMMessages(conversation: readonly ChatMessage[]): WebLLMMessage[] {
+  // Earlier tool calls and results, as text in the call format (web-llm's templates have none).
+  const messages = conversation.some((m) => m.role === 'tool' || m.toolCalls?.length) ? withToolsAsText(conversation, []) : conversation;
   const last = messages.at(-1);
   if (last?.role === 'assistant') {
     throw invalid('WebLLM models cannot continue a trailing assistant message (prefill); end the conversation with a user message.');
@@ -51,7 +54,7 @@ export function toWebLLMMessages(messages: readonly ChatMessage[]): WebLLMMessag
     if (message.role === 'system') {
       if (out.length > 0) throw invalid('WebLLM models take system messages only at the start of the conversation.');
       system.push(message.content);
-    } else {
+    } else if (message.role !== 'tool') {
       out.push({ role: message.role, content: message.content });
     }
   }

@@ -139,7 +139,9 @@ describe('parseMessages: each bad field is a 400 naming it', () => {
     ['content missing', { messages: [{ role: 'user' }] }, 'messages.0.content'],
     ['content a number', { messages: [{ role: 'user', content: 1 }] }, 'messages.0.content'],
     ['an image block', { messages: [{ role: 'user', content: [{ type: 'image', source: {} }] }] }, 'messages.0.content.0.type'],
-    ['a tool_result block', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't' }] }] }, 'messages.0.content.0.type'],
+    ['a tool_result block that answers no call', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't' }] }] }, 'messages'],
+    ['a tool_use block from the user', { messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] }] }, 'messages.0.content.0.type'],
+    ['a tool_use block without input', { messages: [...USER, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f' }] }] }, 'messages.1.content.0.input'],
     ['a block that is a string', { messages: [{ role: 'user', content: ['x'] }] }, 'messages.0.content.0'],
     ['a text block without text', { messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'messages.0.content.0.text'],
     ['a bad second message', { messages: [...USER, { role: 'assistant', content: [{ type: 'text', text: 1 }] }] }, 'messages.1.content.0.text'],
@@ -148,7 +150,7 @@ describe('parseMessages: each bad field is a 400 naming it', () => {
     ['stop_sequences a string', { stop_sequences: 'END' }, 'stop_sequences'],
     ['stop_sequences with a number', { stop_sequences: ['a', 1] }, 'stop_sequences'],
     ['stream a string', { stream: 'true' }, 'stream'],
-    ['non-empty tools', { tools: [{ name: 't', input_schema: { type: 'object' } }] }, 'tools'],
+    ['tools, on a model without tool calling', { tools: [{ name: 't', input_schema: { type: 'object' } }] }, 'tools'],
     ['enabled thinking', { thinking: { type: 'enabled', budget_tokens: 1024 } }, 'thinking'],
   ])('%s', (_, body, param) => {
     expect(failureOf(body).param).toBe(param);
@@ -260,6 +262,40 @@ describe('toMessageEvents', () => {
       { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null, container: null }, usage: { input_tokens: 11, output_tokens: 2 } },
       { type: 'message_stop' },
     ]);
+  });
+
+  const calls: GenerationEvent[] = [
+    { type: 'tool_call', index: 0, name: 'get_weather' },
+    { type: 'tool_arguments', index: 0, text: '{"city": ' },
+    { type: 'tool_arguments', index: 0, text: '"Paris"}' },
+    { type: 'tool_call', index: 1, name: 'now' },
+    { type: 'tool_arguments', index: 1, text: '{}' },
+    { type: 'finish', reason: 'tool_calls', stopSequence: null, usage: { promptTokens: 11, completionTokens: 30 } },
+  ];
+
+  it('streams each call as a tool_use block of input_json_delta fragments, with no empty text block', async () => {
+    const out = (await collect(toMessageEvents(generationOf(calls).generation, META))).map((e) => e.body);
+    expect(out.slice(1)).toEqual([
+      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: expect.stringMatching(/^toolu_[A-Za-z0-9]{24}$/), name: 'get_weather', input: {} } },
+      { type: 'ping' },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"city": ' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'now', input: {} } },
+      { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{}' } },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null, stop_details: null, container: null }, usage: { input_tokens: 11, output_tokens: 30 } },
+      { type: 'message_stop' },
+    ]);
+  });
+
+  it('returns calls as tool_use blocks with parsed input and stop_reason tool_use', async () => {
+    const body = await toMessage(generationOf(calls).generation, META);
+    expect(body.content).toEqual([
+      { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'now', input: {} },
+    ]);
+    expect(body.stop_reason).toBe('tool_use');
   });
 
   it('carries the fired stop sequence in message_delta', async () => {

@@ -5,11 +5,13 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  * @module
  */
-import type { ChatMessage, ChatRequest, ModelInfo } from '../../core/engine.ts';
+import type { ChatMessage, ChatRequest, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../core/fields.ts';
 import type { FinishReason, Generation, Usage } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
+import { randomId } from '../../core/ids.ts';
+import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../core/tool-specs.ts';
 import { toAnthropicErrorBody } from './errors.ts';
 import { allowsSamplingParameters, type AnthropicVersion } from './version.ts';
 
@@ -31,13 +33,20 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       throw invalid(key, `${key}: not supported with anthropic-version ${version}, which removed sampling parameters; send anthropic-version 2023-06-01 to use it.`);
     }
   }
-  if (Array.isArray(body.tools) && body.tools.length > 0) throw invalid('tools', `tools: tool use is not supported by model '${model.id}'.`);
   if (isRecord(body.thinking) && body.thinking.type !== 'disabled') {
     throw invalid('thinking', `thinking: extended thinking is not supported by model '${model.id}'.`);
   }
 
   const system = parseSystem(body.system);
-  const conversation = mergeTurns(parseTurns(body.messages));
+  const conversation = nameToolResults(
+    mergeTurns(parseTurns(body.messages)),
+    'messages',
+    (id) => `messages: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+  );
+  const tools = parseTools(body, model);
+  if (tools.tools && conversation.at(-1)?.role === 'assistant') {
+    throw invalid('messages', 'messages: a final assistant message (a prefill) cannot be combined with tools: a tool call must start the reply.');
+  }
 
   return {
     chat: {
@@ -48,6 +57,7 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       topP: optionalNumber(body, 'top_p', { min: 0, max: 1 }),
       topK: optionalNumber(body, 'top_k', { integer: true, min: 0 }),
       stop: parseStopSequences(body.stop_sequences),
+      ...tools,
     },
     stream: optionalBoolean(body, 'stream') ?? false,
   };
@@ -58,7 +68,7 @@ function parseSystem(value: unknown): string {
   return parseText(value, 'system');
 }
 
-function parseTurns(value: unknown): ChatMessage[] {
+function parseTurns(value: unknown): ChatMessage[][] {
   if (value === undefined || value === null) throw invalid('messages', 'messages: Field required');
   if (!Array.isArray(value)) throw invalid('messages', `messages: Input should be a valid list, got ${describe(value)}`);
   if (value.length === 0) throw invalid('messages', 'messages: at least one message is required');
@@ -74,8 +84,80 @@ function parseTurns(value: unknown): ChatMessage[] {
       throw invalid(`${at}.role`, `${at}.role: Input should be 'user' or 'assistant', got ${describe(role)}`);
     }
     if (message.content === undefined || message.content === null) throw invalid(`${at}.content`, `${at}.content: Field required`);
-    return { role, content: parseText(message.content, `${at}.content`) };
+    return parseTurn(role, message.content, `${at}.content`);
   });
+}
+
+/**
+ * One turn as messages: an assistant turn's `tool_use` blocks become its calls; a user turn's
+ * `tool_result` blocks become `tool` messages, followed by its text, if any.
+ */
+function parseTurn(role: 'user' | 'assistant', content: unknown, at: string): ChatMessage[] {
+  if (!Array.isArray(content)) return [{ role, content: parseText(content, at) }];
+  const texts: unknown[] = [];
+  const calls: ToolCall[] = [];
+  const results: ChatMessage[] = [];
+  content.forEach((block, j) => {
+    const blockAt = `${at}.${j}`;
+    if (isRecord(block) && block.type === 'tool_use' && role === 'assistant') {
+      if (typeof block.id !== 'string') throw invalid(`${blockAt}.id`, `${blockAt}.id: Field required`);
+      if (typeof block.name !== 'string') throw invalid(`${blockAt}.name`, `${blockAt}.name: Field required`);
+      if (!isRecord(block.input)) throw invalid(`${blockAt}.input`, `${blockAt}.input: Input should be a valid dictionary`);
+      calls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
+    } else if (isRecord(block) && block.type === 'tool_result' && role === 'user') {
+      if (typeof block.tool_use_id !== 'string') throw invalid(`${blockAt}.tool_use_id`, `${blockAt}.tool_use_id: Field required`);
+      const text = block.content === undefined || block.content === null ? '' : parseText(block.content, `${blockAt}.content`);
+      results.push({ role: 'tool', content: block.is_error === true ? `Error: ${text}` : text, toolCallId: block.tool_use_id });
+    } else {
+      texts.push(block);
+    }
+  });
+  const text = texts.length > 0 || (calls.length === 0 && results.length === 0) ? parseText(texts, at) : '';
+  if (role === 'assistant') return [calls.length > 0 ? { role, content: text, toolCalls: calls } : { role, content: text }];
+  return [...results, ...(results.length === 0 || text ? [{ role, content: text }] : [])];
+}
+
+/** `tools` and `tool_choice`. An empty `tools` list is the same as none. */
+function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): Pick<ChatRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
+  const list = body.tools;
+  if (list !== undefined && list !== null && !Array.isArray(list)) throw invalid('tools', `tools: Input should be a valid list, got ${describe(list)}`);
+  const choice = parseToolChoice(body.tool_choice);
+  if (!Array.isArray(list) || list.length === 0) {
+    if (typeof choice.choice === 'object' || choice.choice === 'required') throw invalid('tool_choice', `tool_choice: tool_choice.type '${body.tool_choice && (body.tool_choice as { type?: unknown }).type}' requires tools.`);
+    return {};
+  }
+  if (!model.toolCalling) throw invalid('tools', `tools: tool use is not supported by model '${model.id}'.`);
+  const tools: ToolSpec[] = list.map((tool, i) => {
+    const at = `tools.${i}`;
+    if (!isRecord(tool)) throw invalid(at, `${at}: Input should be an object, got ${describe(tool)}`);
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
+      throw invalid(`${at}.type`, `${at}.type: server tools (${describe(tool.type)}) are not available here; define a custom tool with an input_schema.`);
+    }
+    if (tool.input_schema === undefined || tool.input_schema === null) throw invalid(`${at}.input_schema`, `${at}.input_schema: Field required`);
+    return toolSpec(tool.name, tool.description, tool.input_schema, at, 'input_schema');
+  });
+  checkUniqueNames(tools, 'tools');
+  checkChoice(choice.choice, tools, 'tool_choice.name');
+  return { tools, toolChoice: choice.choice, parallelToolCalls: choice.parallel };
+}
+
+function parseToolChoice(value: unknown): { choice: ToolChoice; parallel: boolean } {
+  if (value === undefined || value === null) return { choice: 'auto', parallel: true };
+  if (!isRecord(value)) throw invalid('tool_choice', `tool_choice: Input should be an object, got ${describe(value)}`);
+  const parallel = !(optionalBoolean(value, 'disable_parallel_tool_use', 'tool_choice.disable_parallel_tool_use') ?? false);
+  switch (value.type) {
+    case 'auto':
+      return { choice: 'auto', parallel };
+    case 'none':
+      return { choice: 'none', parallel };
+    case 'any':
+      return { choice: 'required', parallel };
+    case 'tool':
+      if (typeof value.name !== 'string') throw invalid('tool_choice.name', 'tool_choice.name: Field required');
+      return { choice: { name: value.name }, parallel };
+    default:
+      throw invalid('tool_choice.type', `tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none', got ${describe(value.type)}`);
+  }
 }
 
 /** A string, or text blocks joined; any other block type is refused rather than dropped. */
@@ -95,12 +177,16 @@ function parseText(value: unknown, at: string): string {
     .join('\n');
 }
 
-/** The real API merges consecutive turns of the same role; so do we, so templates see alternation. */
-function mergeTurns(turns: ChatMessage[]): ChatMessage[] {
+/**
+ * The real API merges consecutive turns of the same role; so do we, so templates see alternation.
+ * Tool results and calls stay as they are: each answers, or is answered by, its own message.
+ */
+function mergeTurns(turns: ChatMessage[][]): ChatMessage[] {
   const merged: ChatMessage[] = [];
-  for (const turn of turns) {
+  for (const turn of turns.flat()) {
     const last = merged.at(-1);
-    if (last && last.role === turn.role) merged[merged.length - 1] = { role: last.role, content: `${last.content}\n\n${turn.content}` };
+    const plain = (m: ChatMessage) => m.role !== 'tool' && m.toolCalls === undefined;
+    if (last && last.role === turn.role && plain(last) && plain(turn)) merged[merged.length - 1] = { role: last.role, content: `${last.content}\n\n${turn.content}` };
     else merged.push(turn);
   }
   return merged;
@@ -114,8 +200,18 @@ function parseStopSequences(value: unknown): string[] {
   return (value as string[]).filter((s) => s.length > 0);
 }
 
-export function toStopReason(reason: FinishReason): 'end_turn' | 'max_tokens' | 'stop_sequence' {
-  return reason === 'length' ? 'max_tokens' : reason === 'stop_sequence' ? 'stop_sequence' : 'end_turn';
+export function toStopReason(reason: FinishReason): 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' {
+  return reason === 'length' ? 'max_tokens' : reason === 'stop_sequence' ? 'stop_sequence' : reason === 'tool_calls' ? 'tool_use' : 'end_turn';
+}
+
+/** A call's arguments as the `input` object; arguments cut short (by `max_tokens`) read as `{}`. */
+function toInput(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 function toUsage(usage: Usage) {
@@ -130,6 +226,7 @@ interface MessageMeta {
 
 export async function toMessage(generation: Generation, meta: MessageMeta) {
   let text = '';
+  const calls: { type: 'tool_use'; id: string; name: string; arguments: string }[] = [];
   for (;;) {
     const next = await generation.events.next();
     if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
@@ -138,12 +235,25 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
       text += event.text;
       continue;
     }
+    if (event.type === 'tool_call') {
+      calls[event.index] = { type: 'tool_use', id: randomId('toolu_'), name: event.name, arguments: '' };
+      continue;
+    }
+    if (event.type === 'tool_arguments') {
+      calls[event.index]!.arguments += event.text;
+      continue;
+    }
+    // A reply of calls alone has no text block: the API refuses empty text blocks sent back to it.
+    const blocks = [
+      ...(text || calls.length === 0 ? [{ type: 'text', text, citations: null }] : []),
+      ...calls.map(({ id, name, arguments: args }) => ({ type: 'tool_use', id, name, input: toInput(args) })),
+    ];
     return {
       id: meta.id,
       type: 'message',
       role: 'assistant',
       model: meta.model,
-      content: [{ type: 'text', text, citations: null }],
+      content: blocks,
       stop_reason: toStopReason(event.reason),
       stop_sequence: event.stopSequence,
       stop_details: null,
@@ -153,7 +263,11 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
   }
 }
 
-/** Every event carries `event: <type>`; the SDK drops events without it. No `[DONE]`. */
+/**
+ * Every event carries `event: <type>`; the SDK drops events without it. No `[DONE]`. A block is
+ * opened when its first piece arrives: a text block, or a `tool_use` block per call whose
+ * arguments come as `input_json_delta` fragments.
+ */
 export async function* toMessageEvents(generation: Generation, meta: MessageMeta): AsyncGenerator<SSEMessage> {
   const event = (data: { type: string } & Record<string, unknown>): SSEMessage => ({ event: data.type, data: JSON.stringify(data) });
   yield event({
@@ -171,18 +285,38 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
       usage: toUsage({ promptTokens: generation.promptTokens, completionTokens: 0 }),
     },
   });
-  yield event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } });
-  yield event({ type: 'ping' });
+  /** Blocks opened so far; the last one is open. */
+  let blocks = 0;
+  let open: 'text' | 'tool_use' | undefined;
+  /** The events that open a block (closing the one before); a `ping` follows the first, as the API sends it. */
+  const start = (block: Record<string, unknown>): SSEMessage[] => {
+    const out = open ? [event({ type: 'content_block_stop', index: blocks - 1 })] : [];
+    open = block.type as 'text' | 'tool_use';
+    out.push(event({ type: 'content_block_start', index: blocks++, content_block: block }));
+    if (blocks === 1) out.push(event({ type: 'ping' }));
+    return out;
+  };
   try {
     for (;;) {
       const next = await generation.events.next();
       if (next.done) return;
       const item = next.value;
       if (item.type === 'text') {
-        yield event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: item.text } });
+        if (open !== 'text') for (const opening of start({ type: 'text', text: '', citations: null })) yield opening;
+        yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'text_delta', text: item.text } });
         continue;
       }
-      yield event({ type: 'content_block_stop', index: 0 });
+      if (item.type === 'tool_call') {
+        for (const opening of start({ type: 'tool_use', id: randomId('toolu_'), name: item.name, input: {} })) yield opening;
+        continue;
+      }
+      if (item.type === 'tool_arguments') {
+        yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'input_json_delta', partial_json: item.text } });
+        continue;
+      }
+      // An empty reply still has its (empty) text block, as before any tool use.
+      if (!open) for (const opening of start({ type: 'text', text: '', citations: null })) yield opening;
+      yield event({ type: 'content_block_stop', index: blocks - 1 });
       yield event({
         type: 'message_delta',
         delta: { stop_reason: toStopReason(item.reason), stop_sequence: item.stopSequence, stop_details: null, container: null },

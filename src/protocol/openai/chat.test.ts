@@ -135,7 +135,10 @@ describe('parseChatCompletion: each bad field is a 400 naming it', () => {
     ['a message without role', { messages: [{ content: 'x' }] }, 'messages[0].role'],
     ['a numeric role', { messages: [{ role: 1, content: 'x' }] }, 'messages[0].role'],
     ['an unknown role', { messages: [{ role: 'wizard', content: 'x' }] }, 'messages[0].role'],
-    ['the tool role', { messages: [{ role: 'tool', content: 'x', tool_call_id: 'c' }] }, 'messages[0].role'],
+    ['a tool result that answers no call', { messages: [{ role: 'tool', content: 'x', tool_call_id: 'c' }] }, 'messages[0]'],
+    ['a tool result without its call id', { messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
+    ['tool calls without arguments', { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f' } }] }] }, 'messages[0].tool_calls[0].function.arguments'],
+    ['tools, on a model without tool calling', { tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
     ['the function role', { messages: [{ role: 'function', content: 'x', name: 'f' }] }, 'messages[0].role'],
     ['the role constructor', { messages: [{ role: 'constructor', content: 'x' }] }, 'messages[0].role'],
     ['the role __proto__', { messages: [{ role: '__proto__', content: 'x' }] }, 'messages[0].role'],
@@ -279,6 +282,48 @@ describe('toChatCompletionChunks', () => {
     });
     for (const chunk of chunks.slice(0, -1)) expect(chunk.usage).toBeNull();
     expect(chunks).toHaveLength(5);
+  });
+
+  const calls: GenerationEvent[] = [
+    { type: 'tool_call', index: 0, name: 'get_weather' },
+    { type: 'tool_arguments', index: 0, text: '{"city": ' },
+    { type: 'tool_arguments', index: 0, text: '"Paris"}' },
+    { type: 'tool_call', index: 1, name: 'now' },
+    { type: 'tool_arguments', index: 1, text: '{}' },
+    { type: 'finish', reason: 'tool_calls', stopSequence: null, usage: { promptTokens: 9, completionTokens: 30 } },
+  ];
+
+  it('streams tool calls as OpenAI does: index, id, type and name first with empty arguments, then argument fragments', async () => {
+    const chunks = (await collect(toChatCompletionChunks(generationOf(calls).generation, META, false))).slice(0, -1).map((m) => JSON.parse(m.data));
+    const deltas = chunks.map((c) => c.choices[0]);
+    expect(deltas.slice(1).map((d) => d.delta)).toEqual([
+      { tool_calls: [{ index: 0, id: expect.stringMatching(/^call_[A-Za-z0-9]{24}$/), type: 'function', function: { name: 'get_weather', arguments: '' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: '{"city": ' } }] },
+      { tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] },
+      { tool_calls: [{ index: 1, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'now', arguments: '' } }] },
+      { tool_calls: [{ index: 1, function: { arguments: '{}' } }] },
+      {},
+    ]);
+    expect(deltas.at(-1).finish_reason).toBe('tool_calls');
+  });
+
+  it('returns tool calls whole with content null and finish_reason tool_calls', async () => {
+    const body = await toChatCompletion(generationOf(calls).generation, META);
+    expect(body.choices[0]).toEqual({
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: null,
+        refusal: null,
+        tool_calls: [
+          { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
+          { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'now', arguments: '{}' } },
+        ],
+      },
+      logprobs: null,
+      finish_reason: 'tool_calls',
+    });
+    expect(body.usage).toEqual({ prompt_tokens: 9, completion_tokens: 30, total_tokens: 39 });
   });
 
   it('reports a stop sequence as finish_reason stop', async () => {

@@ -4,12 +4,14 @@
  * @see https://platform.openai.com/docs/api-reference/chat
  * @module
  */
-import type { ChatMessage, ChatRequest, ChatRole, ModelInfo } from '../../core/engine.ts';
+import type { ChatMessage, ChatRequest, ChatRole, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../core/engine.ts';
 import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../core/fields.ts';
 import type { FinishReason, Generation, Usage } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
+import { randomId } from '../../core/ids.ts';
+import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../core/tool-specs.ts';
 import { toOpenAIErrorBody } from './errors.ts';
 
 export interface ParsedChatCompletion {
@@ -18,7 +20,7 @@ export interface ParsedChatCompletion {
   readonly includeUsage: boolean;
 }
 
-const ROLES: Record<string, ChatRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' };
+const ROLES: Record<string, ChatRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool' };
 
 /** Validates a chat completion body against the model it names; never mutates `body`. */
 export function parseChatCompletion(body: Readonly<Record<string, unknown>>, model: ModelInfo): ParsedChatCompletion {
@@ -32,12 +34,10 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
 
   const n = optionalNumber(body, 'n', { integer: true, min: 1 });
   if (n !== undefined && n > 1) throw invalid('n', `'n' > 1 is not supported by model '${model.id}': ask for one choice per request.`);
-  if (Array.isArray(body.tools) && body.tools.length > 0) {
-    throw invalid('tools', `Tool calling is not supported by model '${model.id}'.`);
-  }
+  const tools = parseTools(body, model);
   const output = parseResponseFormat(body.response_format, model);
-  if (output && messages.at(-1)?.role === 'assistant') {
-    throw invalid('messages', 'A trailing assistant message (a prefill) cannot be combined with a JSON response_format: the output must be the JSON value alone.');
+  if ((output || tools.tools) && messages.at(-1)?.role === 'assistant') {
+    throw invalid('messages', `A trailing assistant message (a prefill) cannot be combined with ${output ? 'a JSON response_format: the output must be the JSON value alone' : 'tools: a tool call must start the reply'}.`);
   }
   if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported by model '${model.id}'.`);
 
@@ -53,10 +53,42 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
       frequencyPenalty: optionalNumber(body, 'frequency_penalty', { min: -2, max: 2 }),
       stop: parseStop(body.stop),
       ...(output ? { output } : {}),
+      ...tools,
     },
     stream,
     includeUsage: stream && includeUsage,
   };
+}
+
+/** `tools`, `tool_choice` and `parallel_tool_calls`. An empty `tools` list is the same as none. */
+function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): Pick<ChatRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
+  const list = body.tools;
+  const choice = body.tool_choice;
+  if (list !== undefined && list !== null && !Array.isArray(list)) throw invalid('tools', `Invalid type for 'tools': expected an array, but got ${describe(list)}.`);
+  if (!Array.isArray(list) || list.length === 0) {
+    if (choice !== undefined && choice !== null) throw invalid('tool_choice', `Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.`);
+    return {};
+  }
+  if (!model.toolCalling) throw invalid('tools', `Tool calling is not supported by model '${model.id}'.`);
+  const tools: ToolSpec[] = list.map((tool, i) => {
+    const at = `tools[${i}]`;
+    if (!isRecord(tool)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(tool)}.`);
+    if (tool.type !== 'function') throw invalid(`${at}.type`, `Invalid value: ${describe(tool.type)}. Supported values are: 'function'.`);
+    const fn = tool.function;
+    if (!isRecord(fn)) throw invalid(`${at}.function`, `Missing required parameter: '${at}.function'.`);
+    return toolSpec(fn.name, fn.description, fn.parameters, `${at}.function`, 'parameters');
+  });
+  checkUniqueNames(tools, 'tools');
+  const toolChoice = parseToolChoice(choice);
+  checkChoice(toolChoice, tools, 'tool_choice');
+  return { tools, toolChoice, parallelToolCalls: optionalBoolean(body, 'parallel_tool_calls') ?? true };
+}
+
+function parseToolChoice(choice: unknown): ToolChoice {
+  if (choice === undefined || choice === null) return 'auto';
+  if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
+  if (isRecord(choice) && choice.type === 'function' && isRecord(choice.function) && typeof choice.function.name === 'string') return { name: choice.function.name };
+  throw invalid('tool_choice', `Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or {"type": "function", "function": {"name": ...}}, but got ${describe(choice)}.`);
 }
 
 /** `response_format`: `text` (the default), `json_object`, or `json_schema` with a named schema. */
@@ -105,6 +137,14 @@ function parseStop(value: unknown): string[] {
 }
 
 function parseMessages(value: unknown): ChatMessage[] {
+  return nameToolResults(
+    parseTurns(value),
+    'messages[{i}]',
+    (id) => `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (no call has id '${id}').`,
+  );
+}
+
+function parseTurns(value: unknown): ChatMessage[] {
   if (value === undefined || value === null) throw invalid('messages', `Missing required parameter: 'messages'.`);
   if (!Array.isArray(value)) throw invalid('messages', `Invalid type for 'messages': expected an array, but got ${describe(value)}.`);
   if (value.length === 0) throw invalid('messages', `Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.`);
@@ -113,13 +153,35 @@ function parseMessages(value: unknown): ChatMessage[] {
     if (!isRecord(message)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(message)}.`);
     const role = message.role;
     if (typeof role !== 'string') throw invalid(`${at}.role`, `Missing required parameter: '${at}.role'.`);
-    if (role === 'tool' || role === 'function') throw invalid(`${at}.role`, `Messages with role '${role}' are not supported: this model has no tool calling.`);
+    if (role === 'function') throw invalid(`${at}.role`, `Messages with role 'function' are not supported: send tool results with role 'tool'.`);
     // Own keys only: 'constructor', 'toString', '__proto__' are not roles.
     const mapped = Object.hasOwn(ROLES, role) ? ROLES[role] : undefined;
     if (!mapped) {
-      throw invalid(`${at}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'developer', 'user' and 'assistant'.`);
+      throw invalid(`${at}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'developer', 'user', 'assistant' and 'tool'.`);
     }
-    return { role: mapped, content: parseContent(message.content, `${at}.content`, mapped) };
+    const content = parseContent(message.content, `${at}.content`, mapped);
+    if (mapped === 'tool') {
+      if (typeof message.tool_call_id !== 'string') throw invalid(`${at}.tool_call_id`, `Missing required parameter: '${at}.tool_call_id'.`);
+      return { role: mapped, content, toolCallId: message.tool_call_id };
+    }
+    if (mapped === 'assistant' && message.tool_calls !== undefined && message.tool_calls !== null) {
+      return { role: mapped, content, toolCalls: parseToolCalls(message.tool_calls, `${at}.tool_calls`) };
+    }
+    return { role: mapped, content };
+  });
+}
+
+/** An assistant turn's calls, as a follow-up request sends them back. */
+function parseToolCalls(value: unknown, at: string): ToolCall[] {
+  if (!Array.isArray(value)) throw invalid(at, `Invalid type for '${at}': expected an array, but got ${describe(value)}.`);
+  return value.map((call, i) => {
+    const callAt = `${at}[${i}]`;
+    if (!isRecord(call)) throw invalid(callAt, `Invalid type for '${callAt}': expected an object, but got ${describe(call)}.`);
+    if (typeof call.id !== 'string') throw invalid(`${callAt}.id`, `Missing required parameter: '${callAt}.id'.`);
+    const fn = call.function;
+    if (!isRecord(fn) || typeof fn.name !== 'string') throw invalid(`${callAt}.function.name`, `Missing required parameter: '${callAt}.function.name'.`);
+    if (typeof fn.arguments !== 'string') throw invalid(`${callAt}.function.arguments`, `Missing required parameter: '${callAt}.function.arguments'.`);
+    return { id: call.id, name: fn.name, arguments: fn.arguments };
   });
 }
 
@@ -143,8 +205,8 @@ function parseContent(content: unknown, at: string, role: ChatRole): string {
 }
 
 /** OpenAI reports a matched stop sequence as plain `stop`. */
-export function toFinishReason(reason: FinishReason): 'stop' | 'length' {
-  return reason === 'length' ? 'length' : 'stop';
+export function toFinishReason(reason: FinishReason): 'stop' | 'length' | 'tool_calls' {
+  return reason === 'length' || reason === 'tool_calls' ? reason : 'stop';
 }
 
 export function toUsage({ promptTokens, completionTokens }: Usage) {
@@ -160,6 +222,7 @@ interface CompletionMeta {
 /** Drains the generation into one `chat.completion` body. */
 export async function toChatCompletion(generation: Generation, meta: CompletionMeta) {
   let content = '';
+  const calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
   for (;;) {
     const next = await generation.events.next();
     if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
@@ -168,22 +231,30 @@ export async function toChatCompletion(generation: Generation, meta: CompletionM
       content += event.text;
       continue;
     }
+    if (event.type === 'tool_call') {
+      calls[event.index] = { id: randomId('call_'), type: 'function', function: { name: event.name, arguments: '' } };
+      continue;
+    }
+    if (event.type === 'tool_arguments') {
+      calls[event.index]!.function.arguments += event.text;
+      continue;
+    }
+    const message = calls.length > 0 ? { role: 'assistant', content: content || null, refusal: null, tool_calls: calls } : { role: 'assistant', content, refusal: null };
     return {
       id: meta.id,
       object: 'chat.completion',
       created: meta.created,
       model: meta.model,
-      choices: [
-        { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: toFinishReason(event.reason) },
-      ],
+      choices: [{ index: 0, message, logprobs: null, finish_reason: toFinishReason(event.reason) }],
       usage: toUsage(event.usage),
     };
   }
 }
 
 /**
- * The chunk sequence: a role chunk, content chunks, a finish chunk, the usage chunk when asked
- * for, then `[DONE]`. A failure after the first byte becomes an in-band `{"error":…, "usage":…}` event.
+ * The chunk sequence: a role chunk, content chunks (or tool call chunks: the first of each call
+ * with its index, id and name, then its argument fragments), a finish chunk, the usage chunk when
+ * asked for, then `[DONE]`. A failure after the first byte becomes an in-band `{"error":…, "usage":…}` event.
  */
 export async function* toChatCompletionChunks(generation: Generation, meta: CompletionMeta, includeUsage: boolean): AsyncGenerator<SSEMessage> {
   const chunk = (choices: unknown[], usage?: unknown) =>
@@ -207,6 +278,15 @@ export async function* toChatCompletionChunks(generation: Generation, meta: Comp
       const event = next.value;
       if (event.type === 'text') {
         yield chunk([choice({ content: event.text })]);
+        continue;
+      }
+      if (event.type === 'tool_call') {
+        const call = { index: event.index, id: randomId('call_'), type: 'function', function: { name: event.name, arguments: '' } };
+        yield chunk([choice({ tool_calls: [call] })]);
+        continue;
+      }
+      if (event.type === 'tool_arguments') {
+        yield chunk([choice({ tool_calls: [{ index: event.index, function: { arguments: event.text } }] })]);
         continue;
       }
       yield chunk([choice({}, toFinishReason(event.reason))]);

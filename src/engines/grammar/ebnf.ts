@@ -1,0 +1,134 @@
+/**
+ * The grammar a request's output must follow, written as xgrammar EBNF: one JSON value (any
+ * object, or a schema's), or tool calls in the format of core/tool-syntax.ts (each call's
+ * arguments by its tool's schema), or, where the model may choose, a text reply or calls.
+ * Both engines use the same grammar: the transformers.js engine compiles it itself, web-llm gets
+ * it as a `grammar` response format.
+ * @module
+ */
+import type { ChatRequest, OutputConstraint, ToolSpec } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARATORS } from '../../core/tool-syntax.ts';
+import { factorLiteralAlternatives } from './factor-literals.ts';
+import type { XGrammar } from './xgrammar.ts';
+
+/** What the output must be. Serialised as the key of the compiled-grammar cache. */
+export type GrammarSpec =
+  | { readonly kind: 'json'; readonly output: OutputConstraint }
+  | {
+      readonly kind: 'tools';
+      /** The tools a call may name (only the chosen one, for a named choice). */
+      readonly tools: readonly ToolSpec[];
+      /** `calls`: at least one call; `either`: a reply (text, or `output`) or calls; `reply`: no calls. */
+      readonly mode: 'calls' | 'either' | 'reply';
+      readonly parallel: boolean;
+      readonly output?: OutputConstraint;
+    };
+
+/** The grammar a request needs, or none (free text). */
+export function grammarSpecOf(request: ChatRequest): GrammarSpec | undefined {
+  const tools = request.tools ?? [];
+  if (tools.length === 0) return request.output ? { kind: 'json', output: request.output } : undefined;
+  const choice = request.toolChoice ?? 'auto';
+  const named = typeof choice === 'object' ? tools.filter((tool) => tool.name === choice.name) : tools;
+  const mode = choice === 'none' ? 'reply' : choice === 'auto' ? 'either' : 'calls';
+  // Only the names and schemas shape the grammar: descriptions stay out of the cache key.
+  const shapes = named.map(({ name, parameters }) => ({ name, parameters }));
+  return { kind: 'tools', tools: mode === 'reply' ? [] : shapes, mode, parallel: request.parallelToolCalls ?? true, ...(request.output ? { output: request.output } : {}) };
+}
+
+export interface Ebnf {
+  readonly ebnf: string;
+  readonly root: string;
+  /** Whether a newline may be written outside JSON strings (tool calls and text replies need it). */
+  readonly newlines: boolean;
+}
+
+const ROOT = 'root';
+
+export async function toEbnf(xgrammar: XGrammar, spec: GrammarSpec): Promise<Ebnf> {
+  if (spec.kind === 'json') return { ebnf: await jsonEbnf(xgrammar, spec.output, [',', ':'], ''), root: ROOT, newlines: false };
+  const rules: string[] = [];
+  const reply = spec.output ? `reply_${ROOT}` : 'free_text';
+  if (spec.mode !== 'calls') rules.push(spec.output ? await jsonEbnf(xgrammar, spec.output, [',', ':'], 'reply_') : freeText(TOOL_CALL_OPEN));
+  if (spec.mode !== 'reply') {
+    const bodies: [string, string][] = [];
+    for (const [i, tool] of spec.tools.entries()) {
+      const prefix = `tool${i}_`;
+      rules.push(await jsonEbnf(xgrammar, { kind: 'json_schema', schema: tool.parameters, strict: true }, TOOL_JSON_SEPARATORS, prefix));
+      // What follows `{"name": `: the quoted name, then the arguments by this tool's schema.
+      bodies.push([`"${tool.name}", "arguments": `, `${prefix}${ROOT}`]);
+    }
+    rules.push(`tool_call_body ::= ${trie(bodies.map(([literal, tail]) => [[...literal], tail] as const))}`);
+    rules.push(`tool_call ::= ${literal(`${TOOL_CALL_OPEN}{"name": `)} tool_call_body ${literal(`}${TOOL_CALL_CLOSE}`)}`);
+    rules.push(`tool_calls ::= tool_call${spec.parallel ? ` (${literal(TOOL_CALL_SEPARATOR)} tool_call)*` : ''}`);
+  }
+  const top = spec.mode === 'calls' ? 'tool_calls' : spec.mode === 'reply' ? reply : `tool_calls | ${reply}`;
+  rules.push(`${ROOT} ::= ${top}`);
+  return { ebnf: rules.join('\n'), root: ROOT, newlines: true };
+}
+
+/** A JSON schema's grammar (or any object's), its rules renamed with `prefix`. */
+async function jsonEbnf(xgrammar: XGrammar, output: OutputConstraint, separators: readonly [string, string], prefix: string): Promise<string> {
+  const schema = output.kind === 'json_schema' ? JSON.stringify(output.schema) : '{"type":"object"}';
+  let ebnf: string;
+  try {
+    ebnf = await xgrammar.Testings._jsonSchemaToEBNF(schema, false, -1, [separators[0], separators[1]], output.kind === 'json_schema' && output.strict);
+  } catch (error) {
+    throw new GatewayError('invalid_request', `This JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, { param: prefix.startsWith('tool') ? 'tools' : 'response_format' });
+  }
+  return renameRules(factorLiteralAlternatives(ebnf.trim()), prefix);
+}
+
+/** One EBNF item of a string, or of a rule's name; skipped: string literals and character classes. */
+const ITEM = /"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|[A-Za-z_][A-Za-z0-9_]*/g;
+
+/** Prefixes every rule name (where defined and where used), so that grammars can be joined. */
+export function renameRules(ebnf: string, prefix: string): string {
+  if (!prefix) return ebnf;
+  const names = new Set(ebnf.split('\n').map((line) => /^(\S+) ::=/.exec(line)?.[1]).filter((name) => name !== undefined));
+  return ebnf.replace(ITEM, (item) => (names.has(item) ? prefix + item : item));
+}
+
+/** A string as an EBNF literal. */
+export function literal(text: string): string {
+  return JSON.stringify(text);
+}
+
+/**
+ * Any text that does not begin with `opening`: a text reply that cannot be mistaken for a tool
+ * call. Written as one branch per character of `opening` matched so far, where the next
+ * character either differs (and the rest is free) or the text ends.
+ */
+function freeText(opening: string): string {
+  let rule = '';
+  for (let i = opening.length - 1; i >= 0; i--) {
+    const char = opening[i]!;
+    const after = rule ? ` | ${literal(char)} (${rule})` : '';
+    rule = `"" | [^${classChar(char)}] free_text_rest${after}`;
+  }
+  // Every character but NUL: control characters other than newline are kept out token by token.
+  return `free_text ::= ${rule}\nfree_text_rest ::= [^\\0]*`;
+}
+
+function classChar(char: string): string {
+  if (char === '\n') return '\\n';
+  return /[\]\\^-]/.test(char) ? `\\${char}` : char;
+}
+
+/**
+ * Alternatives that share leading characters, as a trie with each word's own continuation: an
+ * alternation of such literals is where xgrammar 0.1.27 matches wrongly (see factor-literals.ts).
+ * No word may be a prefix of another (here each ends with a closing quote, which names cannot hold).
+ */
+function trie(words: readonly (readonly [readonly string[], string])[]): string {
+  const branches = new Map<string, [string[], string][]>();
+  for (const [units, tail] of words) {
+    if (units.length === 0) return tail;
+    const list = branches.get(units[0]!) ?? [];
+    list.push([units.slice(1), tail]);
+    branches.set(units[0]!, list);
+  }
+  const alternatives = [...branches].map(([unit, rest]) => `${literal(unit)} ${trie(rest)}`);
+  return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' | ')})`;
+}
