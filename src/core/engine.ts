@@ -49,7 +49,10 @@ export interface ToolCall {
   readonly arguments: string;
 }
 
-/** A tool the model may call: a name and a JSON schema for its arguments (an object). */
+/**
+ * A tool the model may call: a name and a JSON schema for its arguments (an object), as the
+ * client sent it (the model is shown this; the grammar enforces its `toGrammarSchema` form).
+ */
 export interface ToolSpec {
   readonly name: string;
   readonly description?: string;

@@ -5,7 +5,7 @@
  */
 import type { ChatMessage, ToolCall, ToolChoice, ToolSpec } from './engine.ts';
 import { describe, invalid, isRecord } from './fields.ts';
-import { checkEnforceable, toGrammarSchema } from './json-schema-support.ts';
+import { checkEnforceable } from './json-schema-support.ts';
 
 /** Both APIs allow these names; nothing else can be written into the call format unescaped. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -28,7 +28,8 @@ export function toolSpec(name: unknown, description: unknown, parameters: unknow
   return {
     name,
     ...(typeof description === 'string' && description ? { description } : {}),
-    parameters: toGrammarSchema({ ...schema, type: 'object' }) as Record<string, unknown>,
+    // As sent: this is what the model is shown. The grammar's form of it is made where it is compiled.
+    parameters: { ...schema, type: 'object' },
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import type { ChatRequest, OutputConstraint, ToolSpec } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
+import { toGrammarSchema } from '../../core/json-schema-support.ts';
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARATORS } from '../../core/tool-syntax.ts';
 import { factorLiteralAlternatives } from './factor-literals.ts';
 import type { XGrammar } from './xgrammar.ts';
@@ -33,7 +34,7 @@ export function grammarSpecOf(request: ChatRequest): GrammarSpec | undefined {
   const named = typeof choice === 'object' ? tools.filter((tool) => tool.name === choice.name) : tools;
   const mode = choice === 'none' ? 'reply' : choice === 'auto' ? 'either' : 'calls';
   // Only the names and schemas shape the grammar: descriptions stay out of the cache key.
-  const shapes = named.map(({ name, parameters }) => ({ name, parameters }));
+  const shapes = named.map(({ name, parameters }) => ({ name, parameters: toGrammarSchema(parameters) as Record<string, unknown> }));
   return { kind: 'tools', tools: mode === 'reply' ? [] : shapes, mode, parallel: request.parallelToolCalls ?? true, ...(request.output ? { output: request.output } : {}) };
 }
 
