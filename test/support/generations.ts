@@ -40,3 +40,15 @@ export async function drainGeneration(generation: Generation): Promise<Generatio
     out.push(next.value);
   }
 }
+
+/** Two tool calls, the first with its arguments in two fragments, then the finish. */
+export function toolCallEvents(promptTokens: number): GenerationEvent[] {
+  return [
+    { type: 'tool_call', index: 0, name: 'get_weather' },
+    { type: 'tool_arguments', index: 0, text: '{"city": ' },
+    { type: 'tool_arguments', index: 0, text: '"Paris"}' },
+    { type: 'tool_call', index: 1, name: 'now' },
+    { type: 'tool_arguments', index: 1, text: '{}' },
+    { type: 'finish', reason: 'tool_calls', stopSequence: null, usage: { promptTokens, completionTokens: 30 } },
+  ];
+}

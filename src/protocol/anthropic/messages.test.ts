@@ -5,7 +5,7 @@ import type { Generation, GenerationEvent } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { parseMessages, toMessage, toMessageEvents, toStopReason } from './messages.ts';
 import type { AnthropicVersion } from './version.ts';
-import { generationOf as generationOfEvents } from '../../../test/support/generations.ts';
+import { generationOf as generationOfEvents, toolCallEvents } from '../../../test/support/generations.ts';
 
 const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
 const USER = [{ role: 'user', content: 'hi' }];
@@ -193,13 +193,20 @@ describe('toMessage', () => {
       type: 'message',
       role: 'assistant',
       model: 'chat-m',
-      content: [{ type: 'text', text: 'Hi!', citations: null }],
+      content: [{ type: 'text', text: 'Hi!' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
       stop_details: null,
       container: null,
       usage: { input_tokens: 11, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     });
+  });
+
+  it('gives text blocks no citations key, streamed or not: the AI SDK rejects citations: null', async () => {
+    const body = await toMessage(generationOf([{ type: 'text', text: 'Hi' }, finish('stop', 1)]).generation, META);
+    expect(Object.keys(body.content[0]!)).toEqual(['type', 'text']);
+    const out = (await collect(toMessageEvents(generationOf([{ type: 'text', text: 'Hi' }, finish('stop', 1)]).generation, META))).map((e) => e.body);
+    expect(Object.keys(out.find((e) => e.type === 'content_block_start')!.content_block as object)).toEqual(['type', 'text']);
   });
 
   it('reports which stop sequence fired', async () => {
@@ -254,7 +261,7 @@ describe('toMessageEvents', () => {
           usage: { input_tokens: 11, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
         },
       },
-      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'ping' },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
@@ -264,14 +271,7 @@ describe('toMessageEvents', () => {
     ]);
   });
 
-  const calls: GenerationEvent[] = [
-    { type: 'tool_call', index: 0, name: 'get_weather' },
-    { type: 'tool_arguments', index: 0, text: '{"city": ' },
-    { type: 'tool_arguments', index: 0, text: '"Paris"}' },
-    { type: 'tool_call', index: 1, name: 'now' },
-    { type: 'tool_arguments', index: 1, text: '{}' },
-    { type: 'finish', reason: 'tool_calls', stopSequence: null, usage: { promptTokens: 11, completionTokens: 30 } },
-  ];
+  const calls = toolCallEvents(11);
 
   it('streams each call as a tool_use block of input_json_delta fragments, with no empty text block', async () => {
     const out = (await collect(toMessageEvents(generationOf(calls).generation, META))).map((e) => e.body);

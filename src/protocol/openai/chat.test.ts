@@ -4,7 +4,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Generation, GenerationEvent } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { parseChatCompletion, toChatCompletion, toChatCompletionChunks, toFinishReason, toUsage } from './chat.ts';
-import { generationOf as generationOfEvents } from '../../../test/support/generations.ts';
+import { generationOf as generationOfEvents, toolCallEvents } from '../../../test/support/generations.ts';
 
 const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
 const USER = [{ role: 'user', content: 'hi' }];
@@ -284,14 +284,7 @@ describe('toChatCompletionChunks', () => {
     expect(chunks).toHaveLength(5);
   });
 
-  const calls: GenerationEvent[] = [
-    { type: 'tool_call', index: 0, name: 'get_weather' },
-    { type: 'tool_arguments', index: 0, text: '{"city": ' },
-    { type: 'tool_arguments', index: 0, text: '"Paris"}' },
-    { type: 'tool_call', index: 1, name: 'now' },
-    { type: 'tool_arguments', index: 1, text: '{}' },
-    { type: 'finish', reason: 'tool_calls', stopSequence: null, usage: { promptTokens: 9, completionTokens: 30 } },
-  ];
+  const calls = toolCallEvents(9);
 
   it('streams tool calls as OpenAI does: index, id, type and name first with empty arguments, then argument fragments', async () => {
     const chunks = (await collect(toChatCompletionChunks(generationOf(calls).generation, META, false))).slice(0, -1).map((m) => JSON.parse(m.data));
