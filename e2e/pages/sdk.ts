@@ -2,16 +2,23 @@
  * What the browser tests drive: the official SDKs, bundled as an app would bundle them, and the
  * client library. Tests call these through `page.evaluate`.
  */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import Anthropic from '@anthropic-ai/sdk';
+import { generateObject, generateText, jsonSchema, Output, stepCountIs, streamObject, streamText, tool } from 'ai';
 import { setupWorker } from 'msw/browser';
 import OpenAI from 'openai';
+import { z } from 'zod';
 import { createWorkerEngine, installFetchShim, startInference, type Inference } from '../../src/client/index.ts';
 import { createHandlers } from '../../src/msw/handlers.ts';
 
 /** The slow synthetic engine (a test double, see the worker's header), for tests of long requests. */
 const slowEngineWorker = () => new Worker(new URL('../workers/slow-engine-worker.ts', import.meta.url), { type: 'module', name: 'slow-engine' });
 
-const harness = { OpenAI, Anthropic, startInference, installFetchShim, createWorkerEngine, createHandlers, setupWorker, slowEngineWorker };
+/** The Vercel AI SDK with its OpenAI-compatible and Anthropic providers, and zod for its schemas. */
+const aiSdk = { generateText, streamText, generateObject, streamObject, Output, tool, jsonSchema, stepCountIs, createOpenAICompatible, createAnthropic, z };
+
+const harness = { OpenAI, Anthropic, startInference, installFetchShim, createWorkerEngine, createHandlers, setupWorker, slowEngineWorker, aiSdk };
 declare global {
   interface Window {
     harness: typeof harness;

@@ -244,8 +244,9 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
       continue;
     }
     // A reply of calls alone has no text block: the API refuses empty text blocks sent back to it.
+    // No `citations` key without cited documents, as the API: the AI SDK's provider rejects a null.
     const blocks = [
-      ...(text || calls.length === 0 ? [{ type: 'text', text, citations: null }] : []),
+      ...(text || calls.length === 0 ? [{ type: 'text', text }] : []),
       ...calls.map(({ id, name, arguments: args }) => ({ type: 'tool_use', id, name, input: toInput(args) })),
     ];
     return {
@@ -302,7 +303,7 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
       if (next.done) return;
       const item = next.value;
       if (item.type === 'text') {
-        if (open !== 'text') for (const opening of start({ type: 'text', text: '', citations: null })) yield opening;
+        if (open !== 'text') for (const opening of start({ type: 'text', text: '' })) yield opening;
         yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'text_delta', text: item.text } });
         continue;
       }
@@ -315,7 +316,7 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
         continue;
       }
       // An empty reply still has its (empty) text block, as before any tool use.
-      if (!open) for (const opening of start({ type: 'text', text: '', citations: null })) yield opening;
+      if (!open) for (const opening of start({ type: 'text', text: '' })) yield opening;
       yield event({ type: 'content_block_stop', index: blocks - 1 });
       yield event({
         type: 'message_delta',
