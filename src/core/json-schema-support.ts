@@ -5,6 +5,7 @@
  * @module
  */
 import { GatewayError } from './errors.ts';
+import { safePattern } from './json-pattern.ts';
 
 /** Keywords that only describe, and constrain nothing. */
 const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$schema', '$id', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
@@ -100,6 +101,10 @@ export function toGrammarSchema(schema: unknown): unknown {
       if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null) return [key, Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, toGrammarSchema(sub)]))];
       if (SCHEMA_LISTS.has(key) && Array.isArray(value)) return [key, value.map(toGrammarSchema)];
       if (SCHEMA_VALUES.has(key)) return [key, toGrammarSchema(value)];
+      if (key === 'pattern' && typeof value === 'string') {
+        const safe = safePattern(value);
+        return [key, 'pattern' in safe ? safe.pattern : value];
+      }
       return [key, value];
     }),
   );
@@ -128,6 +133,8 @@ export function checkEnforceable(schema: unknown, path = '#', param = PARAM): vo
       } catch {
         throw refuse(at, `pattern ${JSON.stringify(value)} is not a valid regular expression`);
       }
+      const safe = safePattern(value as string);
+      if ('refused' in safe) throw refuse(at, `pattern ${JSON.stringify(value)} cannot be enforced: ${safe.refused}`);
     } else if (keyword === '$ref' && (typeof value !== 'string' || !(value === '#' || value.startsWith('#/')))) {
       throw refuse(at, `only references within the schema ('#/...') can be followed, not ${JSON.stringify(value)}`);
     } else if (SCHEMA_MAPS.has(keyword)) {

@@ -8,6 +8,8 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
+import { zodFunction } from 'openai/helpers/zod';
+import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scriptedFixture, transformersFixture } from '../support/engines.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -71,6 +73,24 @@ describe('OpenAI tools on transformers.js (tiny-chat)', () => {
         expectValidCall(call.function.name, JSON.parse(call.function.arguments));
       }
       expect(new Set(message.tool_calls!.map((c) => c.id)).size).toBe(message.tool_calls!.length);
+    }
+  });
+
+  it("chat.completions.parse with zodFunction tools gives parsed_arguments that the zod schema accepts", async () => {
+    const Weather = z.object({ city: z.enum(['Paris', 'Oslo']), days: z.number().int().min(1).max(7) });
+    const completion = await harness.openai().chat.completions.parse({
+      model: 'tiny-chat',
+      messages: base.messages,
+      max_tokens: 200,
+      tools: [zodFunction({ name: 'forecast', parameters: Weather })],
+      tool_choice: 'required',
+      seed: 4,
+    });
+    const calls = completion.choices[0]!.message.tool_calls ?? [];
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) {
+      if (call.type !== 'function') throw new Error('not a function call');
+      expect(Weather.parse(call.function.parsed_arguments)).toEqual(call.function.parsed_arguments);
     }
   });
 
