@@ -31,6 +31,6 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     device: config.device ?? 'auto',
     grammar: loadXGrammar,
   });
-  const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost });
+  const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost, grammar: loadXGrammar });
   return createModelHost({ adapters: [transformers, webllm], onProgress, maxLoaded: config.maxLoaded });
 }

@@ -10,7 +10,12 @@
  * - a step whose text ends in half a UTF-8 character streams no chunk.
  * It checks the engine-wide interrupt flag before every decode step, honours `max_tokens`, and
  * runs a `finally` when closed, as web-llm's generator does to release its per-model lock.
+ * A `grammar` response format is checked as web-llm checks it; given xgrammar (`grammar` in the
+ * config), the scripted output is also matched against it character by character, and a step the
+ * grammar does not allow fails the generation as web-llm's matcher does, so a script cannot pass
+ * off output that web-llm would never have produced.
  */
+import type { XGrammar } from '../../src/engines/grammar/xgrammar.ts';
 import type { MLCEngineLike, MLCEngineOptions, WebLLMChatRequest, WebLLMChunk, WebLLMMessage } from '../../src/engines/webllm/mlc-engine-like.ts';
 
 export interface WebLLMScript {
@@ -36,6 +41,8 @@ export interface WebLLMDoubleConfig {
   readonly prefillStats?: boolean;
   /** The answer when no script is queued. Default: `defaultScript`. */
   readonly answer?: (request: WebLLMChatRequest) => WebLLMScript;
+  /** Matches scripted output against a request's grammar (see the top of this file). */
+  readonly grammar?: XGrammar;
 }
 
 /** The internal pipeline object web-llm keeps per loaded model; only its prefill count is played. */
@@ -63,6 +70,41 @@ export function defaultScript(request: WebLLMChatRequest): WebLLMScript {
   const promptTokens = doublePromptTokens(request.messages);
   const steps = Array.from({ length: 12 }, (_, i) => ` ${WORDS[(promptTokens + i * 5) % WORDS.length]}`);
   return { steps: [...steps, ''], finish: 'stop', promptTokens };
+}
+
+/** A reply written out step by step (one token each), then the stop token. */
+export function replyScript(tokens: readonly string[], promptTokens = 20): WebLLMScript {
+  return { steps: [...tokens, ''], finish: 'stop', promptTokens };
+}
+
+/**
+ * The double's grammar vocabulary: one token per printable ASCII character, tab and newline, then
+ * the stop token. Enough for scripted replies; any other character is refused.
+ */
+const CHARS = ['\t', '\n', ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))];
+const STOP_ID = CHARS.length;
+
+/** One step at a time, as web-llm's matcher sees the tokens of a constrained reply. */
+async function grammarMatcher(xgrammar: XGrammar, ebnf: string): Promise<{ accepts(text: string | 'stop'): boolean; dispose(): void }> {
+  const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...CHARS, '</s>'], 'raw', false, STOP_ID + 1, [STOP_ID]);
+  const compiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
+  // web-llm compiles a `grammar` response format from its rule named `root`.
+  const compiled = await compiler.compileGrammar(ebnf, 'root');
+  const matcher = await xgrammar.GrammarMatcher.createGrammarMatcher(compiled);
+  return {
+    accepts(text) {
+      if (text === 'stop') return matcher.acceptToken(STOP_ID) && matcher.isTerminated();
+      for (const char of text) {
+        const id = CHARS.indexOf(char);
+        if (id < 0) throw new Error(`The web-llm test double has no token for ${JSON.stringify(char)}.`);
+        if (!matcher.acceptToken(id)) return false;
+      }
+      return true;
+    },
+    dispose() {
+      for (const handle of [matcher, compiled, compiler, info]) handle.dispose();
+    },
+  };
 }
 
 export class TestDoubleMLCEngine implements MLCEngineLike {
@@ -122,6 +164,11 @@ export class TestDoubleMLCEngine implements MLCEngineLike {
       create: async (request: WebLLMChatRequest): Promise<AsyncIterable<WebLLMChunk>> => {
         this.requests.push(request);
         if (this.#loaded === undefined) throw new Error('no model loaded');
+        // web-llm's own check (postInitAndCheckFields): a grammar, and only with type `grammar`.
+        const format = request.response_format as { type?: string; grammar?: string } | undefined;
+        if (format && (format.type === 'grammar') !== (typeof format.grammar === 'string')) {
+          throw Object.assign(new Error('When ResponseFormat.type is `grammar`, ResponseFormat.grammar needs to be specified.'), { name: 'InvalidResponseFormatGrammarError' });
+        }
         const script = this.scripts.shift() ?? (this.config.answer ?? defaultScript)(request);
         return this.#generate(script, request);
       },
@@ -141,10 +188,13 @@ export class TestDoubleMLCEngine implements MLCEngineLike {
   async *#generate(script: WebLLMScript, request: WebLLMChatRequest): AsyncGenerator<WebLLMChunk> {
     this.#interrupt = false;
     const pipeline = this.loadedModelIdToPipeline?.get(this.#loaded as string);
+    let grammar: Awaited<ReturnType<typeof grammarMatcher>> | undefined;
     try {
       if (pipeline) pipeline.curRoundPrefillTotalTokens = 0;
       await this.gate?.(0);
       if (script.prefillError) throw script.prefillError;
+      const format = request.response_format;
+      if (format && this.config.grammar) grammar = await grammarMatcher(this.config.grammar, format.grammar);
       if (pipeline) pipeline.curRoundPrefillTotalTokens = script.promptTokens;
       this.prefilled.push(script.promptTokens);
       const cap = request.max_tokens ?? Infinity;
@@ -163,6 +213,9 @@ export class TestDoubleMLCEngine implements MLCEngineLike {
           await this.gate?.(step);
         }
         if (script.failAt?.step === step) throw script.failAt.error;
+        // The stop token's step streams '' (the last step of a script that stops).
+        const stopToken = content === '' && step === script.steps.length - 1 && script.finish === 'stop';
+        if (grammar && content !== null && !grammar.accepts(stopToken ? 'stop' : content)) throw new Error('Grammar matcher rejected the newly sampled token.');
         steps++;
         if (content !== null) yield { choices: [{ delta: { content, role: 'assistant' } as { content: string }, finish_reason: null }] };
       }
@@ -170,6 +223,7 @@ export class TestDoubleMLCEngine implements MLCEngineLike {
       const completion = this.config.version === '0.2.79' ? steps - 1 : steps;
       yield { choices: [], usage: { prompt_tokens: script.promptTokens, completion_tokens: completion } };
     } finally {
+      grammar?.dispose();
       this.released++;
     }
   }

@@ -4,22 +4,28 @@
  * @module
  */
 
-import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
+import type { ChatMessage, ChatRequest, ToolSpec } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { withToolsAsText } from '../../core/tool-syntax.ts';
 import type { WebLLMChatRequest, WebLLMMessage } from './mlc-engine-like.ts';
 
 /**
+ * `grammar`, when given (see grammar.ts), constrains the output: web-llm masks every token the
+ * grammar does not allow, the first one (sampled right after prefill) included. The tools are then
+ * in the prompt as text in the format that grammar writes (see `toWebLLMMessages`).
+ * @note Unlike the transformers.js path, no per-token gate keeps control bytes and broken UTF-8
+ * out: web-llm matches with xgrammar alone. Inside JSON strings the grammar itself excludes
+ * control characters; free text may hold them, as an unconstrained reply may.
  * @note `stop` is deliberately not passed on. web-llm cuts its output at a stop string after the
  * fact, so the part of the stop string it already streamed is never taken back, and the gateway's
  * own stop matcher (which holds such text back) would then release it. The gateway stops the engine
  * as soon as it sees the stop string, so nothing is lost by leaving it to the gateway.
  * @note `topK` is ignored: web-llm's OpenAI-style API has no top-k.
  */
-export function toWebLLMRequest(request: ChatRequest): WebLLMChatRequest {
+export function toWebLLMRequest(request: ChatRequest, grammar?: string): WebLLMChatRequest {
   const greedy = request.topP !== undefined && request.topP <= 0;
   return {
-    messages: toWebLLMMessages(request.messages),
+    messages: toWebLLMMessages(request.messages, request.tools),
     stream: true,
     stream_options: { include_usage: true },
     max_tokens: request.maxTokens,
@@ -30,6 +36,7 @@ export function toWebLLMRequest(request: ChatRequest): WebLLMChatRequest {
     seed: request.seed !== undefined && Number.isInteger(request.seed) ? request.seed : undefined,
     presence_penalty: request.presencePenalty,
     frequency_penalty: request.frequencyPenalty,
+    ...(grammar === undefined ? {} : { response_format: { type: 'grammar', grammar } }),
   };
 }
 
@@ -39,10 +46,14 @@ export function toWebLLMRequest(request: ChatRequest): WebLLMChatRequest {
  * conversation template always opens a fresh assistant turn after the last user message and it
  * has no way to continue a partial one. So a prefill is a 400 here rather than an answer that
  * silently ignores it.
+ *
+ * Tools, and earlier calls and results, are written as text in the format the grammar enforces
+ * (web-llm's conversation templates have no tool format): the tools in the system prompt, a
+ * result as a user turn, so a conversation that ends with results still ends with the user.
  */
-export function toWebLLMMessages(conversation: readonly ChatMessage[]): WebLLMMessage[] {
-  // Earlier tool calls and results, as text in the call format (web-llm's templates have none).
-  const messages = conversation.some((m) => m.role === 'tool' || m.toolCalls?.length) ? withToolsAsText(conversation, []) : conversation;
+export function toWebLLMMessages(conversation: readonly ChatMessage[], tools: readonly ToolSpec[] = []): WebLLMMessage[] {
+  const usesTools = tools.length > 0 || conversation.some((m) => m.role === 'tool' || m.toolCalls?.length);
+  const messages = usesTools ? withToolsAsText(conversation, tools) : conversation;
   const last = messages.at(-1);
   if (last?.role === 'assistant') {
     throw invalid('WebLLM models cannot continue a trailing assistant message (prefill); end the conversation with a user message.');

@@ -13,9 +13,12 @@ import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
 import { prefillTokens } from './prefill-tokens.ts';
 import type { PromptTokenCounter } from './prompt-tokens.ts';
 
-/** `variant` is the web-llm model id `engine` has loaded (whose pipeline counts the prompt). */
-export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
-  const body = toWebLLMRequest(request);
+/**
+ * `variant` is the web-llm model id `engine` has loaded (whose pipeline counts the prompt);
+ * `grammar` constrains the output (see grammar.ts).
+ */
+export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal, grammar?: string): AsyncGenerator<ChatEvent> {
+  const body = toWebLLMRequest(request, grammar);
   if (signal.aborted) throw abortedError();
   const cached = counter.cachedTokens(body.messages);
   counter.forget();
@@ -59,7 +62,7 @@ export async function* streamChat(engine: MLCEngineLike, variant: string, counte
     if (finish === 'stop' && reported !== undefined) counter.remember(body.messages, answer, reported, tokens.emitted);
     yield { type: 'end', reason: finish === 'length' ? 'length' : 'stop', promptTokens: reported };
   } catch (error) {
-    throw toChatError(error, request.model, signal);
+    throw toChatError(error, request, signal);
   } finally {
     // Also reached when the consumer stops reading (a stop sequence, the token cap, a client gone).
     if (!complete && chunks) await stopGeneration(engine, chunks);
@@ -147,7 +150,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 
 
 /** web-llm's errors by name (its classes are not exported); anything unknown stays a 500. */
-function toChatError(error: unknown, model: string, signal: AbortSignal): GatewayError {
+function toChatError(error: unknown, request: ChatRequest, signal: AbortSignal): GatewayError {
+  const model = request.model;
   if (isGatewayError(error)) return GatewayError.from(error);
   if (signal.aborted) return abortedError();
   const name = error instanceof Error ? error.name : '';
@@ -157,6 +161,10 @@ function toChatError(error: unknown, model: string, signal: AbortSignal): Gatewa
   }
   if (name === 'MessageOrderError' || name === 'SystemMessageOrderError') {
     return new GatewayError('invalid_request', message, { param: 'messages', cause: error });
+  }
+  // As on the transformers.js path: a grammar xgrammar cannot compile is the request's schema's.
+  if (name === 'GrammarMatcherInitError') {
+    return new GatewayError('invalid_request', `This output cannot be enforced: ${message}`, { param: request.tools?.length ? 'tools' : 'response_format', cause: error });
   }
   return GatewayError.from(error);
 }

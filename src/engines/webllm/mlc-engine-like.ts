@@ -24,6 +24,8 @@ export interface WebLLMChatRequest {
   readonly stop?: string[];
   readonly presence_penalty?: number;
   readonly frequency_penalty?: number;
+  /** Output constrained by an xgrammar EBNF grammar whose root rule is `root`. */
+  readonly response_format?: { readonly type: 'grammar'; readonly grammar: string };
 }
 
 /** One streamed chunk: a content delta, the final chunk with `finish_reason`, or the usage chunk. */

@@ -11,6 +11,7 @@ import { startGeneration, type Generation, type GenerationEvent } from '../../co
 import { createModelHost } from '../model-host.ts';
 import { createWebLLMAdapter, type WebLLMAdapterOptions } from './webllm-adapter.ts';
 import { drainGeneration } from '../../../test/support/generations.ts';
+import { loadXGrammar } from '../grammar/load-xgrammar.node.ts';
 
 const QWEN: WebLLMModelSpec = {
   info: { id: 'qwen', kind: 'chat', engine: 'webllm', contextWindow: 4096, maxOutputTokens: 1024 },
@@ -231,9 +232,13 @@ describe('chat', () => {
     });
   });
 
-  it('does not offer structured output: web-llm compiles schemas without the fixes that make output valid', () => {
-    const adapter = createWebLLMAdapter({ models: [QWEN] });
-    expect(adapter.models.some((m) => m.structuredOutput)).toBe(false);
+  it('offers structured output and tools on chat models only with a grammar engine to build their grammar (grammar.test.ts)', () => {
+    expect(createWebLLMAdapter({ models: [QWEN, ARCTIC] }).models.some((m) => m.structuredOutput || m.toolCalling)).toBe(false);
+    const models = createWebLLMAdapter({ models: [QWEN, ARCTIC], grammar: loadXGrammar }).models;
+    expect(models.map((m) => [m.id, m.structuredOutput, m.toolCalling])).toEqual([
+      ['qwen', true, true],
+      ['arctic', undefined, undefined],
+    ]);
   });
 
   it('maps top_p 0 (which web-llm rejects) to greedy decoding and drops a non-integer seed', async () => {

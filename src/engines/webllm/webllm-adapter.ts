@@ -10,9 +10,11 @@ import { GatewayError } from '../../core/errors.ts';
 import { requireModel } from '../../core/models.ts';
 import type { EngineAdapter } from '../adapter.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
+import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 import type { SelfHost, WebLLMModelSpec } from './app-config.ts';
 import { streamChat } from './chat-stream.ts';
 import { embedTexts } from './embedding.ts';
+import { createGrammarFor } from './grammar.ts';
 import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
 import { readLocalFacts } from './local-facts.ts';
 import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
@@ -29,6 +31,11 @@ export interface WebLLMAdapterOptions {
   readonly gpu?: GpuProbe;
   /** Default: `new MLCEngine(options)`. Tests inject a test double here. */
   readonly createEngine?: CreateMLCEngine;
+  /**
+   * Loads the grammar engine that builds the grammar for `response_format` and `tools` (web-llm
+   * enforces it); without it, chat models offer neither.
+   */
+  readonly grammar?: LoadXGrammar;
 }
 
 /** One model's engine. Its `engine` and `variant` are set once the GPU probe has picked a variant. */
@@ -59,6 +66,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
   let gpu: Promise<GpuInfo | null> | undefined;
   const probe = () => (gpu ??= (options.gpu ?? probeWebGPU)());
   const slots = new Map<string, Slot>();
+  const grammarFor = createGrammarFor(options.grammar);
 
   const lookup = (id: string, kind?: ModelInfo['kind']): WebLLMModelSpec => {
     const spec = specs.get(id);
@@ -117,9 +125,10 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
   }
 
   return {
-    // No `structuredOutput`: web-llm's own JSON mode compiles schemas with xgrammar's defaults,
-    // without the fixes that make output valid by construction (docs/decisions/constrained-decoding.md).
-    models: options.models.map((spec) => spec.info),
+    // Given the grammar engine, the same grammar as on transformers.js models, which web-llm
+    // enforces as a `grammar` response format (grammar.ts); never web-llm's own JSON mode, which
+    // compiles schemas without the fixes that make output valid by construction.
+    models: options.models.map((spec) => (spec.info.kind === 'chat' && options.grammar ? { ...spec.info, structuredOutput: true, toolCalling: true } : spec.info)),
     async load(model, { onProgress } = {}) {
       await load(model, onProgress);
     },
@@ -132,8 +141,10 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     },
     async *chat(request, { signal }) {
       lookup(request.model, 'chat');
+      // Before the load: a schema that cannot be enforced is a 400 without waiting for the model.
+      const grammar = await grammarFor(request);
       const slot = await load(request.model);
-      yield* streamChat(slot.engine as MLCEngineLike, slot.variant as string, slot.prompts, request, signal);
+      yield* streamChat(slot.engine as MLCEngineLike, slot.variant as string, slot.prompts, request, signal, grammar);
     },
     async embed(request, { signal }) {
       const spec = lookup(request.model, 'embedding');

@@ -1,0 +1,67 @@
+/**
+ * The grammar a web-llm request's output must follow: the EBNF the transformers.js engine
+ * enforces (engines/grammar/ebnf.ts), less one gap that engine closes token by token (see
+ * `withoutControlCharacters`), handed to web-llm as a `grammar` response format, which it
+ * compiles with the xgrammar it bundles and matches token by token.
+ *
+ * web-llm's own `json_object` mode is not used: it compiles schemas with xgrammar's defaults,
+ * without the fixes ebnf.ts makes (docs/decisions/constrained-decoding.md). Its `tools` field is
+ * not used either: it accepts only Hermes models and writes its own prompt.
+ * @module
+ */
+import type { ChatRequest } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { grammarSpecOf, toEbnf } from '../grammar/ebnf.ts';
+import type { LoadXGrammar } from '../grammar/xgrammar.ts';
+
+/** The EBNF for a request (root rule `root`, web-llm's default), or undefined for free text. */
+export type GrammarFor = (request: ChatRequest) => Promise<string | undefined>;
+
+const CACHE_SIZE = 32;
+
+/** The characters xgrammar allows in a string with length bounds (`minLength`, `maxLength`). */
+const BOUNDED_STRING_CHARACTER = String.raw`[^"\\\r\n]`;
+const JSON_STRING_CHARACTER = String.raw`[^\0-\x1f"\\]`;
+
+/**
+ * xgrammar 0.1.27 lets raw control characters other than CR and LF into strings with length
+ * bounds, which JSON forbids. The transformers.js engine keeps them out token by token; web-llm
+ * matches with xgrammar alone, so here the class itself excludes them, as xgrammar's rule for
+ * other strings does. (The class cannot occur inside a literal, where `"` is escaped.)
+ */
+export function withoutControlCharacters(ebnf: string): string {
+  return ebnf.replaceAll(BOUNDED_STRING_CHARACTER, JSON_STRING_CHARACTER);
+}
+
+/**
+ * Every request that has `output` or `tools` gets a grammar, `tool_choice: 'none'` included: its
+ * prompt still lists the tools and shows the call format (as on the transformers.js path), so
+ * without the grammar's text-only reply the model could start a `<tool_call>` that nothing would
+ * parse. Without `output`, that grammar is the same EBNF every time, so web-llm keeps its matcher.
+ */
+export function createGrammarFor(loadGrammar: LoadXGrammar | undefined): GrammarFor {
+  // Converting the schemas costs milliseconds; a client repeats its tools and schemas.
+  const cache = new Map<string, Promise<string>>();
+  return async (request) => {
+    const spec = grammarSpecOf(request);
+    if (!spec) return undefined;
+    const param = spec.kind === 'tools' ? 'tools' : 'response_format';
+    if (!loadGrammar) throw new GatewayError('invalid_request', `This engine cannot constrain output: ${param} is not supported here.`, { param });
+    const key = JSON.stringify(spec);
+    let ebnf = cache.get(key);
+    if (ebnf) {
+      cache.delete(key); // most recently used last
+    } else {
+      ebnf = loadGrammar().then(async (xgrammar) => {
+        const { ebnf: text, root } = await toEbnf(xgrammar, spec);
+        // web-llm compiles a `grammar` response format from the rule named `root`; there is no field for another.
+        if (root !== 'root') throw new Error(`web-llm needs the grammar's root rule to be named "root", not "${root}".`);
+        return withoutControlCharacters(text);
+      });
+      ebnf.catch(() => cache.delete(key));
+    }
+    cache.set(key, ebnf);
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    return ebnf;
+  };
+}
