@@ -1,6 +1,6 @@
 /**
  * The playground as a person uses it: type a prompt and watch the reply stream in, stop one, switch
- * flavour, compute a similarity matrix, watch a model load with a real progress bar, delete a
+ * flavour, hold a reply to a JSON schema, answer a tool call, compute a similarity matrix, watch a model load with a real progress bar, delete a
  * downloaded model, reload offline. Real inference on the bundled tiny models (WASM backend, for
  * speed; WebGPU in these browsers is SwiftShader on the CPU). Screenshots of each panel, in light
  * and dark, are saved as test artifacts (test-results/…) and attached to the report.
@@ -12,6 +12,8 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 import { startRuntime } from './fixtures.ts';
 
 const PLAYGROUND = '/?device=wasm';
+/** The bundled tiny-chat's files (its chat template grew with the tool-call format). */
+const TINY_CHAT_KB = 645;
 
 async function openPlayground(page: Page, query = PLAYGROUND): Promise<void> {
   page.on('console', (msg) => {
@@ -205,6 +207,282 @@ test('chat: switching to the Anthropic messages flavour sends system, temperatur
   expect(next.stop).toEqual(['never-said', 'nor this']);
 });
 
+/** The JSON body of the request the inspector shows. */
+async function sentBody(page: Page): Promise<Record<string, any>> {
+  return JSON.parse((await page.getByTestId('inspector-request').textContent())!.split('\n\n').slice(1).join('\n\n'));
+}
+
+/** Opens a settings box by its summary (they start closed). */
+async function openBox(page: Page, title: 'Structured output' | 'Tools'): Promise<void> {
+  const box = page.locator('details', { has: page.locator('summary', { hasText: title }) });
+  if (!(await box.evaluate((d) => (d as HTMLDetailsElement).open))) await box.locator('summary').click();
+}
+
+/** The example schema in the box: bounded strings, an enum and a small integer range. */
+function expectReview(value: unknown): void {
+  const review = value as { title: unknown; mood: unknown; stars: unknown };
+  expect(Object.keys(review).sort()).toEqual(['mood', 'stars', 'title']);
+  expect(typeof review.title).toBe('string');
+  expect((review.title as string).length).toBeLessThanOrEqual(24);
+  expect(['happy', 'sad', 'curious']).toContain(review.mood);
+  expect(Number.isInteger(review.stars) && (review.stars as number) >= 1 && (review.stars as number) <= 5).toBe(true);
+}
+
+/** The example tools in the box: each call names one and its arguments match its schema. */
+function expectToolArguments(name: string, args: Record<string, unknown>): void {
+  if (name === 'get_weather') {
+    expect(Object.keys(args).sort()).toEqual(['city', 'unit']);
+    expect(typeof args.city === 'string' && args.city.length <= 20).toBe(true);
+    expect(['celsius', 'fahrenheit']).toContain(args.unit);
+  } else {
+    expect(name).toBe('get_time');
+    expect(Object.keys(args)).toEqual(['zone']);
+    expect(['UTC', 'CET', 'PST']).toContain(args.zone);
+  }
+}
+
+/** Counts the page's calls to either chat endpoint from now on. */
+async function countChatCalls(page: Page): Promise<() => Promise<number>> {
+  await page.evaluate(() => {
+    const calls: string[] = [];
+    Object.assign(window, { chatCalls: calls });
+    const original = window.fetch;
+    window.fetch = (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (/\/v1\/(chat\/completions|messages)$/.test(url)) calls.push(url);
+      return original(input, init);
+    };
+  });
+  return () => page.evaluate(() => (window as unknown as { chatCalls: string[] }).chatCalls.length);
+}
+
+test('structured output: with the schema box on, the reply is shown parsed and matches the schema; the request and its snippets carry it', async ({ page, context }, info) => {
+  await page.setViewportSize({ width: 1280, height: 1100 });
+  await openPlayground(page);
+  await page.getByLabel('Max tokens').fill('200');
+  await openBox(page, 'Structured output');
+  await page.getByLabel('Constrain the reply to this schema').check();
+  await expect(page.locator('summary', { hasText: 'Structured output' })).toHaveText('Structured output · on');
+  await promptBox(page).fill('Review a film.');
+  await promptBox(page).press('Enter');
+  const reply = page.locator('.bubble-assistant').last();
+  await expect(reply).toHaveAttribute('data-state', 'done');
+  await expect(reply.locator('.meta')).toHaveText(/^stop · \d+ tokens$/);
+
+  // The parsed result under the reply is the reply's own text, as JSON that matches the schema.
+  const parsed = reply.getByTestId('parsed-result');
+  await expect(parsed).toHaveAttribute('data-valid', 'true');
+  await expect(parsed).toContainText('response_format json_schema');
+  const value = JSON.parse((await parsed.getByTestId('parsed-json').textContent())!);
+  expectReview(value);
+  expect(JSON.parse((await reply.locator('.content').textContent())!)).toEqual(value);
+
+  await expect(page.getByTestId('inspector-summary')).toContainText(/^200 POST \/v1\/chat\/completions · .* SSE events/);
+  const body = await sentBody(page);
+  expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'response', strict: true, schema: { type: 'object', required: ['title', 'mood', 'stars'] } } });
+  expect(body.tools).toBeUndefined();
+  await shot(page.locator('#panel-chat'), info, 'chat-structured-light');
+
+  expect(await snippet(page, 'fetch')).toContain('"response_format": {');
+  expect(await snippet(page, 'openai')).toContain('"response_format": {');
+  // In the Anthropic SDK's terms the schema is a forced tool; the snippet runs and its input matches.
+  const anthropicCode = await snippet(page, '@anthropic-ai/sdk');
+  expect(anthropicCode).toContain('"name": "respond"');
+  const sdkPage = await context.newPage();
+  await sdkPage.goto('/e2e/pages/sdk.html');
+  await expect(sdkPage.locator('body[data-ready="true"]')).toBeAttached();
+  const message = JSON.parse((await runSnippet(sdkPage, anthropicCode)).at(-1)!);
+  expect(message).toMatchObject({ stop_reason: 'tool_use', content: [{ type: 'tool_use', name: 'respond' }] });
+  expectReview(message.content[0].input);
+
+  // Cut short by max_tokens, the text is not JSON: the parse error is shown instead.
+  await page.getByLabel('Max tokens').fill('8');
+  await promptBox(page).fill('Another one.');
+  await promptBox(page).press('Enter');
+  await expect(page.locator('.bubble-assistant')).toHaveCount(2);
+  const cut = page.locator('.bubble-assistant').last();
+  await expect(cut).toHaveAttribute('data-state', 'done');
+  await expect(cut.locator('.meta')).toHaveText('length · 8 tokens');
+  await expect(cut.getByTestId('parsed-result')).toHaveAttribute('data-valid', 'false');
+  await expect(cut.getByTestId('parsed-result')).toContainText(/^Not valid JSON.*\(the reply stopped at max tokens\)$/);
+});
+
+test('tools: with tool_choice required the reply is a tool call card with its name and parsed arguments; a typed result continues the conversation', async ({ page, context }, info) => {
+  await page.setViewportSize({ width: 1280, height: 1100 });
+  await openPlayground(page);
+  await page.getByLabel('Max tokens').fill('200');
+  await openBox(page, 'Tools');
+  await page.getByLabel('Offer these tools to the model').check();
+  await expect(page.getByLabel('Tool choice').locator('option')).toHaveText(['auto: text or calls', 'required: at least one call', 'none: text only', 'get_weather (forced)', 'get_time (forced)']);
+  await page.getByLabel('Tool choice').selectOption('required');
+  await page.getByLabel('Allow several calls in one reply').uncheck();
+  await promptBox(page).fill('What is the weather in Paris?');
+  await promptBox(page).press('Enter');
+  const reply = page.locator('.bubble-assistant').first();
+  await expect(reply).toHaveAttribute('data-state', 'done');
+  await expect(reply.locator('.meta')).toHaveText(/^tool_calls · \d+ tokens$/);
+  await expect(page.getByTestId('chat-status')).toHaveText('Reply complete: 1 tool call, answer below or write a message.');
+  const card = reply.getByTestId('tool-call');
+  await expect(card).toHaveCount(1);
+  await expect(card).toHaveAttribute('data-valid', 'true');
+  const name = (await card.getByTestId('tool-name').textContent())!;
+  const args = JSON.parse((await card.getByTestId('tool-arguments').textContent())!);
+  expectToolArguments(name, args);
+  await expect(reply.getByTestId('parsed-result')).toHaveCount(0);
+
+  await expect(page.getByTestId('inspector-summary')).toContainText(/^200 POST \/v1\/chat\/completions · .* SSE events/);
+  const body = await sentBody(page);
+  expect(body).toMatchObject({ tool_choice: 'required', parallel_tool_calls: false });
+  expect(body.tools.map((t: { type: string; function: { name: string } }) => [t.type, t.function.name])).toEqual([['function', 'get_weather'], ['function', 'get_time']]);
+  // The card was built from streamed deltas: the call's opening piece, then argument fragments.
+  expect((await page.getByTestId('inspector-raw').textContent())!).toMatch(/"tool_calls":\[\{"index":0,"id":"call_[^"]+","type":"function","function":\{"name":"(get_weather|get_time)","arguments":""\}\}\]/);
+  expect(await snippet(page, 'openai')).toContain('"tool_choice": "required"');
+  await shot(page.locator('#panel-chat'), info, 'chat-tool-call-light');
+
+  // The result goes back as a tool message answering the call, after the call itself.
+  await reply.getByLabel(`Result of ${name}`).fill('{"temperature": 21}');
+  await reply.getByRole('button', { name: 'Send result' }).click();
+  await expect(page.locator('.bubble-tool')).toHaveText(`Result of ${name}{"temperature": 21}`);
+  await expect(page.locator('.bubble-assistant')).toHaveCount(2);
+  await expect(page.locator('.bubble-assistant').last()).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('inspector-request')).toContainText('"role": "tool"');
+  const followUp = await sentBody(page);
+  const id = followUp.messages[1].tool_calls[0].id;
+  expect(id).toMatch(/^call_/);
+  expect(followUp.messages).toEqual([
+    { role: 'user', content: 'What is the weather in Paris?' },
+    { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: expect.any(String) } }] },
+    { role: 'tool', tool_call_id: id, content: '{"temperature": 21}' },
+  ]);
+  expect(JSON.parse(followUp.messages[1].tool_calls[0].function.arguments)).toEqual(args);
+  // Answered: the first reply's form is gone; the follow-up (still 'required') is a call again.
+  await expect(reply.getByRole('button', { name: 'Send result' })).toHaveCount(0);
+  await expect(page.locator('.bubble-assistant').last().getByTestId('tool-call')).toHaveCount(1);
+
+  // The same follow-up in the Anthropic SDK's terms (tool_use, then tool_result) runs.
+  const anthropicCode = await snippet(page, '@anthropic-ai/sdk');
+  expect(anthropicCode).toContain('"type": "tool_result"');
+  const sdkPage = await context.newPage();
+  await sdkPage.goto('/e2e/pages/sdk.html');
+  await expect(sdkPage.locator('body[data-ready="true"]')).toBeAttached();
+  const message = JSON.parse((await runSnippet(sdkPage, anthropicCode)).at(-1)!);
+  expect(message.stop_reason).toBe('tool_use');
+  for (const block of message.content) expectToolArguments(block.name, block.input);
+});
+
+test('Anthropic flavour: the schema goes as a forced tool whose input is the parsed result; tool_use blocks are cards, answered with tool_result blocks', async ({ page }, info) => {
+  await page.setViewportSize({ width: 1280, height: 1100 });
+  await openPlayground(page);
+  await page.getByRole('radio', { name: /Anthropic messages/ }).check();
+  await page.getByLabel('Max tokens').fill('200');
+  await openBox(page, 'Structured output');
+  await page.getByLabel('Constrain the reply to this schema').check();
+  await expect(page.locator('#chat-schema-hint')).toHaveText(/no response_format: the schema goes as a forced tool, respond, whose input is the parsed result/);
+  await promptBox(page).fill('Review a film.');
+  await promptBox(page).press('Enter');
+  const first = page.locator('.bubble-assistant').first();
+  await expect(first).toHaveAttribute('data-state', 'done');
+  await expect(first.locator('.meta')).toHaveText(/^tool_use · \d+ tokens$/);
+  const parsed = first.getByTestId('parsed-result');
+  await expect(parsed).toHaveAttribute('data-valid', 'true');
+  await expect(parsed).toContainText('the input of the forced tool respond');
+  const review = JSON.parse((await parsed.getByTestId('parsed-json').textContent())!);
+  expectReview(review);
+  await expect(first.getByTestId('tool-call')).toHaveCount(0);
+  await expect(page.getByTestId('inspector-summary')).toContainText(/^200 POST \/v1\/messages · .* SSE events/);
+  const body = await sentBody(page);
+  expect(body.response_format).toBeUndefined();
+  expect(body.tools).toEqual([{ name: 'respond', description: expect.any(String), input_schema: expect.objectContaining({ required: ['title', 'mood', 'stars'] }) }]);
+  expect(body.tool_choice).toEqual({ type: 'tool', name: 'respond' });
+  expect((await page.getByTestId('inspector-raw').textContent())!).toContain('"type":"input_json_delta"');
+  await shot(page.locator('#panel-chat'), info, 'chat-anthropic-structured-light');
+
+  // Tools instead: a forced get_time, one call at most. With both boxes on, this flavour says the
+  // schema's forced tool would leave no room for them.
+  await openBox(page, 'Tools');
+  await page.getByLabel('Offer these tools to the model').check();
+  const note = page.getByText('Not sent while Structured output is on');
+  await expect(note).toBeVisible();
+  await page.getByLabel('Constrain the reply to this schema').uncheck();
+  await expect(note).toBeHidden();
+  await page.getByLabel('Tool choice').selectOption('get_time (forced)');
+  await page.getByLabel('Allow several calls in one reply').uncheck();
+  await promptBox(page).fill('What time is it in Oslo?');
+  await promptBox(page).press('Enter');
+  await expect(page.locator('.bubble-assistant')).toHaveCount(2);
+  const second = page.locator('.bubble-assistant').last();
+  await expect(second).toHaveAttribute('data-state', 'done');
+  await expect(second.locator('.meta')).toHaveText(/^tool_use · \d+ tokens$/);
+  const card = second.getByTestId('tool-call');
+  await expect(card).toHaveCount(1);
+  await expect(card.getByTestId('tool-name')).toHaveText('get_time');
+  const args = JSON.parse((await card.getByTestId('tool-arguments').textContent())!);
+  expectToolArguments('get_time', args);
+  await expect(page.getByTestId('inspector-request')).toContainText('"disable_parallel_tool_use": true');
+  expect((await sentBody(page)).tool_choice).toEqual({ type: 'tool', name: 'get_time', disable_parallel_tool_use: true });
+
+  await second.getByLabel('Result of get_time').fill('12:00');
+  await second.getByLabel('Result of get_time').press('Enter');
+  await expect(page.locator('.bubble-assistant')).toHaveCount(3);
+  await expect(page.locator('.bubble-assistant').last()).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('inspector-request')).toContainText('"type": "tool_result"');
+  const followUp = await sentBody(page);
+  const id = followUp.messages[3].content[0].id;
+  expect(id).toMatch(/^toolu_/);
+  // The forced respond call stays in the conversation as the JSON text it stands for.
+  expect(followUp.messages).toEqual([
+    { role: 'user', content: 'Review a film.' },
+    { role: 'assistant', content: expect.any(String) },
+    { role: 'user', content: 'What time is it in Oslo?' },
+    { role: 'assistant', content: [{ type: 'tool_use', id, name: 'get_time', input: args }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: '12:00' }] },
+  ]);
+  expect(JSON.parse(followUp.messages[1].content)).toEqual(review);
+});
+
+test('structured output: invalid JSON in a box is said inline and sends nothing; a schema the grammar cannot enforce gets the API\'s 400', async ({ page }, info) => {
+  await page.setViewportSize({ width: 1280, height: 1100 });
+  await openPlayground(page);
+  const chatCalls = await countChatCalls(page);
+  await openBox(page, 'Structured output');
+  await page.getByLabel('Constrain the reply to this schema').check();
+  const schema = page.getByLabel('JSON schema', { exact: true });
+  await schema.fill('{"type": "object",');
+  const error = page.getByTestId('chat-schema-error');
+  await expect(error).toBeVisible();
+  await expect(error).toContainText('Not valid JSON');
+  await expect(schema).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.locator('summary', { hasText: 'Structured output' })).toHaveText('Structured output · invalid JSON');
+  await promptBox(page).fill('Hello');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(page.getByTestId('chat-status')).toContainText('Fix the JSON schema before sending. Not valid JSON');
+  await expect(schema).toBeFocused();
+  await expect(promptBox(page)).toHaveValue('Hello');
+  await expect(page.locator('.bubble')).toHaveCount(0);
+  await shot(page.locator('#panel-chat'), info, 'chat-schema-invalid-light');
+
+  // The tools box too: JSON that is not an array of tools.
+  await openBox(page, 'Tools');
+  await page.getByLabel('Offer these tools to the model').check();
+  await page.getByLabel('Tool definitions (JSON array)').fill('{"name": "get_weather"}');
+  await expect(page.getByTestId('chat-tools-error')).toHaveText('The tools must be a JSON array of tool definitions.');
+  await schema.fill('{"type": "object", "properties": {"a": {"not": {}}}}');
+  await expect(error).toBeHidden();
+  await expect(schema).not.toHaveAttribute('aria-invalid');
+  await promptBox(page).press('Enter');
+  await expect(page.getByTestId('chat-status')).toContainText('Fix the tool definitions before sending.');
+  await expect(page.getByLabel('Tool definitions (JSON array)')).toBeFocused();
+  expect(await chatCalls()).toBe(0);
+
+  // Valid JSON the grammar cannot enforce: the API's 400, shown in the error view.
+  await page.getByLabel('Offer these tools to the model').uncheck();
+  await promptBox(page).press('Enter');
+  const view = page.getByTestId('error-view').last();
+  await expect(view).toContainText('The API answered 400 (invalid_request_error)');
+  await expect(view).toContainText("'not' cannot be enforced");
+  expect(await chatCalls()).toBe(1);
+});
+
 /**
  * tiny-chat writes its 40 tokens in well under a second here, faster than a scripted action can be
  * timed from outside: a person's reflex is modelled in the page, acting the moment the first token
@@ -356,23 +634,23 @@ test('models: loading a model shows a real progress bar with bytes and percent, 
     const started = Date.now();
     await page.getByRole('button', { name: 'Load tiny-chat' }).click();
     const text = modelRow(page, 'tiny-chat').getByTestId('progress-text');
-    await expect(text).toHaveText(/^[\d.]+ KB \/ 643 KB \([3-8]\d%\)$/);
+    await expect(text).toHaveText(new RegExp(`^[\\d.]+ KB / ${TINY_CHAT_KB} KB \\([3-8]\\d%\\)$`));
     await shot(page.locator('#panel-models'), info, 'models-loading-light');
     await expect(modelRow(page, 'tiny-chat')).toHaveAttribute('data-state', 'loaded');
     const loadMs = Date.now() - started;
-    await expect(modelRow(page, 'tiny-chat').locator('td[data-label="State"] small')).toHaveText(/^in [\d.]+ (ms|s) on WASM · 643 KB read$/);
+    await expect(modelRow(page, 'tiny-chat').locator('td[data-label="State"] small')).toHaveText(new RegExp(`^in [\\d.]+ (ms|s) on WASM · ${TINY_CHAT_KB} KB read$`));
 
     const states = await page.evaluate(() => (window as unknown as { barStates: { text: string; value: number }[] }).barStates);
     const percents = states.map((s) => /\((\d+)%\)$/.exec(s.text)).filter((m) => m !== null).map((m) => Number(m[1]));
-    const during = states.filter((s) => / KB \/ 643 KB \(\d+%\)$/.test(s.text));
-    // Many distinct byte counts of the 643 KB, rising to 100%, with the bar's value matching the text.
+    const during = states.filter((s) => new RegExp(` KB / ${TINY_CHAT_KB} KB \\(\\d+%\\)$`).test(s.text));
+    // Many distinct byte counts of the model's size, rising to 100%, with the bar's value matching the text.
     expect(new Set(during.map((s) => s.text)).size).toBeGreaterThanOrEqual(10);
     expect(percents.at(-1)).toBe(100);
     expect(percents.filter((p) => p > 0 && p < 100).length).toBeGreaterThanOrEqual(10);
     for (const s of during) expect(Math.floor(s.value * 100)).toBe(Number(/\((\d+)%\)/.exec(s.text)![1]));
     const rising = during.map((s) => s.value);
     expect(rising).toEqual([...rising].sort((a, b) => a - b));
-    info.annotations.push({ type: 'timing', description: `paced load of tiny-chat (643 KB): ${loadMs} ms, ${states.length} bar states` });
+    info.annotations.push({ type: 'timing', description: `paced load of tiny-chat (${TINY_CHAT_KB} KB): ${loadMs} ms, ${states.length} bar states` });
     await expect(page.locator('#fig-load')).toContainText('tiny-chat · WASM');
   } finally {
     server.close();
@@ -385,11 +663,11 @@ test('models: a downloaded model is listed with its size, deleted on a confirmed
   await page.getByRole('tab', { name: 'Models' }).click();
   const row = modelRow(page, 'tiny-chat');
   await expect(row).toHaveAttribute('data-state', 'loaded');
-  await expect(row.locator('td[data-label="On disk"]')).toHaveText('643 KB');
+  await expect(row.locator('td[data-label="On disk"]')).toHaveText(`${TINY_CHAT_KB} KB`);
   // What the row shows is what GET /v1/models says of the model on this device.
   const local = () => page.evaluate(async () => (await (await fetch('/v1/models')).json()).data.find((m: { id: string }) => m.id === 'tiny-chat').local);
   expect(await local()).toMatchObject({ state: 'loaded', downloaded: true, runnable: true, backend: 'wasm', requires: [] });
-  expect(Math.round((await local()).size_bytes / 1000)).toBe(643);
+  expect(Math.round((await local()).size_bytes / 1000)).toBe(TINY_CHAT_KB);
   await expect(modelRow(page, 'Qwen2.5-0.5B-Instruct')).toContainText('WebLLM');
   await expect(page.getByTestId('storage-text')).toHaveText(/^Storage: [\d.]+ [KMG]?B used of [\d.]+ [KMGT]B available to this site/);
   await shot(page.locator('#panel-models'), info, 'models-panel-light');
@@ -398,7 +676,7 @@ test('models: a downloaded model is listed with its size, deleted on a confirmed
   expect((await cachedFiles()).length).toBeGreaterThanOrEqual(4);
   const remove = row.getByRole('button', { name: 'Delete the downloaded files of tiny-chat' });
   await remove.click();
-  await expect(remove).toHaveText('Delete 643 KB?');
+  await expect(remove).toHaveText(`Delete ${TINY_CHAT_KB} KB?`);
   await remove.click();
   await expect(row.locator('td[data-label="On disk"]')).toHaveText('not cached');
   await expect(remove).toBeHidden();
@@ -409,7 +687,7 @@ test('models: a downloaded model is listed with its size, deleted on a confirmed
   await expect(row).toHaveAttribute('data-state', 'available');
   await row.getByRole('button', { name: 'Load tiny-chat' }).click();
   await expect(row).toHaveAttribute('data-state', 'loaded');
-  await expect(row.locator('td[data-label="On disk"]')).toHaveText('643 KB');
+  await expect(row.locator('td[data-label="On disk"]')).toHaveText(`${TINY_CHAT_KB} KB`);
   expect((await cachedFiles()).length).toBeGreaterThanOrEqual(4);
 });
 
@@ -448,7 +726,7 @@ test('models: a playground tab shows the state the API reports, also when the ho
   await expect(playground.getByTestId('host-note')).toHaveText(/does not relay loads/);
   await expect(modelRow(playground, 'tiny-chat')).toHaveAttribute('data-state', 'loaded');
   await expect(modelRow(playground, 'tiny-chat').locator('td[data-label="Backend"]')).toHaveText('WASM');
-  await expect(modelRow(playground, 'tiny-chat').locator('td[data-label="On disk"]')).toHaveText('643 KB');
+  await expect(modelRow(playground, 'tiny-chat').locator('td[data-label="On disk"]')).toHaveText(`${TINY_CHAT_KB} KB`);
   await expect(modelRow(playground, 'tiny-embed')).toHaveAttribute('data-state', 'available');
 });
 

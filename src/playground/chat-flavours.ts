@@ -1,11 +1,26 @@
 /**
  * The two chat wire flavours, side by side: how one conversation and its settings become an
  * OpenAI `/chat/completions` or an Anthropic `/messages` streaming request, and what each
- * flavour's SSE events mean (text, finish, token counts, in-band errors).
+ * flavour's SSE events mean (text, tool calls, finish, token counts, in-band errors).
  * @module
  */
 import { absoluteUrl, type RecordedRequest } from './api.ts';
+import {
+  anthropicMessages,
+  anthropicToolChoice,
+  anthropicTools,
+  openAIMessages,
+  openAIToolChoice,
+  openAITools,
+  respondTool,
+  RESPOND_TOOL,
+  type ToolChoice,
+  type ToolDef,
+  type Turn,
+} from './chat-wire.ts';
 import type { SSEEvent } from '../core/sse.ts';
+
+export type { Turn } from './chat-wire.ts';
 
 export type Flavour = 'openai' | 'anthropic';
 
@@ -17,11 +32,12 @@ export interface ChatSettings {
   readonly temperature?: number;
   readonly maxTokens: number;
   readonly stop: readonly string[];
-}
-
-export interface Turn {
-  readonly role: 'user' | 'assistant';
-  readonly content: string;
+  /** A JSON schema the reply must match: OpenAI's response_format, Anthropic's forced tool. */
+  readonly schema?: Record<string, unknown>;
+  readonly tools?: readonly ToolDef[];
+  readonly toolChoice?: ToolChoice;
+  /** False: at most one call per reply. */
+  readonly parallelToolCalls?: boolean;
 }
 
 /**
@@ -32,6 +48,9 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 
 export function chatRequest(baseUrl: string, settings: ChatSettings, turns: readonly Turn[]): RecordedRequest {
   const sampling = settings.temperature === undefined ? {} : { temperature: settings.temperature };
+  const tools = settings.tools?.length ? settings.tools : undefined;
+  const choice = settings.toolChoice ?? 'auto';
+  const parallel = settings.parallelToolCalls ?? true;
   if (settings.flavour === 'openai') {
     const system = settings.system.trim() ? [{ role: 'system', content: settings.system }] : [];
     return {
@@ -40,13 +59,15 @@ export function chatRequest(baseUrl: string, settings: ChatSettings, turns: read
       headers: { 'content-type': 'application/json' },
       body: {
         model: settings.model,
-        messages: [...system, ...turns],
+        messages: [...system, ...openAIMessages(turns)],
         stream: true,
         // The usage chunk gives the true output token count for tokens/s.
         stream_options: { include_usage: true },
         max_tokens: settings.maxTokens,
         ...sampling,
         ...(settings.stop.length ? { stop: settings.stop } : {}),
+        ...(settings.schema ? { response_format: { type: 'json_schema', json_schema: { name: 'response', schema: settings.schema, strict: true } } } : {}),
+        ...(tools ? { tools: openAITools(tools), tool_choice: openAIToolChoice(choice), ...(parallel ? {} : { parallel_tool_calls: false }) } : {}),
       },
     };
   }
@@ -58,17 +79,35 @@ export function chatRequest(baseUrl: string, settings: ChatSettings, turns: read
       model: settings.model,
       max_tokens: settings.maxTokens,
       ...(settings.system.trim() ? { system: settings.system } : {}),
-      messages: turns,
+      messages: anthropicMessages(turns),
       stream: true,
       ...sampling,
       ...(settings.stop.length ? { stop_sequences: settings.stop } : {}),
+      // The schema is itself the one forced tool, so the tools box cannot go with it.
+      ...(settings.schema
+        ? { tools: [respondTool(settings.schema)], tool_choice: { type: 'tool', name: RESPOND_TOOL } }
+        : tools
+          ? { tools: anthropicTools(tools), tool_choice: anthropicToolChoice(choice, parallel) }
+          : {}),
     },
   };
+}
+
+/**
+ * A piece of a streamed tool call: its first piece has the id and name, the rest carry argument
+ * fragments. `index` tells calls apart (OpenAI's call index, Anthropic's content block index).
+ */
+export interface ToolDelta {
+  readonly index: number;
+  readonly id?: string;
+  readonly name?: string;
+  readonly arguments?: string;
 }
 
 /** What one SSE event says, in flavour-neutral terms. */
 export interface StreamUpdate {
   readonly text?: string;
+  readonly tools?: readonly ToolDelta[];
   readonly finish?: string;
   /** Output tokens so far (both flavours report a cumulative count near the end). */
   readonly outputTokens?: number;
@@ -83,18 +122,31 @@ export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {
     const chunk = parse(event.data);
     if (chunk.error !== undefined) return { error: chunk };
     const choice = (chunk.choices as Record<string, unknown>[] | undefined)?.[0];
-    const delta = choice?.delta as { content?: string } | undefined;
+    const delta = choice?.delta as { content?: string; tool_calls?: OpenAIToolDelta[] } | undefined;
     const usage = chunk.usage as { completion_tokens?: number } | null | undefined;
+    const tools = (delta?.tool_calls ?? []).map((call) => ({
+      index: call.index,
+      ...(call.id ? { id: call.id } : {}),
+      ...(call.function?.name ? { name: call.function.name } : {}),
+      ...(call.function?.arguments ? { arguments: call.function.arguments } : {}),
+    }));
     return {
       ...(delta?.content ? { text: delta.content } : {}),
+      ...(tools.length ? { tools } : {}),
       ...(typeof choice?.finish_reason === 'string' ? { finish: choice.finish_reason } : {}),
       ...(typeof usage?.completion_tokens === 'number' ? { outputTokens: usage.completion_tokens } : {}),
     };
   }
   const data = parse(event.data);
+  const index = typeof data.index === 'number' ? data.index : 0;
   switch (event.event ?? data.type) {
+    case 'content_block_start': {
+      const block = data.content_block as { type?: string; id?: string; name?: string } | undefined;
+      return block?.type === 'tool_use' ? { tools: [{ index, id: block.id ?? '', name: block.name ?? '' }] } : {};
+    }
     case 'content_block_delta': {
-      const delta = data.delta as { type?: string; text?: string } | undefined;
+      const delta = data.delta as { type?: string; text?: string; partial_json?: string } | undefined;
+      if (delta?.type === 'input_json_delta') return delta.partial_json ? { tools: [{ index, arguments: delta.partial_json }] } : {};
       return delta?.type === 'text_delta' && delta.text ? { text: delta.text } : {};
     }
     case 'message_delta': {
@@ -112,6 +164,12 @@ export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {
     default:
       return {};
   }
+}
+
+interface OpenAIToolDelta {
+  index: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
 }
 
 function parse(data: string): Record<string, unknown> {

@@ -1,17 +1,21 @@
 /**
  * The chat panel: one conversation streamed token by token from either flavour (OpenAI chat
  * completions or Anthropic messages), with system prompt, temperature, max tokens and stop
- * sequences, and a Stop button that aborts the fetch (the engine then stops generating).
+ * sequences, a JSON schema or tools for the reply, and a Stop button that aborts the fetch (the
+ * engine then stops generating).
  * @module
  */
 import { ApiError, call, type Exchange } from './api.ts';
 import { chatRequest, readEvent, type ChatSettings, type Flavour, type Turn } from './chat-flavours.ts';
+import { RESPOND_TOOL } from './chat-wire.ts';
 import { announce, field, h, required } from './dom.ts';
 import { errorView } from './error-view.ts';
 import type { Figures } from './figures.ts';
 import { formatPercent } from './format.ts';
 import type { LoadView } from './load-progress.ts';
 import { defaultModel, type ApiModel } from './model-list.ts';
+import { createOutputBoxes } from './output-boxes.ts';
+import { createToolCards, parsedView, resultsForm, type ToolResult } from './reply-parts.ts';
 
 export interface ChatPanelOptions {
   readonly baseUrl: string;
@@ -47,6 +51,7 @@ export function createChatPanel(options: ChatPanelOptions) {
   const clear = h('button', { type: 'button', class: 'ghost' }, 'Clear conversation');
   const log = h('div', { class: 'chat-log', role: 'log', 'aria-label': 'Conversation', tabindex: 0, 'data-testid': 'chat-log' });
   const status = h('p', { class: 'panel-status', role: 'status', 'data-testid': 'chat-status' });
+  const boxes = createOutputBoxes();
 
   log.append(h('p', { class: 'empty' }, 'The reply streams in as the model writes it, entirely inside this page.'));
   const form = h(
@@ -71,6 +76,7 @@ export function createChatPanel(options: ChatPanelOptions) {
         field('Stop sequences', stops, 'One per line, up to 4.'),
       ),
     ),
+    ...boxes.elements,
     log,
     status,
     form,
@@ -79,6 +85,8 @@ export function createChatPanel(options: ChatPanelOptions) {
   let turns: Turn[] = [];
   /** Bumped by Clear: a reply still in flight then belongs to a conversation that is gone. */
   let conversation = 0;
+  /** The results form of the last reply's tool calls, while they can still be answered. */
+  let awaiting: ReturnType<typeof resultsForm> | undefined;
   let controller: AbortController | undefined;
   let waitingFor: string | undefined;
 
@@ -86,6 +94,7 @@ export function createChatPanel(options: ChatPanelOptions) {
   const syncFlavour = () => {
     temperature.max = currentFlavour() === 'anthropic' ? '1' : '2';
     panel.dataset.flavour = currentFlavour();
+    boxes.setFlavour(currentFlavour());
   };
   flavourInputs.forEach((input) => input.addEventListener('change', syncFlavour));
   syncFlavour();
@@ -96,7 +105,15 @@ export function createChatPanel(options: ChatPanelOptions) {
   model.addEventListener('change', syncModel);
   syncModel();
 
-  function settings(): ChatSettings {
+  /** The settings, or undefined (and why, in the status line) when a JSON box does not parse. */
+  function settings(): ChatSettings | undefined {
+    const output = boxes.read();
+    if (!output.ok) {
+      status.textContent = output.message;
+      announce(output.message);
+      output.focus.focus();
+      return undefined;
+    }
     const temp = temperature.value.trim() === '' ? undefined : Number(temperature.value);
     return {
       flavour: currentFlavour(),
@@ -105,29 +122,56 @@ export function createChatPanel(options: ChatPanelOptions) {
       temperature: temp,
       maxTokens: Number(maxTokens.value) || 64,
       stop: stops.value.split('\n').filter((s) => s.length > 0),
+      ...output.settings,
     };
   }
 
-  function bubble(role: 'user' | 'assistant' | 'error', text = ''): { root: HTMLElement; text: Text; meta: HTMLElement } {
+  function bubble(role: 'user' | 'assistant' | 'tool', text = '', label?: string): { root: HTMLElement; text: Text; extras: HTMLElement; meta: HTMLElement } {
     log.querySelector('.empty')?.remove();
     const content = document.createTextNode(text);
+    const extras = h('div', { class: 'extras' });
     const meta = h('span', { class: 'meta' });
-    const who = role === 'user' ? 'You' : role === 'assistant' ? 'Model' : 'Error';
-    const root = h('article', { class: `bubble bubble-${role}`, 'data-role': role }, h('span', { class: 'who' }, who), h('div', { class: 'content' }, content), meta);
+    const who = label ?? (role === 'user' ? 'You' : 'Model');
+    const root = h('article', { class: `bubble bubble-${role}`, 'data-role': role }, h('span', { class: 'who' }, who), h('div', { class: 'content' }, content), extras, meta);
     log.append(root);
     log.scrollTop = log.scrollHeight;
-    return { root, text: content, meta };
+    return { root, text: content, extras, meta };
   }
 
   async function submit(): Promise<void> {
     const text = prompt.value.trim();
     if (!text || controller) return;
     const chosen = settings();
-    const mine = conversation;
+    if (!chosen) return;
     prompt.value = '';
     const userBubble = bubble('user', text);
-    turns.push({ role: 'user', content: text });
+    await ask(chosen, [{ role: 'user', content: text }], [userBubble.root]);
+  }
+
+  function sendResults(results: ToolResult[], form: ReturnType<typeof resultsForm>): void {
+    if (controller || form !== awaiting) return;
+    const chosen = settings();
+    if (!chosen) return;
+    const bubbles = results.map((r) => bubble('tool', r.content, `Result of ${r.call.name}`).root);
+    void ask(chosen, results.map((r) => ({ role: 'tool', toolCallId: r.call.id, content: r.content })), bubbles);
+  }
+
+  /** Sends the conversation with `sent` (the new turns, shown as `sentBubbles`) and streams the reply. */
+  async function ask(chosen: ChatSettings, sent: Turn[], sentBubbles: HTMLElement[]): Promise<void> {
+    const mine = conversation;
+    // Calls left unanswered stay so once the conversation moves on; a failed turn restores them.
+    const previous = awaiting;
+    awaiting = undefined;
+    previous?.setEnabled(false);
+    const restore = () => {
+      previous?.setEnabled(true);
+      awaiting = previous;
+    };
+    turns.push(...sent);
     const reply = bubble('assistant');
+    // No response_format in the Anthropic flavour: the schema's forced tool call is the JSON reply.
+    const respondMode = chosen.flavour === 'anthropic' && chosen.schema !== undefined;
+    const cards = createToolCards(reply.extras);
     reply.root.setAttribute('aria-busy', 'true');
     reply.root.dataset.state = 'streaming';
     controller = new AbortController();
@@ -146,12 +190,16 @@ export function createChatPanel(options: ChatPanelOptions) {
         signal: controller.signal,
         onEvent: (event) => {
           const update = readEvent(chosen.flavour, event);
-          if (update.text) {
+          if (update.text) reply.text.appendData(update.text);
+          for (const delta of update.tools ?? []) {
+            if (!respondMode) cards.apply(delta);
+            else if (delta.arguments) reply.text.appendData(delta.arguments);
+          }
+          if (update.text || update.tools) {
             const now = performance.now();
             firstAt ??= now;
             lastAt = now;
             chunks++;
-            reply.text.appendData(update.text);
             if (chunks === 1) setBusy(true, `Streaming from ${chosen.model}…`);
             log.scrollTop = log.scrollHeight;
           }
@@ -163,8 +211,9 @@ export function createChatPanel(options: ChatPanelOptions) {
     } catch (error) {
       if (mine !== conversation) return finishUp();
       reply.root.remove();
-      turns.pop();
-      userBubble.root.dataset.state = 'failed';
+      turns.splice(-sent.length);
+      for (const b of sentBubbles) b.dataset.state = 'failed';
+      restore();
       showError(error);
       finishUp();
       return;
@@ -172,10 +221,26 @@ export function createChatPanel(options: ChatPanelOptions) {
     if (mine !== conversation) return finishUp();
     const aborted = exchange.outcome === 'aborted';
     const content = reply.text.data;
+    const cut = finish === 'length' || finish === 'max_tokens';
     reply.root.removeAttribute('aria-busy');
     reply.root.dataset.state = aborted ? 'stopped' : inBandError ? 'failed' : 'done';
-    if (content) turns.push({ role: 'assistant', content });
-    else if (!aborted) turns.pop();
+    const calls = cards.settle(cut || aborted);
+    if (chosen.schema && !aborted && inBandError === undefined && (content || cards.size === 0)) {
+      reply.extras.append(parsedView(content, respondMode ? `the input of the forced tool ${RESPOND_TOOL}` : 'response_format json_schema', cut));
+    }
+    if (content || calls.length) {
+      turns.push(calls.length ? { role: 'assistant', content, toolCalls: calls } : { role: 'assistant', content });
+      previous?.root.remove();
+    } else if (!aborted) {
+      turns.splice(-sent.length);
+      restore();
+    }
+    if (calls.length && !aborted && inBandError === undefined) {
+      const results = resultsForm(calls, (answers) => sendResults(answers, results));
+      reply.extras.append(results.root);
+      awaiting = results;
+    }
+    log.scrollTop = log.scrollHeight;
     const tokens = outputTokens ?? chunks;
     reply.meta.textContent = aborted ? `stopped by you · ${tokens} tokens` : `${finish ?? 'done'} · ${tokens} tokens`;
     if (inBandError !== undefined) showError(new ApiError(exchange.status ?? 200, inBandError, exchange), 'The stream failed after it began');
@@ -186,7 +251,8 @@ export function createChatPanel(options: ChatPanelOptions) {
       tokens,
       decodeMs: firstAt !== undefined && lastAt !== undefined ? lastAt - firstAt : undefined,
     });
-    finishUp(aborted ? 'Stopped.' : 'Reply complete.');
+    const called = calls.length ? `: ${calls.length} tool call${calls.length === 1 ? '' : 's'}, answer below or write a message` : '';
+    finishUp(aborted ? 'Stopped.' : `Reply complete${called}.`);
   }
 
   function finishUp(message = ''): void {
@@ -230,6 +296,7 @@ export function createChatPanel(options: ChatPanelOptions) {
     controller?.abort();
     conversation++;
     turns = [];
+    awaiting = undefined;
     log.replaceChildren(h('p', { class: 'empty' }, 'Conversation cleared.'));
     prompt.focus();
   });

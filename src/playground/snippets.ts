@@ -6,6 +6,22 @@
  */
 import type { RecordedRequest, CallKind } from './api.ts';
 import { ANTHROPIC_VERSION } from './chat-flavours.ts';
+import {
+  anthropicMessages,
+  anthropicToolChoice,
+  anthropicTools,
+  openAIMessages,
+  openAIToolChoice,
+  openAITools,
+  respondTool,
+  RESPOND_TOOL,
+  toolChoiceFromAnthropic,
+  toolChoiceFromOpenAI,
+  toolsFrom,
+  turnsFromAnthropic,
+  turnsFromOpenAI,
+  type ToolDef,
+} from './chat-wire.ts';
 
 export interface Snippet {
   readonly id: 'fetch' | 'openai' | 'anthropic';
@@ -83,11 +99,15 @@ function openaiSnippet(kind: CallKind, request: RecordedRequest): string {
     case 'messages': {
       const params = kind === 'chat' ? body : anthropicToOpenAI(body);
       const note = kind === 'messages' ? ['// The same conversation as the last /messages call, in the OpenAI chat flavour.'] : [];
+      if (params.response_format) note.push('// The reply is JSON that matches the schema: JSON.parse the joined content.');
+      const log = params.tools
+        ? "for await (const chunk of stream) console.log(chunk.choices[0]?.delta?.content ?? '', chunk.choices[0]?.delta?.tool_calls ?? '', chunk.usage ?? '');"
+        : "for await (const chunk of stream) console.log(chunk.choices[0]?.delta?.content ?? '', chunk.usage ?? '');";
       return [
         ...head,
         ...note,
         `const stream = await client.chat.completions.create(${literal({ ...params, stream: true, stream_options: { include_usage: true } })});`,
-        "for await (const chunk of stream) console.log(chunk.choices[0]?.delta?.content ?? '', chunk.usage ?? '');",
+        log,
       ].join('\n');
     }
   }
@@ -122,39 +142,58 @@ function anthropicSnippet(kind: CallKind, request: RecordedRequest): string {
         ...note,
         `const stream = client.messages.stream(${literal(params)});`,
         "stream.on('text', (text) => console.log(text));",
+        ...(params.tools ? ["stream.on('inputJson', (partial) => console.log(partial));"] : []),
         'console.log(await stream.finalMessage());',
       ].join('\n');
     }
   }
 }
 
-interface OpenAIMessage {
-  role: string;
-  content: string;
-}
-
 export function openAIToAnthropic(body: Json): Json {
-  const messages = (body.messages as OpenAIMessage[] | undefined) ?? [];
-  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => m.content);
+  const { system, turns } = turnsFromOpenAI(Array.isArray(body.messages) ? body.messages : []);
   const stop = body.stop === undefined ? [] : Array.isArray(body.stop) ? body.stop : [body.stop];
   return {
     model: body.model,
     max_tokens: body.max_completion_tokens ?? body.max_tokens ?? 256,
     ...(system.length ? { system: system.join('\n\n') } : {}),
-    messages: messages.filter((m) => m.role === 'user' || m.role === 'assistant'),
+    messages: anthropicMessages(turns),
     // Anthropic's temperature range is 0..1, OpenAI's 0..2.
     ...(typeof body.temperature === 'number' ? { temperature: Math.min(1, body.temperature) } : {}),
     ...(stop.length ? { stop_sequences: stop } : {}),
+    ...anthropicToolParams(body),
   };
+}
+
+/** Anthropic has no response_format: a schema becomes one forced tool, as the chat panel sends it. */
+function anthropicToolParams(body: Json): Json {
+  const format = body.response_format as { type?: string; json_schema?: { schema?: unknown } } | undefined;
+  const schema = format?.type === 'json_schema' ? format.json_schema?.schema : format?.type === 'json_object' ? { type: 'object' } : undefined;
+  if (schema !== undefined) return { tools: [respondTool(schema)], tool_choice: { type: 'tool', name: RESPOND_TOOL } };
+  const tools = toolList(body.tools);
+  if (!tools) return {};
+  return { tools: anthropicTools(tools), tool_choice: anthropicToolChoice(toolChoiceFromOpenAI(body.tool_choice) ?? 'auto', body.parallel_tool_calls !== false) };
 }
 
 export function anthropicToOpenAI(body: Json): Json {
   const system = typeof body.system === 'string' && body.system ? [{ role: 'system', content: body.system }] : [];
+  const tools = toolList(body.tools);
+  const { choice, parallel } = toolChoiceFromAnthropic(body.tool_choice);
   return {
     model: body.model,
-    messages: [...system, ...((body.messages as OpenAIMessage[] | undefined) ?? [])],
+    messages: [...system, ...openAIMessages(turnsFromAnthropic(Array.isArray(body.messages) ? body.messages : []))],
     max_tokens: body.max_tokens,
     ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
     ...(Array.isArray(body.stop_sequences) && body.stop_sequences.length ? { stop: body.stop_sequences } : {}),
+    ...(tools ? { tools: openAITools(tools), tool_choice: openAIToolChoice(choice ?? 'auto'), ...(parallel ? {} : { parallel_tool_calls: false }) } : {}),
   };
+}
+
+/** The request's tools in neutral terms; none when absent or not tool definitions at all. */
+function toolList(value: unknown): ToolDef[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  try {
+    return toolsFrom(value);
+  } catch {
+    return undefined;
+  }
 }
