@@ -7,6 +7,7 @@
  * @module
  */
 import type { ChatRequest, Engine } from '../../../src/core/engine.ts';
+import { withToolsAsText } from '../../../src/core/tool-syntax.ts';
 import { byProfile } from '../lib/channel.ts';
 import type { Runtime } from './runtime.ts';
 import { streamRounds, type StreamPaths, type StreamRun } from './stream-runs.ts';
@@ -39,14 +40,20 @@ export async function grammar({ direct }: Runtime) {
   const rounds = byProfile({ quick: 2, short: 3, full: 12 });
   let fresh = 0;
   const constrained = (salt: string): ChatRequest => ({ ...chatRequest(maxTokens), output: { kind: 'json_schema', schema: schema(salt), strict: true } });
+  const calling: ChatRequest = { ...chatRequest(maxTokens), tools: [{ name: 'record', parameters: schema('') }], toolChoice: 'required', parallelToolCalls: false };
   // Once before timing: loads the grammar engine's wasm and builds tiny-chat's vocabulary tables
-  // (a one-off per loaded model), and compiles the schema the cached path reuses.
+  // (a one-off per loaded model), and compiles the schema the cached paths reuse.
   await run(direct, constrained(''));
+  await run(direct, calling);
   const paths: StreamPaths = [
     ['grammar: none', () => run(direct, chatRequest(maxTokens))],
     ['grammar: json_schema, cached', () => run(direct, constrained(''))],
     // A schema never sent before: its compilation is on the path to the first token.
     ['grammar: json_schema, new schema', () => run(direct, constrained(String(++fresh)))],
+    // The same form as a required tool: the call format around it, and a longer prompt (the tool's
+    // definition), whose cost without a grammar the next path shows: the same prompt, free text.
+    ['grammar: tool call, cached', () => run(direct, calling)],
+    ['grammar: none, tool prompt', () => run(direct, { ...chatRequest(maxTokens), messages: withToolsAsText(chatRequest(maxTokens).messages, calling.tools!) })],
   ];
   return { maxTokens, paths: await streamRounds(paths, rounds, 'grammar') };
 }
