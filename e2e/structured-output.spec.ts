@@ -52,10 +52,10 @@ for (const inPage of [false, true]) {
 /**
  * The Node property (test/property/structured-output.property.test.ts) in the browser: generated
  * schemas, answered through the service worker by the engine worker, each answer checked with ajv
- * here. `BROWSER_STRUCTURED_CASES` sets how many (default 40), half of them as tool parameters.
+ * here. `BROWSER_STRUCTURED_CASES` sets how many (default 200), half of them as tool parameters.
  */
 test('generated schemas: every answer through the service worker parses and validates, as response_format and as a tool', async ({ page }) => {
-  const cases = Number(process.env.BROWSER_STRUCTURED_CASES ?? 40);
+  const cases = Number(process.env.BROWSER_STRUCTURED_CASES ?? 200);
   const fitting = jsonSchemaArbitrary.filter((schema) => maxInstanceChars(schema) <= 100);
   const schemas = fc.sample(fitting, { numRuns: cases, seed: Number(process.env.FC_SEED ?? 20261123) });
   await startRuntime(page);
