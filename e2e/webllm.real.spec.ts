@@ -21,7 +21,7 @@ const dir = process.env.WEBLLM_MODEL_DIR;
 const model = process.env.WEBLLM_MODEL ?? 'Qwen2.5-0.5B-Instruct';
 
 test.describe('web-llm on a real local model', () => {
-  test.skip(!dir, 'needs a local MLC model folder: set WEBLLM_MODEL_DIR (see the comment at the top of this file and the README)');
+  test.skip(!dir, 'needs a real MLC model library, which cannot be downloaded here: run with WEBLLM_MODEL_DIR=<folder with <model_id>/ and libs/> WEBLLM_MODEL=<model id> npx playwright test e2e/webllm.real.spec.ts (see the header of this file and the README)');
   test.setTimeout(30 * 60_000);
   let server: Server;
   let origin: string;

@@ -116,27 +116,28 @@ async function* run(
     stopSequence,
     usage: { promptTokens: counts.promptTokens, completionTokens: counts.completionTokens },
   });
-  /** Output pieces as events; text through the stop matcher. */
-  function* emit(pieces: readonly ToolOutputPiece[]): Generator<GenerationEvent, string | null> {
+  /** Output pieces as events into `out`, text through the stop matcher; the stop sequence matched, if any. */
+  const emit = (pieces: readonly ToolOutputPiece[], out: GenerationEvent[]): string | null => {
     for (const piece of pieces) {
-      if (piece.type === 'call') yield { type: 'tool_call', index: piece.index, name: piece.name };
-      else if (piece.type === 'arguments') yield { type: 'tool_arguments', index: piece.index, text: piece.text };
+      if (piece.type === 'call') out.push({ type: 'tool_call', index: piece.index, name: piece.name });
+      else if (piece.type === 'arguments') out.push({ type: 'tool_arguments', index: piece.index, text: piece.text });
       else {
         const { text, matched } = stops.push(piece.text);
-        if (text) yield { type: 'text', text };
+        if (text) out.push({ type: 'text', text });
         if (matched !== null) return matched;
       }
     }
     return null;
-  }
-  const pieces = (text: string): ToolOutputPiece[] => (parser ? parser.push(text) : [{ type: 'text', text }]);
-  /** What is held back, at the end of the reply. */
-  function* drain(): Generator<GenerationEvent, string | null> {
-    const matched = parser ? yield* emit(parser.end()) : null;
+  };
+  /** The end of the reply: what the parser and the stop matcher hold back, then the finish. */
+  const ending = (reason: 'stop' | 'length'): GenerationEvent[] => {
+    const out: GenerationEvent[] = [];
+    const matched = parser ? emit(parser.end(), out) : null;
     const rest = matched === null ? stops.flush() : '';
-    if (rest) yield { type: 'text', text: rest };
-    return matched;
-  }
+    if (rest) out.push({ type: 'text', text: rest });
+    out.push(matched === null ? finish(reason) : finish('stop_sequence', matched));
+    return out;
+  };
   try {
     let endReason: 'stop' | 'length' = 'stop';
     for (;;) {
@@ -159,11 +160,11 @@ async function* run(
       if (event.type !== 'token') continue;
       counts.completionTokens++;
       const out: GenerationEvent[] = [];
-      const matched = collect(emit(pieces(event.text)), out);
+      const matched = emit(parser ? parser.push(event.text) : [{ type: 'text', text: event.text }], out);
       const capped = matched === null && counts.completionTokens >= request.maxTokens;
       // Stop the engine before yielding the finish: the consumer may not read past it.
       if (matched !== null || capped) await close();
-      // A plain loop, not `yield*`: delegating to a sync iterable adds an await on resuming, and the
+      // A plain loop, not `yield*`: delegating to an iterable adds an await on resuming, and the
       // engine must be asked for its next token in the same turn the consumer asks (abort timing).
       for (const item of out) yield item;
       if (matched !== null) {
@@ -171,30 +172,15 @@ async function* run(
         return;
       }
       if (capped) {
-        const rest: GenerationEvent[] = [];
-        const last = collect(drain(), rest);
-        for (const item of rest) yield item;
-        yield last === null ? finish('length') : finish('stop_sequence', last);
+        for (const item of ending('length')) yield item;
         return;
       }
     }
     if (controller.signal.aborted) throw abortedError();
     await close();
-    const rest: GenerationEvent[] = [];
-    const last = collect(drain(), rest);
-    for (const item of rest) yield item;
-    yield last === null ? finish(endReason) : finish('stop_sequence', last);
+    for (const item of ending(endReason)) yield item;
   } finally {
     await close();
-  }
-}
-
-/** Runs `events` into `out`; returns what it returns (the stop sequence matched, if any). */
-function collect<T, R>(events: Generator<T, R>, out: T[]): R {
-  for (;;) {
-    const next = events.next();
-    if (next.done) return next.value;
-    out.push(next.value);
   }
 }
 

@@ -10,7 +10,7 @@ import type { ChatRequest, OutputConstraint, ToolSpec } from '../../core/engine.
 import { GatewayError } from '../../core/errors.ts';
 import { toGrammarSchema } from '../../core/json-schema-support.ts';
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARATORS } from '../../core/tool-syntax.ts';
-import { factorLiteralAlternatives } from './factor-literals.ts';
+import { factorLiteralAlternatives, literalTrie } from './factor-literals.ts';
 import type { XGrammar } from './xgrammar.ts';
 
 /** What the output must be. Serialised as the key of the compiled-grammar cache. */
@@ -53,14 +53,15 @@ export async function toEbnf(xgrammar: XGrammar, spec: GrammarSpec): Promise<Ebn
   const reply = spec.output ? `reply_${ROOT}` : 'free_text';
   if (spec.mode !== 'calls') rules.push(spec.output ? await jsonEbnf(xgrammar, spec.output, [',', ':'], 'reply_') : freeText(TOOL_CALL_OPEN));
   if (spec.mode !== 'reply') {
-    const bodies: [string, string][] = [];
+    const bodies: (readonly [string[], string])[] = [];
     for (const [i, tool] of spec.tools.entries()) {
       const prefix = `tool${i}_`;
       rules.push(await jsonEbnf(xgrammar, { kind: 'json_schema', schema: tool.parameters, strict: true }, TOOL_JSON_SEPARATORS, prefix));
-      // What follows `{"name": `: the quoted name, then the arguments by this tool's schema.
-      bodies.push([`"${tool.name}", "arguments": `, `${prefix}${ROOT}`]);
+      // What follows `{"name": `: the quoted name, then the arguments by this tool's schema. As a
+      // trie: xgrammar 0.1.27 matches alternatives sharing leading characters too loosely.
+      bodies.push([[...`"${tool.name}", "arguments": `].map((char) => literal(char).slice(1, -1)), `${prefix}${ROOT}`]);
     }
-    rules.push(`tool_call_body ::= ${trie(bodies.map(([literal, tail]) => [[...literal], tail] as const))}`);
+    rules.push(`tool_call_body ::= ${literalTrie(bodies)}`);
     rules.push(`tool_call ::= ${literal(`${TOOL_CALL_OPEN}{"name": `)} tool_call_body ${literal(`}${TOOL_CALL_CLOSE}`)}`);
     rules.push(`tool_calls ::= tool_call${spec.parallel ? ` (${literal(TOOL_CALL_SEPARATOR)} tool_call)*` : ''}`);
   }
@@ -78,7 +79,21 @@ async function jsonEbnf(xgrammar: XGrammar, output: OutputConstraint, separators
   } catch (error) {
     throw new GatewayError('invalid_request', `This JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, { param: prefix.startsWith('tool') ? 'tools' : 'response_format' });
   }
-  return renameRules(factorLiteralAlternatives(ebnf.trim()), prefix);
+  return renameRules(withoutControlCharacters(factorLiteralAlternatives(ebnf.trim())), prefix);
+}
+
+/** The characters xgrammar 0.1.27 allows in a string with length bounds (`minLength`, `maxLength`). */
+const BOUNDED_STRING_CHARACTER = String.raw`[^"\\\r\n]`;
+const JSON_STRING_CHARACTER = String.raw`[^\0-\x1f"\\]`;
+
+/**
+ * That class lets raw control characters other than CR and LF into a string, which JSON forbids:
+ * it is narrowed to what xgrammar's rule for other strings allows. (It cannot occur inside a
+ * literal, where `"` is escaped.) The transformers.js engine's byte gate would catch them too;
+ * web-llm, which matches with xgrammar alone, needs the grammar to be right.
+ */
+export function withoutControlCharacters(ebnf: string): string {
+  return ebnf.replaceAll(BOUNDED_STRING_CHARACTER, JSON_STRING_CHARACTER);
 }
 
 /** One EBNF item of a string, or of a rule's name; skipped: string literals and character classes. */
@@ -115,21 +130,4 @@ function freeText(opening: string): string {
 function classChar(char: string): string {
   if (char === '\n') return '\\n';
   return /[\]\\^-]/.test(char) ? `\\${char}` : char;
-}
-
-/**
- * Alternatives that share leading characters, as a trie with each word's own continuation: an
- * alternation of such literals is where xgrammar 0.1.27 matches wrongly (see factor-literals.ts).
- * No word may be a prefix of another (here each ends with a closing quote, which names cannot hold).
- */
-function trie(words: readonly (readonly [readonly string[], string])[]): string {
-  const branches = new Map<string, [string[], string][]>();
-  for (const [units, tail] of words) {
-    if (units.length === 0) return tail;
-    const list = branches.get(units[0]!) ?? [];
-    list.push([units.slice(1), tail]);
-    branches.set(units[0]!, list);
-  }
-  const alternatives = [...branches].map(([unit, rest]) => `${literal(unit)} ${trie(rest)}`);
-  return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' | ')})`;
 }

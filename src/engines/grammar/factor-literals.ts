@@ -22,30 +22,33 @@ export function factorLiteralAlternatives(ebnf: string): string {
     .map((line) => {
       const match = RULE.exec(line);
       if (!match) return line;
-      const literals = [...match[2]!.matchAll(ALTERNATIVE)].map((m) => m[1]!.match(UNIT) ?? []);
-      return `${match[1]} ::= ${trie(literals)}`;
+      const literals = [...match[2]!.matchAll(ALTERNATIVE)].map((m) => [m[1]!.match(UNIT) ?? [], '""'] as const);
+      return `${match[1]} ::= ${literalTrie(literals)}`;
     })
     .join('\n');
 }
 
-/** The alternatives as a trie: at each position, one branch per distinct next character. */
-function trie(words: readonly (readonly string[])[]): string {
-  const branches = new Map<string, (readonly string[])[]>();
-  let ends = false;
-  for (const word of words) {
-    if (word.length === 0) {
-      ends = true;
+/**
+ * Literals (as units of an EBNF string literal, escapes kept) each followed by its own
+ * continuation (`""` for none), as a trie: at each position one branch per distinct next unit.
+ */
+export function literalTrie(words: readonly (readonly [readonly string[], string])[]): string {
+  const branches = new Map<string, (readonly [readonly string[], string])[]>();
+  const ends = new Set<string>();
+  for (const [units, tail] of words) {
+    if (units.length === 0) {
+      ends.add(tail);
       continue;
     }
-    const rest = branches.get(word[0]!) ?? [];
-    rest.push(word.slice(1));
-    branches.set(word[0]!, rest);
+    const rest = branches.get(units[0]!) ?? [];
+    rest.push([units.slice(1), tail]);
+    branches.set(units[0]!, rest);
   }
   const alternatives = [...branches].map(([unit, rest]) => {
-    const tail = trie(rest);
-    return tail === '""' ? `"${unit}"` : `"${unit}" ${tail}`;
+    const next = literalTrie(rest);
+    return next === '""' ? `"${unit}"` : `"${unit}" ${next}`;
   });
-  if (ends) alternatives.push('""');
+  alternatives.push(...ends);
   if (alternatives.length === 0) return '""';
   return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' | ')})`;
 }

@@ -1,7 +1,6 @@
 /**
  * The grammar a web-llm request's output must follow: the EBNF the transformers.js engine
- * enforces (engines/grammar/ebnf.ts), less one gap that engine closes token by token (see
- * `withoutControlCharacters`), handed to web-llm as a `grammar` response format, which it
+ * enforces (engines/grammar/ebnf.ts), handed to web-llm as a `grammar` response format, which it
  * compiles with the xgrammar it bundles and matches token by token.
  *
  * web-llm's own `json_object` mode is not used: it compiles schemas with xgrammar's defaults,
@@ -18,20 +17,6 @@ import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 export type GrammarFor = (request: ChatRequest) => Promise<string | undefined>;
 
 const CACHE_SIZE = 32;
-
-/** The characters xgrammar allows in a string with length bounds (`minLength`, `maxLength`). */
-const BOUNDED_STRING_CHARACTER = String.raw`[^"\\\r\n]`;
-const JSON_STRING_CHARACTER = String.raw`[^\0-\x1f"\\]`;
-
-/**
- * xgrammar 0.1.27 lets raw control characters other than CR and LF into strings with length
- * bounds, which JSON forbids. The transformers.js engine keeps them out token by token; web-llm
- * matches with xgrammar alone, so here the class itself excludes them, as xgrammar's rule for
- * other strings does. (The class cannot occur inside a literal, where `"` is escaped.)
- */
-export function withoutControlCharacters(ebnf: string): string {
-  return ebnf.replaceAll(BOUNDED_STRING_CHARACTER, JSON_STRING_CHARACTER);
-}
 
 /**
  * Every request that has `output` or `tools` gets a grammar, `tool_choice: 'none'` included: its
@@ -56,7 +41,7 @@ export function createGrammarFor(loadGrammar: LoadXGrammar | undefined): Grammar
         const { ebnf: text, root } = await toEbnf(xgrammar, spec);
         // web-llm compiles a `grammar` response format from the rule named `root`; there is no field for another.
         if (root !== 'root') throw new Error(`web-llm needs the grammar's root rule to be named "root", not "${root}".`);
-        return withoutControlCharacters(text);
+        return text;
       });
       ebnf.catch(() => cache.delete(key));
     }
