@@ -8,8 +8,8 @@ import type { ModelLocalState } from '../core/engine.ts';
 /** Load progress, one union for every engine (after transformers.js's ProgressInfo). */
 export type LoadProgress =
   | { readonly status: 'initiate'; readonly model: string }
-  /** Bytes of one file; `total` may be unknown (0). */
-  | { readonly status: 'progress'; readonly model: string; readonly file: string; readonly loaded: number; readonly total: number }
+  /** Bytes of one file; `total` may be unknown (0). `cached`: read back from the browser's storage, not downloaded. */
+  | { readonly status: 'progress'; readonly model: string; readonly file: string; readonly loaded: number; readonly total: number; readonly cached?: boolean }
   /** A stage without byte counts (e.g. shader compilation), `fraction` in 0..1 over the whole load. */
   | { readonly status: 'stage'; readonly model: string; readonly text: string; readonly fraction: number }
   | { readonly status: 'ready'; readonly model: string; readonly device: string; readonly ms: number }

@@ -66,6 +66,13 @@ export interface TransformersModelEntry extends ModelEntryBase {
   readonly pooling?: 'mean' | 'cls';
   /** Embedding models: scale vectors to unit length (default true). */
   readonly normalize?: boolean;
+  /**
+   * What its files must be, by path in its folder: `{ "onnx/model.onnx": { bytes: 90405214,
+   * integrity: "sha256-…" } }`. Each file is checked when downloaded and when read back from the
+   * browser's cache (a mismatch is refused, or evicted and fetched again), and room in storage is
+   * checked for the sum of `bytes` before the first download.
+   */
+  readonly files?: Readonly<Record<string, { readonly bytes?: number; readonly integrity?: string }>>;
 }
 
 /** A web-llm (MLC) chat model: a compiled model folder and its model library. */
@@ -82,5 +89,11 @@ export interface WebLLMModelEntry extends ModelEntryBase {
   readonly modelLib: string;
   /** Needs the GPU's `shader-f16` feature (q4f16 and f16 builds do). */
   readonly shaderF16?: boolean;
+  /**
+   * SRI hashes (`sha256-…`) web-llm checks its files against (its `ModelRecord.integrity`): the
+   * config, the model library and the tokenizer files by name. A mismatch fails the load with a
+   * 503 naming the file.
+   */
+  readonly integrity?: { readonly config?: string; readonly model_lib?: string; readonly tokenizer?: Readonly<Record<string, string>> };
   readonly maxOutputTokens?: number;
 }

@@ -14,6 +14,8 @@ const EXPECTED_STATUS: Record<GatewayErrorCode, number> = {
   internal: 500,
   model_unavailable: 503,
   engine_unavailable: 503,
+  device_lost: 503,
+  insufficient_storage: 507,
   aborted: 499,
 };
 
@@ -51,6 +53,8 @@ describe('GatewayError', () => {
     ['queue_full', true],
     ['internal', true],
     ['engine_unavailable', true],
+    ['device_lost', true],
+    ['insufficient_storage', false],
     ['invalid_request', false],
     ['authentication', false],
     ['model_not_found', false],

@@ -18,6 +18,10 @@ export const STATUS_BY_CODE = {
   internal: 500,
   model_unavailable: 503,
   engine_unavailable: 503,
+  /** The GPU device was lost (memory pressure, a driver reset): the engine is rebuilt, so a retry is served. */
+  device_lost: 503,
+  /** The browser's storage cannot hold the model's files: the message says how much is needed and free. */
+  insufficient_storage: 507,
   /** The client went away; nobody reads this status, but it must not look like a success. */
   aborted: 499,
 } as const;
@@ -55,7 +59,7 @@ export class GatewayError extends Error implements GatewayErrorData {
    * a model that cannot be fetched) are not retryable, so the SDKs are told not to retry them.
    */
   get retryable(): boolean {
-    return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.retryAfter !== undefined;
+    return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.code === 'device_lost' || this.retryAfter !== undefined;
   }
 
   toJSON(): GatewayErrorData & { name: 'GatewayError' } {

@@ -58,4 +58,20 @@ describe('the app models', () => {
     const entry: ModelEntry = { engine: 'transformers', id: 'x', kind: 'chat', source: 'a/b' };
     expect(() => withAppModels(catalog, [entry, entry], ORIGIN)).toThrow(/names "x" twice/);
   });
+
+  it('carries what files must be (sizes, SRI hashes) to both engines, and names a malformed one', () => {
+    const sha = 'sha256-' + 'A'.repeat(43) + '=';
+    const result = withAppModels(catalog, [
+      { engine: 'transformers', id: 'f', kind: 'embedding', source: 'org/f', files: { 'onnx/model.onnx': { bytes: 10, integrity: sha } } },
+      { engine: 'webllm', id: 'w', modelUrl: 'https://hub.test/w', modelLib: 'https://libs.test/w.wasm', integrity: { config: sha, tokenizer: { 'tokenizer.json': sha } } },
+    ]);
+    expect(result.transformers.find((s) => s.info.id === 'f')!.files).toEqual({ 'onnx/model.onnx': { bytes: 10, integrity: sha } });
+    expect(result.webllm.find((s) => s.info.id === 'w')!.record!.integrity).toEqual({ config: sha, tokenizer: { 'tokenizer.json': sha }, onFailure: 'error' });
+    const entry = (files: unknown) => [{ engine: 'transformers', id: 'f', kind: 'embedding', source: 'org/f', files } as ModelEntry];
+    expect(() => withAppModels(catalog, entry({ 'a.onnx': { integrity: 'md5-x' } }))).toThrow(/files\["a.onnx"\]\.integrity must be an SRI hash/);
+    expect(() => withAppModels(catalog, entry({ 'a.onnx': { bytes: -1 } }))).toThrow(/files\["a.onnx"\]\.bytes must be a whole number/);
+    expect(() =>
+      withAppModels(catalog, [{ engine: 'webllm', id: 'w', modelUrl: 'https://h/w', modelLib: 'https://l/w.wasm', integrity: { model_lib: 'nope' } }]),
+    ).toThrow(/integrity\.model_lib must be an SRI hash/);
+  });
 });

@@ -6,6 +6,7 @@
  */
 import type { ModelInfo } from '../core/engine.ts';
 import type { ModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../contracts/worker-config.ts';
+import { isIntegrity, type FileChecks } from './file-integrity.ts';
 import type { TransformersModelSpec } from './transformers/transformers-engine.ts';
 import type { WebLLMModelSpec } from './webllm/app-config.ts';
 
@@ -53,7 +54,19 @@ function transformersSpec(entry: TransformersModelEntry, origin: string | undefi
     ...(entry.dtype !== undefined ? { dtype: entry.dtype } : {}),
     ...(entry.pooling !== undefined ? { pooling: entry.pooling } : {}),
     ...(entry.normalize !== undefined ? { normalize: entry.normalize } : {}),
+    ...(entry.files !== undefined ? { files: fileChecks(entry) } : {}),
   };
+}
+
+function fileChecks(entry: TransformersModelEntry): FileChecks {
+  const files = entry.files;
+  if (typeof files !== 'object' || files === null) throw new Error(`engine.models "${entry.id}": files must map file paths to { bytes, integrity }.`);
+  for (const [path, check] of Object.entries(files)) {
+    const { bytes, integrity } = (check ?? {}) as { bytes?: unknown; integrity?: unknown };
+    if (bytes !== undefined && !(Number.isSafeInteger(bytes) && (bytes as number) >= 0)) throw new Error(`engine.models "${entry.id}": files["${path}"].bytes must be a whole number of bytes.`);
+    if (integrity !== undefined && !isIntegrity(integrity)) throw new Error(`engine.models "${entry.id}": files["${path}"].integrity must be an SRI hash such as "sha256-<base64>".`);
+  }
+  return files;
 }
 
 /**
@@ -90,7 +103,16 @@ function webllmSpec(entry: WebLLMModelEntry): WebLLMModelSpec {
       model: entry.modelUrl,
       model_lib: entry.modelLib,
       ...(entry.shaderF16 ? { required_features: ['shader-f16'] } : {}),
+      ...(entry.integrity ? { integrity: { ...webllmIntegrity(entry), onFailure: 'error' as const } } : {}),
       overrides: { context_window_size: contextWindow },
     },
   };
+}
+
+function webllmIntegrity(entry: WebLLMModelEntry): NonNullable<WebLLMModelEntry['integrity']> {
+  const { config, model_lib, tokenizer = {} } = entry.integrity!;
+  for (const [name, value] of [['config', config], ['model_lib', model_lib], ...Object.entries(tokenizer).map(([file, v]) => [`tokenizer["${file}"]`, v])] as [string, unknown][]) {
+    if (value !== undefined && !isIntegrity(value)) throw new Error(`engine.models "${entry.id}": integrity.${name} must be an SRI hash such as "sha256-<base64>".`);
+  }
+  return entry.integrity!;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../core/errors.ts';
+import { integrityOf } from './file-integrity.ts';
 import { checkedModelFetch } from './model-file-fetch.ts';
+import { insufficientStorage } from './storage.ts';
 
 /** A server answering every URL with the same response (a fresh copy per call). */
 const serving = (body: BodyInit | null, headers: Record<string, string>, status = 200) => checkedModelFetch(async () => new Response(body, { status, headers }));
@@ -43,5 +45,49 @@ describe('checkedModelFetch', () => {
     expect(missing.status).toBe(404);
     const page = await serving(HTML, { 'content-type': 'text/html' })('/m/README.md');
     expect(page.status).toBe(200);
+  });
+
+  describe('with what the catalog says of a file', () => {
+    const weights = new Uint8Array(Array.from({ length: 300 }, (_, i) => (i * 7) % 256));
+    const url = 'https://hub.test/m/resolve/main/onnx/model.onnx';
+    const fetchWith = (body: Uint8Array, check: { bytes?: number; integrity?: string }) =>
+      checkedModelFetch(async () => new Response(body.slice(), { headers: { 'content-type': 'application/octet-stream' } }), { check: (u) => (u === url ? check : undefined) });
+
+    it('passes a file of the right size and hash, whole', async () => {
+      const response = await fetchWith(weights, { bytes: 300, integrity: await integrityOf(weights) })(url);
+      expect(new Uint8Array(await response.arrayBuffer())).toEqual(weights);
+    });
+
+    it('refuses one flipped byte by its hash, naming the URL and both hashes', async () => {
+      const flipped = weights.slice();
+      flipped[150]! ^= 0x01;
+      const expected = await integrityOf(weights);
+      const error = await fails(fetchWith(flipped, { bytes: 300, integrity: expected })(url));
+      expect(error.code).toBe('model_unavailable');
+      expect(error.message).toContain(url);
+      expect(error.message).toContain(`the catalog says ${expected}`);
+      expect(error.message).toContain(await integrityOf(flipped));
+    });
+
+    it('refuses a short file by its size', async () => {
+      const error = await fails(fetchWith(weights.subarray(0, 200), { bytes: 300 })(url));
+      expect(error.message).toMatch(/it is 200 bytes, the catalog says 300/);
+    });
+  });
+
+  it('asks for room for a binary file before reading it, and not for small JSON files', async () => {
+    const asked: [number, string][] = [];
+    const refuse = checkedModelFetch(async () => new Response(new Uint8Array(10), { headers: { 'content-length': '1000' } }), {
+      room: async (bytes, url) => {
+        asked.push([bytes, url]);
+        if (bytes > 500) throw insufficientStorage(url, bytes, 500);
+      },
+    });
+    const error = await fails(refuse('/m/onnx/model.onnx'));
+    expect(error.code).toBe('insufficient_storage');
+    expect(error.status).toBe(507);
+    expect(asked).toEqual([[1000, '/m/onnx/model.onnx']]);
+    await refuse('/m/config.json');
+    expect(asked).toHaveLength(1);
   });
 });

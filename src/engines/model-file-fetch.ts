@@ -3,10 +3,13 @@
  * sees them. A server that answers a model file's URL with an HTML page (a single-page app's
  * fallback for unknown paths, a login or error page) would otherwise fail deep inside the engine,
  * as a JSON parse error or an invalid protobuf, naming neither the file nor the cause; and a cache
- * could keep the page and hand it back on every later load.
+ * could keep the page and hand it back on every later load. Where the catalog says what a file
+ * must be (its size, its hash), the bytes are checked here too, before any cache keeps them; and a
+ * download that would not fit in the browser's storage is refused before its body is read.
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
+import { verifyFile, type FileCheck } from './file-integrity.ts';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -14,7 +17,14 @@ type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Resp
 const JSON_FILE = /\.json$/i;
 const BINARY_FILE = /\.(onnx|onnx_data|bin|safetensors|wasm)$/i;
 
-export function checkedModelFetch(fetchImpl: Fetch): Fetch {
+export interface ModelFetchChecks {
+  /** What the file at this URL must be, when the catalog says. */
+  check?(url: string): FileCheck | undefined;
+  /** Throws when `bytes` more would not fit in storage (see storage.ts). */
+  room?(bytes: number, url: string): Promise<void>;
+}
+
+export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {}): Fetch {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
     const url = input instanceof Request ? input.url : String(input);
@@ -27,7 +37,15 @@ export function checkedModelFetch(fetchImpl: Fetch): Fetch {
     if (type === 'text/html' || (await startsLikeHtml(response))) throw notTheFile(url, 'an HTML page', type);
     // A JSON error body where weights belong: a proxy or a hub answering with an error object.
     if (binary && type === 'application/json') throw notTheFile(url, 'a JSON document', type);
-    return response;
+    const check = checks.check?.(url);
+    // The length header is the encoded size; a check's `bytes` is the file's own.
+    const length = Number(response.headers.get('content-length')) || undefined;
+    if (binary) await checks.room?.(check?.bytes ?? length ?? 0, url);
+    if (!check || (check.bytes === undefined && check.integrity === undefined)) return response;
+    // Hashing needs the whole file; the engine reads it whole anyway.
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    await verifyFile(url, bytes, check);
+    return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 

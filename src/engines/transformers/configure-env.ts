@@ -7,7 +7,10 @@
  */
 
 import { env } from '@huggingface/transformers';
+import { checkFor, type FileChecks } from '../file-integrity.ts';
 import { checkedModelFetch } from '../model-file-fetch.ts';
+import { checkRoom } from '../storage.ts';
+import { createVerifiedCache, type VerifiedCache } from './verified-cache.ts';
 
 /** transformers.js's own fetch, wrapped once however many engines are configured. */
 const plainFetch = env.fetch;
@@ -27,14 +30,27 @@ export interface EnvOptions {
   readonly wasmPaths?: string | { readonly wasm?: string; readonly mjs?: string };
 }
 
-export function configureEnv(options: EnvOptions): void {
+/** What each model folder's files must be (by the model's `source`), where the catalog says. */
+export type FolderChecks = ReadonlyMap<string, FileChecks>;
+
+/** Returns the download cache where there is Cache Storage (a browser), else undefined. */
+export function configureEnv(options: EnvOptions, folders: FolderChecks = new Map()): VerifiedCache | undefined {
   if (options.localModelPath !== undefined) env.localModelPath = options.localModelPath;
   // Browsers default to false; local models are this project's normal case.
   env.allowLocalModels = true;
   env.allowRemoteModels = options.allowRemoteModels ?? false;
   if (options.remoteHost !== undefined) env.remoteHost = options.remoteHost;
-  // An HTML page where a model file belongs is refused, naming the URL, before it is cached.
-  env.fetch = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0]);
+  const check = (url: string) => checkFor(url, folders);
+  // An HTML page where a model file belongs is refused, naming the URL, before it is cached; so
+  // is a file that is not what the catalog says, or one that would not fit in storage.
+  env.fetch = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0], { check, room: (bytes, url) => checkRoom(bytes, url) });
+  let cache: VerifiedCache | undefined;
+  if (typeof caches !== 'undefined') {
+    cache = createVerifiedCache(check);
+    env.useCustomCache = true;
+    env.customCache = cache;
+  }
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = options.wasmPaths;
+  return cache;
 }

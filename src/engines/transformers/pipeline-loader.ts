@@ -6,8 +6,13 @@
  */
 
 import { pipeline, type FeatureExtractionPipeline, type ProgressInfo, type TextGenerationPipeline } from '@huggingface/transformers';
+import { GatewayError } from '../../core/errors.ts';
+import type { FileChecks } from '../file-integrity.ts';
+import { bytesOf, groupsForModel, listCachedModels } from '../model-cache.ts';
+import { checkRoom, freeBytes, insufficientStorage, isQuotaError } from '../storage.ts';
 import type { TransformersDevice } from './device.ts';
 import { modelUnavailable } from './engine-errors.ts';
+import type { VerifiedCache } from './verified-cache.ts';
 
 type PipelineOptions = NonNullable<Parameters<typeof pipeline>[2]>;
 
@@ -23,6 +28,8 @@ export interface LoadRequest {
   readonly dtype?: string;
   /** Never look beyond `localModelPath` (bundled models: their optional files must not be sought on the hub). */
   readonly localOnly?: boolean;
+  /** Its files with their sizes (and hashes), when the catalog knows them: room is checked for them all before the first byte. */
+  readonly files?: FileChecks;
 }
 
 export interface PipelineLoader {
@@ -32,15 +39,17 @@ export interface PipelineLoader {
   readonly device: () => Promise<TransformersDevice>;
 }
 
-export function createPipelineLoader(device: () => Promise<TransformersDevice>): PipelineLoader {
+export function createPipelineLoader(device: () => Promise<TransformersDevice>, cache?: VerifiedCache): PipelineLoader {
   const loads = new Map<string, Promise<unknown>>();
   return {
     device,
     load<T extends keyof PipelineTasks>(task: T, model: LoadRequest, onProgress?: (info: ProgressInfo) => void): Promise<PipelineTasks[T]> {
       let loading = loads.get(model.id);
       if (!loading) {
-        loading = (async () =>
-          pipeline(task, model.source, {
+        loading = (async () => {
+          await checkRoomFor(model);
+          cache?.takeQuotaFailures(model.source);
+          const loaded = await pipeline(task, model.source, {
             device: await device(),
             dtype: model.dtype as PipelineOptions['dtype'],
             local_files_only: model.localOnly ?? false,
@@ -51,9 +60,18 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>):
                 // A broken progress listener must not fail the load.
               }
             },
-          }))().catch((cause: unknown) => {
+          });
+          // transformers.js goes on when storing a file fails; a model that did not fit is
+          // reported, not kept half-stored (the files that did fit are whole, and kept).
+          const [quota] = cache?.takeQuotaFailures(model.source) ?? [];
+          if (quota) {
+            await (loaded as { dispose(): Promise<unknown> }).dispose().catch(() => {});
+            throw insufficientStorage(`the model "${model.id}" (storing ${quota.url} failed)`, undefined, await freeBytes());
+          }
+          return loaded;
+        })().catch((cause: unknown) => {
           loads.delete(model.id);
-          throw modelUnavailable(model.id, cause);
+          throw loadFailure(model.id, cause);
         });
         loads.set(model.id, loading);
       }
@@ -65,4 +83,23 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>):
       return (await loading?.catch(() => undefined)) as { dispose(): Promise<unknown> } | undefined;
     },
   };
+}
+
+/** Room for the files of the model not stored yet, when the catalog gives their sizes. */
+async function checkRoomFor(model: LoadRequest): Promise<void> {
+  if (!model.files) return;
+  const total = Object.values(model.files).reduce((sum, file) => sum + (file.bytes ?? 0), 0);
+  const stored = bytesOf(groupsForModel(await listCachedModels('transformers'), { id: model.id, engine: 'transformers' }));
+  await checkRoom(total - stored, `the model "${model.id}"`);
+}
+
+/** Storage and integrity failures keep their code (507, or 503 naming the file); others name the model. */
+function loadFailure(modelId: string, cause: unknown): GatewayError {
+  for (let e = cause, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof GatewayError && (e.code === 'insufficient_storage' || e.code === 'model_unavailable')) {
+      return e.message.includes(`"${modelId}"`) ? e : new GatewayError(e.code, `Model "${modelId}" could not be loaded: ${e.message}`, { cause: e });
+    }
+  }
+  if (isQuotaError(cause)) return insufficientStorage(`the model "${modelId}"`, undefined, undefined);
+  return modelUnavailable(modelId, cause);
 }

@@ -17,6 +17,8 @@ import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
+import type { FileChecks } from '../file-integrity.ts';
+import type { VerifiedCache } from './verified-cache.ts';
 
 export interface TransformersModelSpec {
   readonly info: ModelInfo;
@@ -30,6 +32,11 @@ export interface TransformersModelSpec {
   readonly dtype?: string;
   /** The files ship with the app under `localModelPath`: never fetch anything for it from the hub. */
   readonly bundled?: boolean;
+  /**
+   * Its files (paths in its folder) with their sizes and SRI hashes, where known: each downloaded
+   * or cached file is checked against them, and room in storage is checked for all of them first.
+   */
+  readonly files?: FileChecks;
 }
 
 export interface TransformersAdapterOptions extends EnvOptions {
@@ -41,9 +48,9 @@ export interface TransformersAdapterOptions extends EnvOptions {
 }
 
 export function createTransformersAdapter(options: TransformersAdapterOptions): EngineAdapter & { device(): Promise<TransformersDevice> } {
-  configureEnv(options);
+  const cache = configureEnv(options, new Map(options.models.filter((spec) => spec.files).map((spec) => [spec.source, spec.files!])));
   let device: Promise<TransformersDevice> | undefined;
-  const loader = createPipelineLoader(() => (device ??= resolveDevice(options.device)));
+  const loader = createPipelineLoader(() => (device ??= resolveDevice(options.device)), cache);
   const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
 
   const lookup = (id: string, kind?: ModelInfo['kind']): TransformersModelSpec => {
@@ -52,7 +59,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     return spec as TransformersModelSpec;
   };
   const task = (spec: TransformersModelSpec) => (spec.info.kind === 'chat' ? 'text-generation' : 'feature-extraction');
-  const request = ({ info, source, dtype, bundled }: TransformersModelSpec) => ({ id: info.id, source, dtype, localOnly: bundled });
+  const request = ({ info, source, dtype, bundled, files }: TransformersModelSpec) => ({ id: info.id, source, dtype, localOnly: bundled, files });
 
   return {
     models: options.models.map((spec) => (spec.info.kind === 'chat' && options.grammar ? { ...spec.info, structuredOutput: true, toolCalling: true } : spec.info)),
@@ -65,7 +72,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const started = performance.now();
       onProgress?.({ status: 'initiate', model });
       await loader.load(task(spec), request(spec), (info) => {
-        const progress = toLoadProgress(model, info);
+        const progress = toLoadProgress(model, info, spec.source, cache);
         if (progress) onProgress?.(progress);
       });
       onProgress?.({ status: 'ready', model, device: await loader.device(), ms: performance.now() - started });
@@ -88,9 +95,13 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
   };
 }
 
-/** transformers.js reports bytes per file; that is all a progress bar needs. */
-function toLoadProgress(model: string, info: ProgressInfo): LoadProgress | undefined {
-  if (info.status === 'progress') return { status: 'progress', model, file: info.file, loaded: info.loaded, total: info.total };
-  if (info.status === 'done') return { status: 'progress', model, file: info.file, loaded: 1, total: 1 };
-  return undefined;
+/**
+ * transformers.js reports bytes per file, read from the network or from the cache alike; files
+ * read back from the cache are marked, so a resumed download shows only the bytes it fetches.
+ */
+function toLoadProgress(model: string, info: ProgressInfo, source: string, cache: VerifiedCache | undefined): LoadProgress | undefined {
+  if (info.status !== 'progress' && info.status !== 'done') return undefined;
+  const cached = cache?.wasCached(source, info.file) ? { cached: true as const } : {};
+  if (info.status === 'progress') return { status: 'progress', model, file: info.file, loaded: info.loaded, total: info.total, ...cached };
+  return { status: 'progress', model, file: info.file, loaded: 1, total: 1, ...cached };
 }

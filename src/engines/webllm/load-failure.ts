@@ -8,8 +8,11 @@
 import { modelVersion, type ModelRecord } from '@mlc-ai/web-llm';
 import { GatewayError } from '../../core/errors.ts';
 import type { LoadPhase } from './progress.ts';
+import { insufficientStorage, isQuotaError } from '../storage.ts';
 
 export function loadFailure(modelId: string, record: ModelRecord, cause: unknown, phase: LoadPhase | undefined): GatewayError {
+  // web-llm stores each file as it fetches it (Cache Storage or IndexedDB); a full quota ends there.
+  if (isQuotaError(cause)) return insufficientStorage(`the WebLLM model "${modelId}" (${record.model_id})`, undefined, undefined);
   const reason = describe(cause);
   const where = failedUrl(record, cause, reason, phase);
   const hint = isLibraryError(cause, reason) ? ` The model library must be built for web-llm's ${modelVersion} runtime.` : '';

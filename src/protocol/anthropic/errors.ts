@@ -19,6 +19,8 @@ const TYPES: Record<GatewayErrorCode, string> = {
   internal: 'api_error',
   model_unavailable: 'api_error',
   engine_unavailable: 'overloaded_error',
+  device_lost: 'overloaded_error',
+  insufficient_storage: 'api_error',
   aborted: 'invalid_request_error',
 };
 

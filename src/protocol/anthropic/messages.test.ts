@@ -322,6 +322,7 @@ describe('toMessageEvents', () => {
     ['engine_unavailable', 'overloaded_error'],
     ['queue_full', 'rate_limit_error'],
     ['model_unavailable', 'api_error'],
+    ['device_lost', 'overloaded_error'],
   ] as const)('renders a midway %s as %s', async (code, type) => {
     const out = await collect(toMessageEvents(generationOf([], new GatewayError(code, 'x')).generation, META));
     expect(out.at(-1)!.body).toMatchObject({ type: 'error', error: { type } });

@@ -19,6 +19,8 @@ const WIRE: Record<GatewayErrorCode, { type: string; code: string | null }> = {
   internal: { type: 'server_error', code: null },
   model_unavailable: { type: 'service_unavailable_error', code: 'model_unavailable' },
   engine_unavailable: { type: 'service_unavailable_error', code: 'engine_unavailable' },
+  device_lost: { type: 'service_unavailable_error', code: 'device_lost' },
+  insufficient_storage: { type: 'server_error', code: 'insufficient_storage' },
   aborted: { type: 'invalid_request_error', code: 'request_aborted' },
 };
 

@@ -1,0 +1,74 @@
+/**
+ * What a model file must be, when the catalog knows: its size in bytes, and a content hash in
+ * Subresource Integrity form (`sha256-<base64>`, the form web-llm's `integrity` takes too). A file
+ * that does not match is refused before any cache keeps it, naming the URL, what was expected and
+ * what came.
+ * @module
+ */
+import { GatewayError } from '../core/errors.ts';
+
+export interface FileCheck {
+  /** The file's size in bytes, as served (uncompressed). */
+  readonly bytes?: number;
+  /** `sha256-…`, `sha384-…` or `sha512-…` (base64 digest), as in an HTML `integrity` attribute. */
+  readonly integrity?: string;
+}
+
+/** A model's files by path in its folder (`onnx/model.onnx`), each with what it must be. */
+export type FileChecks = Readonly<Record<string, FileCheck>>;
+
+const ALGORITHMS = { sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' } as const;
+const SRI = /^(sha256|sha384|sha512)-([A-Za-z0-9+/]+={0,2})$/;
+
+export function isIntegrity(value: unknown): value is string {
+  return typeof value === 'string' && SRI.test(value);
+}
+
+/** The SRI string of `data` with the algorithm `like` names (default sha256). */
+export async function integrityOf(data: BufferSource, like = 'sha256-'): Promise<string> {
+  const algorithm = (SRI.exec(like)?.[1] ?? like.split('-')[0] ?? 'sha256') as keyof typeof ALGORITHMS;
+  const digest = new Uint8Array(await crypto.subtle.digest(ALGORITHMS[algorithm] ?? 'SHA-256', data));
+  let binary = '';
+  for (const byte of digest) binary += String.fromCharCode(byte);
+  return `${algorithm in ALGORITHMS ? algorithm : 'sha256'}-${btoa(binary)}`;
+}
+
+/** Throws `model_unavailable` naming the URL when `data` is not the file `check` describes. */
+export async function verifyFile(url: string, data: Uint8Array | ArrayBuffer, check: FileCheck): Promise<void> {
+  const size = data.byteLength;
+  if (check.bytes !== undefined && size !== check.bytes) {
+    throw corruptFile(url, `it is ${size} bytes, the catalog says ${check.bytes}`);
+  }
+  if (check.integrity !== undefined) {
+    const actual = await integrityOf(data as BufferSource, check.integrity);
+    if (actual !== check.integrity) throw corruptFile(url, `its hash is ${actual}, the catalog says ${check.integrity}`);
+  }
+}
+
+export function corruptFile(url: string, why: string): GatewayError {
+  return new GatewayError(
+    'model_unavailable',
+    `The model file ${url} is not the file the catalog names: ${why}. It was not kept; a corrupted or partly uploaded copy on the server, or a proxy that altered it, does this.`,
+  );
+}
+
+/** The check for `url`, when it is one of the files of a model whose folder path is a prefix of it. */
+export function checkFor(url: string, folders: ReadonlyMap<string, FileChecks>): FileCheck | undefined {
+  const path = pathOf(url);
+  for (const [folder, files] of folders) {
+    const marker = `/${folder.replace(/^\/+|\/+$/g, '')}/`;
+    const at = path.indexOf(marker);
+    if (at === -1) continue;
+    const rest = path.slice(at + marker.length).replace(/^resolve\/[^/]+\//, '');
+    if (Object.hasOwn(files, rest)) return files[rest];
+  }
+  return undefined;
+}
+
+function pathOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url, 'http://relative.invalid').pathname);
+  } catch {
+    return url;
+  }
+}

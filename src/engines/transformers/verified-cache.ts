@@ -1,0 +1,85 @@
+/**
+ * transformers.js's download cache (`env.customCache`), kept in the same Cache Storage cache it
+ * would use itself, with three differences:
+ * - a cached file is checked before it is trusted: its body must be as long as it was when stored,
+ *   and match the catalog's size and hash where there are some; one that does not is evicted, so
+ *   the engine fetches it again;
+ * - a quota failure while storing is remembered for the load that met it (transformers.js logs it
+ *   and goes on), so the load can be reported as out of storage rather than pass half-cached;
+ * - which files came from the cache is remembered, so progress can tell bytes fetched from bytes
+ *   read back (an interrupted download resumes file by file: whole files stay cached).
+ * @module
+ */
+import { TRANSFORMERS_CACHE } from '../model-cache.ts';
+import { corruptFile, verifyFile, type FileCheck } from '../file-integrity.ts';
+import { isQuotaError } from '../storage.ts';
+
+export interface VerifiedCache {
+  match(key: string): Promise<Response | undefined>;
+  put(key: string, response: Response): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  /** Quota failures met while storing files whose URL contains `folder`, since the last call (then forgotten). */
+  takeQuotaFailures(folder: string): { readonly url: string; readonly error: unknown }[];
+  /** Whether the file `file` of the model folder `folder` was last read from the cache. */
+  wasCached(folder: string, file: string): boolean;
+}
+
+export function createVerifiedCache(check: (url: string) => FileCheck | undefined, cacheName = TRANSFORMERS_CACHE): VerifiedCache {
+  let opened: Promise<Cache> | undefined;
+  const open = () => (opened ??= caches.open(cacheName));
+  const quotaFailures: { url: string; error: unknown }[] = [];
+  const hits = new Set<string>();
+  const absolute = (key: string) => new URL(key, globalThis.location?.href ?? 'http://relative.invalid/').href;
+
+  return {
+    async match(key) {
+      const cache = await open();
+      const response = await cache.match(key);
+      const url = absolute(key);
+      hits.delete(url);
+      if (!response) return undefined;
+      const body = await response.blob();
+      const stored = Number(response.headers.get('content-length'));
+      const expected = check(url);
+      try {
+        if (stored > 0 && body.size !== stored) throw corruptFile(url, `the cached copy is ${body.size} bytes, ${stored} were stored`);
+        if (expected?.integrity !== undefined) await verifyFile(url, await body.arrayBuffer(), expected);
+        else if (expected?.bytes !== undefined && body.size !== expected.bytes) throw corruptFile(url, `it is ${body.size} bytes, the catalog says ${expected.bytes}`);
+      } catch (error) {
+        // Evicted: the engine then fetches the file again, and the fresh copy is checked on the way in.
+        console.warn(`inpage-llm: ${error instanceof Error ? error.message : String(error)} Fetching it again.`);
+        await cache.delete(key);
+        return undefined;
+      }
+      hits.add(url);
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    },
+    async put(key, response) {
+      const cache = await open();
+      try {
+        await cache.put(key, response);
+      } catch (error) {
+        if (isQuotaError(error)) quotaFailures.push({ url: absolute(key), error });
+        throw error;
+      }
+    },
+    async delete(key) {
+      return (await open()).delete(key);
+    },
+    takeQuotaFailures(folder) {
+      const marker = `/${folder.replace(/^\/+|\/+$/g, '')}/`;
+      const mine = quotaFailures.filter((f) => decodeURIComponent(new URL(f.url).pathname).includes(marker));
+      for (const failure of mine) quotaFailures.splice(quotaFailures.indexOf(failure), 1);
+      return mine;
+    },
+    wasCached(folder, file) {
+      const suffix = `/${folder.replace(/^\/+|\/+$/g, '')}/`;
+      for (const url of hits) {
+        const path = decodeURIComponent(new URL(url).pathname);
+        const at = path.indexOf(suffix);
+        if (at !== -1 && path.slice(at + suffix.length).replace(/^resolve\/[^/]+\//, '') === file) return true;
+      }
+      return false;
+    },
+  };
+}
