@@ -3,7 +3,9 @@
  * like many single-page-app hosts, it answers an unknown path with index.html and a 200, which is
  * exactly what a model file fetched from a wrong or missing location gets.
  */
-import { expect, startRuntime, test } from './fixtures.ts';
+import type { Page } from '@playwright/test';
+import { engineWorker, expect, startRuntime, test } from './fixtures.ts';
+import { serveModel, type ModelServer } from './model-server.ts';
 
 test('an HTML page served where a model file belongs is a clear 503 naming the URL, and the engine keeps serving', async ({ page }) => {
   // The "hub" is this origin's /hub/, which has no files: every model URL there gets index.html.
@@ -23,4 +25,148 @@ test('an HTML page served where a model file belongs is a clear 503 naming the U
   // The bundled models still answer.
   const ok = await page.evaluate(async () => (await fetch('/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tiny-embed', input: 'hello' }) })).status);
   expect(ok).toBe(200);
+});
+
+/**
+ * The faults of a real model host, from a server of the test's own (model-server.ts): the tiny
+ * embedding model as an app's model `faulty-embed` under a hub layout on another origin, whose
+ * files the catalog entry names with their sizes and SRI hashes.
+ */
+test.describe('a model host that misbehaves', () => {
+  let server: ModelServer;
+  test.beforeEach(async () => {
+    server = await serveModel();
+  });
+  test.afterEach(async () => server.close());
+
+  const start = (page: Page, files = true) =>
+    startRuntime(page, {
+      transformersRemoteHost: server.url,
+      models: [{ engine: 'transformers', id: 'faulty-embed', kind: 'embedding', source: server.repo, contextWindow: 128, dimensions: 32, ...(files ? { files: server.files } : {}) }],
+    });
+  const embed = (page: Page) =>
+    page.evaluate(async () => {
+      const started = performance.now();
+      const response = await fetch('/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'faulty-embed', input: 'hello' }) });
+      return { status: response.status, body: await response.json(), ms: performance.now() - started, retry: response.headers.get('x-should-retry') };
+    });
+  const cachedFiles = (page: Page) =>
+    page.evaluate(async () => ((await caches.has('transformers-cache')) ? (await (await caches.open('transformers-cache')).keys()).map((r) => new URL(r.url).pathname).filter((p) => p.includes('/faulty-embed/')) : []));
+  const weights = 'onnx/model.onnx';
+
+  test('a file with one byte flipped is refused naming the URL and both hashes, never cached; a cached copy that no longer matches is evicted and fetched again', async ({ page }) => {
+    await start(page);
+    server.fault(weights, 'flip');
+    const flipped = await embed(page);
+    expect(flipped.status).toBe(503);
+    expect(flipped.body.error.code).toBe('model_unavailable');
+    expect(flipped.body.error.message).toContain(`${server.url}${server.repo}/resolve/main/${weights} is not the file the catalog names: its hash is sha256-`);
+    expect(flipped.body.error.message).toContain(`the catalog says ${server.files[weights]!.integrity}`);
+    expect(await cachedFiles(page)).not.toContain(`/${server.repo}/resolve/main/${weights}`);
+
+    server.fault(weights, undefined);
+    const served = await embed(page);
+    expect(served.status).toBe(200);
+    expect(served.body.data[0].embedding).toHaveLength(32);
+    expect(await cachedFiles(page)).toContain(`/${server.repo}/resolve/main/${weights}`);
+
+    // The stored copy goes bad (a disk error, a tampered profile): same length, one byte changed.
+    await page.evaluate(async (path) => {
+      const cache = await caches.open('transformers-cache');
+      const key = (await cache.keys()).find((r) => new URL(r.url).pathname === path)!;
+      const stored = await cache.match(key);
+      const bytes = new Uint8Array(await stored!.arrayBuffer());
+      bytes[bytes.length >> 1]! ^= 0x01;
+      await cache.put(key, new Response(bytes, { headers: stored!.headers }));
+    }, `/${server.repo}/resolve/main/${weights}`);
+    await page.evaluate(() => window.inference.restartWorker());
+    const fetchedBefore = server.requests.filter((r) => r === weights).length;
+    const again = await embed(page);
+    expect(again.status).toBe(200);
+    expect(again.body.data[0].embedding).toEqual(served.body.data[0].embedding);
+    expect(server.requests.filter((r) => r === weights).length).toBe(fetchedBefore + 1);
+  });
+
+  test('a download cut off midway is a 503 naming the file and how far it got; the next load fetches only what is missing, and progress says which files came from the cache', async ({ page }) => {
+    await start(page);
+    server.fault(weights, 'cut');
+    const cut = await embed(page);
+    expect(cut.status).toBe(503);
+    expect(cut.body.error.message).toMatch(new RegExp(`download of ${server.url}${server.repo}/resolve/main/${weights} was cut off after \\d+ of ${server.files[weights]!.bytes} bytes`));
+    const kept = await cachedFiles(page);
+    expect(kept).toContain(`/${server.repo}/resolve/main/config.json`);
+    expect(kept).not.toContain(`/${server.repo}/resolve/main/${weights}`);
+
+    server.fault(weights, undefined);
+    const before = server.requests.length;
+    await page.evaluate(() => (window.log.progress = []));
+    const resumed = await embed(page);
+    expect(resumed.status).toBe(200);
+    // Only the weights travel again: the files already verified and cached are read back.
+    expect(server.requests.slice(before)).toEqual([weights]);
+    const progress = await page.evaluate(() => window.log.progress.filter((p) => p.status === 'progress'));
+    const fetched = new Set(progress.filter((p) => !p.cached).map((p) => p.file));
+    expect([...fetched]).toEqual([weights]);
+    expect(progress.filter((p) => p.cached).map((p) => p.file)).toContain('config.json');
+    expect(Math.max(...progress.filter((p) => p.file === weights).map((p) => p.total ?? 0))).toBe(server.files[weights]!.bytes);
+    // The download asked for persistent storage, and the answer is reported.
+    const storage = await page.evaluate(() => window.inference.storage());
+    expect(typeof storage.persisted).toBe('boolean');
+    expect(storage.persisted).toBe(await page.evaluate(() => navigator.storage.persisted()));
+  });
+
+  test('a download that would not fit in storage is refused before it starts (507: how much is needed, how much is free); it is served once there is room', async ({ page }) => {
+    await start(page);
+    const origin = new URL(page.url()).origin;
+    const cdp = await page.context().newCDPSession(page);
+    const total = Object.values(server.files).reduce((sum, f) => sum + f.bytes, 0);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: (await cdp.send('Storage.getUsageAndQuota', { origin })).usage + Math.floor(total / 4) });
+    // This Chromium tells pages and workers a quota of their usage plus 10 GiB whatever the real
+    // limit (against fingerprinting), so the engine worker's estimate is made to tell the limit
+    // the browser enforces, as browsers that report it do.
+    const { usage, quota } = await cdp.send('Storage.getUsageAndQuota', { origin });
+    const worker = await engineWorker(page);
+    await worker.evaluate(([usage, quota]) => Object.assign(navigator.storage, { estimate: async () => ({ usage, quota }) }), [usage, quota]);
+    const refused = await embed(page);
+    expect(refused.status).toBe(507);
+    expect(refused.retry).toBe('false');
+    expect(refused.body.error).toMatchObject({ code: 'insufficient_storage', type: 'server_error' });
+    expect(refused.body.error.message).toMatch(/Not enough browser storage to download the model "faulty-embed": it needs \d+(\.\d)? KiB, and \d+(\.\d)? KiB is free/);
+    // Refused before the first byte: the weights were never requested.
+    expect(server.requests).not.toContain(weights);
+    expect(await cachedFiles(page)).toEqual([]);
+
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    await worker.evaluate(() => delete (navigator.storage as { estimate?: unknown }).estimate);
+    expect((await embed(page)).status).toBe(200);
+  });
+
+  test('the quota running out while a file is stored is reported the same way, and leaves no entry a later load would trust', async ({ page }) => {
+    await start(page, false);
+    const origin = new URL(page.url()).origin;
+    const cdp = await page.context().newCDPSession(page);
+    const size = server.files[weights]!.bytes;
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: (await cdp.send('Storage.getUsageAndQuota', { origin })).usage + 4 * size });
+    server.fault(weights, 'hold');
+    const answer = embed(page);
+    await expect.poll(() => server.requests.includes(weights)).toBe(true);
+    // Room was there when the download began; something else of the app's takes it meanwhile.
+    await page.waitForTimeout(500);
+    const { usage, quota } = await cdp.send('Storage.getUsageAndQuota', { origin });
+    await page.evaluate(async (bytes) => {
+      const filler = await caches.open('app-data');
+      await filler.put('/app-data/blob', new Response(new Uint8Array(bytes)));
+    }, quota - usage - Math.floor(size / 2));
+    server.release();
+    const full = await answer;
+    expect(full.status).toBe(507);
+    expect(full.body.error.code).toBe('insufficient_storage');
+    expect(full.body.error.message).toContain(`Not enough browser storage to download the model "faulty-embed": storing ${server.url}${server.repo}/resolve/main/${weights} (118.6 KiB) failed, the browser's storage quota is used up.`);
+    expect(await cachedFiles(page)).not.toContain(`/${server.repo}/resolve/main/${weights}`);
+
+    server.fault(weights, undefined);
+    await page.evaluate(() => caches.delete('app-data'));
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    expect((await embed(page)).status).toBe(200);
+  });
 });

@@ -90,4 +90,26 @@ describe('checkedModelFetch', () => {
     await refuse('/m/config.json');
     expect(asked).toHaveLength(1);
   });
+
+  it('names the file and how far it got when a download is cut off midway', async () => {
+    const cut = checkedModelFetch(async () => {
+      let sent = false;
+      const body = new ReadableStream<Uint8Array>({
+        // The connection drops a while after the first bytes, as a real one does.
+        async pull(controller) {
+          if (sent) {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+            return controller.error(new TypeError('network error'));
+          }
+          sent = true;
+          controller.enqueue(new Uint8Array(40));
+        },
+      });
+      return new Response(body, { headers: { 'content-length': '100' } });
+    });
+    const response = await cut('https://hub.test/m/resolve/main/onnx/model.onnx');
+    const error = await fails(response.arrayBuffer());
+    expect(error.code).toBe('model_unavailable');
+    expect(error.message).toMatch(/download of https:\/\/hub\.test\/m\/resolve\/main\/onnx\/model\.onnx was cut off after 40 of 100 bytes \(network error\)/);
+  });
 });

@@ -37,16 +37,70 @@ export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {
     if (type === 'text/html' || (await startsLikeHtml(response))) throw notTheFile(url, 'an HTML page', type);
     // A JSON error body where weights belong: a proxy or a hub answering with an error object.
     if (binary && type === 'application/json') throw notTheFile(url, 'a JSON document', type);
+    // A range (transformers.js reads a file's size with `Range: bytes=0-0`) is a piece, not the file.
+    if (response.status === 206) return response;
     const check = checks.check?.(url);
     // The length header is the encoded size; a check's `bytes` is the file's own.
     const length = Number(response.headers.get('content-length')) || undefined;
     if (binary) await checks.room?.(check?.bytes ?? length ?? 0, url);
-    if (!check || (check.bytes === undefined && check.integrity === undefined)) return response;
+    if (!check || (check.bytes === undefined && check.integrity === undefined)) return binary ? namingFailures(response, url, length) : response;
     // Hashing needs the whole file; the engine reads it whole anyway.
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    const bytes = await readWhole(namingFailures(response, url, length));
     await verifyFile(url, bytes, check);
-    return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(bytes as Uint8Array<ArrayBuffer>, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/**
+ * The same response, whose body, if the connection drops midway, fails with an error naming the
+ * file and how far it got (the browser's own says only "network error").
+ */
+function namingFailures(response: Response, url: string, length: number | undefined): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  let received = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        received += value.byteLength;
+        controller.enqueue(value);
+      } catch (cause) {
+        const of = length ? ` of ${length}` : '';
+        controller.error(
+          new GatewayError('model_unavailable', `The download of ${url} was cut off after ${received}${of} bytes (${cause instanceof Error ? cause.message : String(cause)}). Files fetched whole are kept: the next load fetches only what is missing.`, { cause }),
+        );
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * The body's bytes, read from its stream: `arrayBuffer()` would turn the stream's own error into
+ * a bare "Failed to fetch" in Chromium, losing which file and how far.
+ */
+async function readWhole(response: Response): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 function pathOf(url: string): string {
@@ -62,7 +116,8 @@ async function startsLikeHtml(response: Response): Promise<boolean> {
   if (!response.body) return false;
   const reader = response.clone().body!.getReader();
   try {
-    const { value } = await reader.read();
+    // A body failing this early fails again where the engine reads it, naming the file there.
+    const { value } = await reader.read().catch(() => ({ value: undefined }));
     if (!value) return false;
     let i = 0;
     // Skip a byte order mark and leading white space.

@@ -40,6 +40,18 @@ export function insufficientStorage(what: string, needed: number | undefined, fr
   );
 }
 
+/**
+ * A write that the browser refused for want of quota. Browsers may report more room than they
+ * grant (Chromium tells pages a fixed quota above their usage), so this can happen after a check.
+ */
+export function quotaExceeded(what: string, url: string, bytes: number | undefined): GatewayError {
+  const size = bytes === undefined ? '' : ` (${formatBytes(bytes)})`;
+  return new GatewayError(
+    'insufficient_storage',
+    `Not enough browser storage to download ${what}: storing ${url}${size} failed, the browser's storage quota is used up. Free some space (delete other models, or this site's data), or use a normal window rather than a private one; nothing partial was kept.`,
+  );
+}
+
 /** A storage quota failure, however the engine or the browser wrapped it. */
 export function isQuotaError(error: unknown): boolean {
   for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {

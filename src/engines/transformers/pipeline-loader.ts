@@ -9,7 +9,7 @@ import { pipeline, type FeatureExtractionPipeline, type ProgressInfo, type TextG
 import { GatewayError } from '../../core/errors.ts';
 import type { FileChecks } from '../file-integrity.ts';
 import { bytesOf, groupsForModel, listCachedModels } from '../model-cache.ts';
-import { checkRoom, freeBytes, insufficientStorage, isQuotaError } from '../storage.ts';
+import { checkRoom, insufficientStorage, isQuotaError, quotaExceeded } from '../storage.ts';
 import type { TransformersDevice } from './device.ts';
 import { modelUnavailable } from './engine-errors.ts';
 import type { VerifiedCache } from './verified-cache.ts';
@@ -66,7 +66,7 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>, 
           const [quota] = cache?.takeQuotaFailures(model.source) ?? [];
           if (quota) {
             await (loaded as { dispose(): Promise<unknown> }).dispose().catch(() => {});
-            throw insufficientStorage(`the model "${model.id}" (storing ${quota.url} failed)`, undefined, await freeBytes());
+            throw quotaExceeded(`the model "${model.id}"`, quota.url, quota.bytes);
           }
           return loaded;
         })().catch((cause: unknown) => {

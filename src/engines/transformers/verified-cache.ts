@@ -19,7 +19,7 @@ export interface VerifiedCache {
   put(key: string, response: Response): Promise<void>;
   delete(key: string): Promise<boolean>;
   /** Quota failures met while storing files whose URL contains `folder`, since the last call (then forgotten). */
-  takeQuotaFailures(folder: string): { readonly url: string; readonly error: unknown }[];
+  takeQuotaFailures(folder: string): { readonly url: string; readonly bytes?: number; readonly error: unknown }[];
   /** Whether the file `file` of the model folder `folder` was last read from the cache. */
   wasCached(folder: string, file: string): boolean;
 }
@@ -27,8 +27,14 @@ export interface VerifiedCache {
 export function createVerifiedCache(check: (url: string) => FileCheck | undefined, cacheName = TRANSFORMERS_CACHE): VerifiedCache {
   let opened: Promise<Cache> | undefined;
   const open = () => (opened ??= caches.open(cacheName));
-  const quotaFailures: { url: string; error: unknown }[] = [];
+  const quotaFailures: { url: string; bytes?: number; error: unknown }[] = [];
   const hits = new Set<string>();
+  /**
+   * Entries already checked by this engine, by URL, with their size: each is hashed once per
+   * engine lifetime, not at every read (transformers.js reads an entry twice per load: once for
+   * its size, once for its bytes).
+   */
+  const verified = new Map<string, number>();
   const absolute = (key: string) => new URL(key, globalThis.location?.href ?? 'http://relative.invalid/').href;
 
   return {
@@ -42,6 +48,10 @@ export function createVerifiedCache(check: (url: string) => FileCheck | undefine
       const stored = Number(response.headers.get('content-length'));
       const expected = check(url);
       try {
+        if (verified.get(url) === body.size) {
+          hits.add(url);
+          return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+        }
         if (stored > 0 && body.size !== stored) throw corruptFile(url, `the cached copy is ${body.size} bytes, ${stored} were stored`);
         if (expected?.integrity !== undefined) await verifyFile(url, await body.arrayBuffer(), expected);
         else if (expected?.bytes !== undefined && body.size !== expected.bytes) throw corruptFile(url, `it is ${body.size} bytes, the catalog says ${expected.bytes}`);
@@ -51,19 +61,24 @@ export function createVerifiedCache(check: (url: string) => FileCheck | undefine
         await cache.delete(key);
         return undefined;
       }
+      verified.set(url, body.size);
       hits.add(url);
       return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     },
     async put(key, response) {
       const cache = await open();
+      const url = absolute(key);
+      verified.delete(url);
       try {
         await cache.put(key, response);
       } catch (error) {
-        if (isQuotaError(error)) quotaFailures.push({ url: absolute(key), error });
+        const bytes = Number(response.headers.get('content-length')) || undefined;
+        if (isQuotaError(error)) quotaFailures.push({ url, bytes, error });
         throw error;
       }
     },
     async delete(key) {
+      verified.delete(absolute(key));
       return (await open()).delete(key);
     },
     takeQuotaFailures(folder) {
