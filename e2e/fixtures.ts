@@ -2,7 +2,7 @@
  * Browser test fixtures: a page of the built app (the SDK test page) that has started the runtime,
  * so its fetches to the base URL are answered by the service worker and the engine worker.
  */
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type Page, type Worker } from '@playwright/test';
 import type { ModelEntry } from '../src/contracts/worker-config.ts';
 
 export const SDK_PAGE = '/e2e/pages/sdk.html';
@@ -27,6 +27,8 @@ export interface StartArgs {
 export interface PageLog {
   progress: { status: string; model: string; device?: string }[];
   hostChanges: boolean[];
+  /** Each replacement of this tab's engine worker: why it ended (null: a restart on request). */
+  engineExits: ({ reason: string; message: string; at: string } | null)[];
 }
 
 /** Opens the SDK page and starts the runtime in it; resolves when the page is controlled. */
@@ -34,7 +36,7 @@ export async function startRuntime(page: Page, args: StartArgs = {}): Promise<vo
   await page.goto(SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
   await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, transformersRemoteHost, models }) => {
-    const log: PageLog = { progress: [], hostChanges: [] };
+    const log: PageLog = { progress: [], hostChanges: [], engineExits: [] };
     Object.assign(window, { log });
     const inference = await window.harness.startInference({
       baseUrl,
@@ -43,6 +45,7 @@ export async function startRuntime(page: Page, args: StartArgs = {}): Promise<vo
       ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href, models } }),
       onProgress: (p) => log.progress.push(p),
       onHostChange: (isHost) => log.hostChanges.push(isHost),
+      onEngineExit: (exit) => log.engineExits.push(exit ?? null),
     });
     Object.assign(window, { inference });
   }, args);
@@ -59,3 +62,10 @@ export const test = base.extend<{ runtimePage: Page }>({
 });
 
 export { expect };
+
+/** The engine worker the page host started (to inject faults into it). */
+export async function engineWorker(page: Page): Promise<Worker> {
+  const find = () => page.workers().find((w) => w.url().includes('/inpage-llm/engine-worker'));
+  await expect.poll(() => find() !== undefined).toBe(true);
+  return find()!;
+}

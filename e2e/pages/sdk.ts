@@ -24,7 +24,11 @@ declare global {
     harness: typeof harness;
     /** Set by the tests' startRuntime. */
     inference: Inference;
-    log: { progress: { status: string; model: string; device?: string }[]; hostChanges: boolean[] };
+    log: {
+      progress: { status: string; model: string; device?: string; file?: string; loaded?: number; total?: number; cached?: boolean }[];
+      hostChanges: boolean[];
+      engineExits: ({ reason: string; message: string; at: string } | null)[];
+    };
   }
 }
 window.harness = harness;

@@ -6,3 +6,4 @@ export type { FetchShim, FetchShimOptions } from './fetch-shim.ts';
 export { createWorkerEngine } from './worker-engine.ts';
 export type { LoadProgress } from '../contracts/model-progress.ts';
 export type { ModelStatus } from '../contracts/model-progress.ts';
+export type { EngineExit } from '../contracts/control-messages.ts';

@@ -6,7 +6,7 @@
 import { proxy, wrap, type Remote } from 'comlink';
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { EngineHostApi } from '../contracts/engine-host.ts';
-import type { EngineWorkerMessage } from '../contracts/control-messages.ts';
+import type { EngineExit, EngineWorkerEvent, EngineWorkerMessage } from '../contracts/control-messages.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { ENGINE_WORKER_FILE, RUNTIME_DIR } from '../contracts/runtime-layout.ts';
 
@@ -15,7 +15,20 @@ export interface EngineWorker {
   readonly api: Remote<EngineHostApi>;
   /** A fresh port to the worker, for another caller. */
   connect(): MessagePort;
+  /** Stops it on purpose: `onExit` is not called for this. */
   terminate(): void;
+}
+
+export interface SpawnOptions {
+  readonly onProgress?: (progress: LoadProgress) => void;
+  /**
+   * Called once if the worker ends without being terminated: it closed itself after losing its GPU
+   * device, or it crashed (an out-of-memory kill, a fatal error). Seen through a Web Lock the worker
+   * holds for its life, so it is known at once, without polling.
+   */
+  readonly onExit?: (exit: EngineExit) => void;
+  /** Why the worker before this one ended, for its model states. */
+  readonly previousExit?: EngineExit;
 }
 
 /** Starts an engine worker: the product's own by default; an app may bring its own (see `serveEngineWorker`). */
@@ -30,10 +43,28 @@ export const engineWorkerAt =
   () =>
     new Worker(url, { type: 'module', name: 'inpage-llm-engine' });
 
-export function spawnEngineWorker(config: WorkerConfig = {}, onProgress?: (progress: LoadProgress) => void, create: CreateEngineWorker = engineWorkerAt()): EngineWorker {
+export function spawnEngineWorker(config: WorkerConfig = {}, options: SpawnOptions = {}, create: CreateEngineWorker = engineWorkerAt()): EngineWorker {
+  const { onProgress, onExit, previousExit } = options;
   const worker = create();
   const post = (message: EngineWorkerMessage<WorkerConfig>, transfer: Transferable[] = []) => worker.postMessage(message, transfer);
-  post({ type: 'CONFIGURE', config });
+  let ended = false;
+  const lifeLock = `inpage-llm:engine-worker:${crypto.randomUUID()}`;
+  const exited = (exit: EngineExit) => {
+    if (ended) return;
+    ended = true;
+    onExit?.(exit);
+  };
+  worker.addEventListener('message', (event: MessageEvent<EngineWorkerEvent>) => {
+    // It said why it is closing: replace it now, rather than let calls reach it meanwhile.
+    if (event.data?.type === 'EXITING') exited(event.data.exit);
+    // Asked only once the worker holds it: being granted it then means the worker is gone.
+    else if (event.data?.type === 'ALIVE' && onExit) {
+      void navigator.locks.request(lifeLock, () =>
+        exited({ reason: 'crashed', message: 'The engine worker ended unexpectedly (a crash, or the browser reclaiming its memory).', at: new Date().toISOString() }),
+      );
+    }
+  });
+  post({ type: 'CONFIGURE', config, lifeLock, ...(previousExit ? { previousExit } : {}) });
   const connect = () => {
     const { port1, port2 } = new MessageChannel();
     post({ type: 'CONNECT', port: port1 }, [port1]);
@@ -41,5 +72,17 @@ export function spawnEngineWorker(config: WorkerConfig = {}, onProgress?: (progr
   };
   const api = wrap<EngineHostApi>(connect());
   if (onProgress) void api.onProgress(proxy(onProgress));
-  return { api, connect, terminate: () => worker.terminate() };
+  return {
+    api,
+    connect,
+    terminate: () => {
+      ended = true;
+      worker.terminate();
+    },
+  };
+}
+
+/** What the calls cut off by a worker's own end fail with: why it ended, and what to do. */
+export function exitReason(exit: EngineExit): string {
+  return exit.reason === 'device_lost' ? `${exit.message} The engine is being rebuilt: retry the request.` : `${exit.message} The engine worker was restarted; this request was cut off.`;
 }

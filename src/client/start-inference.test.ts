@@ -14,17 +14,19 @@ import { startInference } from './start-inference.ts';
 /** An engine worker in this thread: the same spawn protocol, the product's host service. */
 function inThreadEngineWorker(tokenDelayMs = 0) {
   const service = createHostService(createModelHost({ adapters: [new ScriptedAdapter({ answerTokens: 6, tokenDelayMs })] }));
-  const created: { terminated: boolean }[] = [];
+  const created: (EventTarget & { terminated: boolean; configured?: EngineWorkerMessage })[] = [];
   const create = () => {
-    const worker = {
+    const worker = Object.assign(new EventTarget(), {
       terminated: false,
+      configured: undefined as EngineWorkerMessage | undefined,
       postMessage(message: EngineWorkerMessage) {
         if (message.type === 'CONNECT') service.serve(message.port);
+        else worker.configured = message;
       },
       terminate() {
         worker.terminated = true;
       },
-    };
+    });
     created.push(worker);
     return worker as unknown as Worker;
   };
@@ -246,5 +248,29 @@ describe('startInference, a tab that does not host', () => {
     expect(performance.now() - started).toBeLessThan(2000);
     expect(inference.isHost).toBe(true);
     expect(ownWorker.created).toHaveLength(1);
+  });
+});
+
+describe('startInference, an engine worker that ends on its own', () => {
+  it('is replaced at once when it says it lost its GPU device: calls cut off fail with device_lost, the next is served by a fresh worker told why', async () => {
+    stubBrowser(false);
+    const worker = inThreadEngineWorker(300);
+    const exits: unknown[] = [];
+    await startInference({ engineWorker: worker.create, onEngineExit: (exit) => exits.push(exit) });
+    const cut = post(CHAT.replace('"max_tokens":6', '"max_tokens":6,"stream":true')).then((r) => r.text());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const exit = { reason: 'device_lost', message: 'The GPU device was lost (unknown).', at: '2026-11-23T00:00:00.000Z' } as const;
+    // What the worker's own channel carries when it closes itself after a loss.
+    worker.created[0]!.dispatchEvent(new MessageEvent('message', { data: { type: 'EXITING', exit } }));
+    const text = await cut;
+    expect(text).toMatch(/"code":"device_lost"/);
+    expect(text).toContain('The GPU device was lost (unknown). The engine is being rebuilt: retry the request.');
+    expect(worker.created).toHaveLength(2);
+    expect(worker.created[0]!.terminated).toBe(true);
+    expect(worker.created[1]!.configured).toMatchObject({ type: 'CONFIGURE', previousExit: exit });
+    expect(exits).toEqual([exit]);
+    expect((await (await post(CHAT)).json()).usage.completion_tokens).toBe(6);
+    // Other tabs and the service worker drop their links to the old worker.
+    expect(container.ofType('HOST_GONE').length).toBeGreaterThan(0);
   });
 });

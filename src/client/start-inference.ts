@@ -14,12 +14,12 @@
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import type { ModelStatus } from '../contracts/model-progress.ts';
-import { BUILD, PROTOCOL, VERSION, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
+import { BUILD, PROTOCOL, VERSION, type EngineExit, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createEngineConnection, type EngineConnection } from '../rpc/engine-connection.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { SERVICE_WORKER_FILE } from '../contracts/runtime-layout.ts';
 import { installFetchShim } from './fetch-shim.ts';
-import { engineWorkerAt, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
+import { engineWorkerAt, exitReason, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
 
 export interface StartOptions {
   /** Where the API answers: a path (default `/v1`) or a virtual absolute URL such as `https://llm.local/v1`. */
@@ -47,6 +47,11 @@ export interface StartOptions {
   readonly onProgress?: (progress: LoadProgress) => void;
   /** Called when this tab starts or stops hosting the engine. */
   readonly onHostChange?: (isHost: boolean) => void;
+  /**
+   * Called when this tab's engine worker was replaced: after `restartWorker()` (no argument), or
+   * because it ended on its own (`exit` says why: its GPU device was lost, or it crashed).
+   */
+  readonly onEngineExit?: (exit?: EngineExit) => void;
   /**
    * Answer this page's own requests in the page (default true), so that they never depend on the
    * service worker's lifetime. false: through the service worker, like every other context. Only
@@ -81,6 +86,12 @@ export interface Inference {
   load(model: string): Promise<void>;
   /** Replaces the engine worker with a fresh one (in-flight requests fail with a clear error). */
   restartWorker(): Promise<void>;
+  /**
+   * This origin's storage: bytes used and allowed, and whether the browser granted persistent
+   * storage (asked the first time a model's files are downloaded, so that they are not evicted
+   * under storage pressure); `persisted` is undefined until it was asked.
+   */
+  storage(): Promise<{ readonly usage?: number; readonly quota?: number; readonly persisted?: boolean }>;
   /** Stops hosting and releases the engine; the service worker stays registered. */
   stop(): Promise<void>;
 }
@@ -119,7 +130,38 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
     const port = engine.connect();
     post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD, ...(forClient ? { for: forClient, hostLock } : {}) }, [port]);
   };
-  const spawn = () => spawnEngineWorker(options.engine, options.onProgress, options.engineWorker ?? engineWorkerAt(options.engineWorkerUrl));
+  /** Whether persistent storage was granted; asked once, when a download starts. */
+  let persisted: Promise<boolean> | undefined;
+  const progressed = (progress: LoadProgress) => {
+    if (progress.status === 'progress' && !progress.cached && !persisted && navigator.storage?.persist) {
+      persisted = navigator.storage.persist().catch(() => false);
+      void persisted.then((granted) => {
+        if (!granted) console.info('inpage-llm: the browser did not grant persistent storage: downloaded models may be evicted under storage pressure.');
+      });
+    }
+    options.onProgress?.(progress);
+  };
+  /**
+   * A worker that ends on its own (its GPU device lost, a crash) is replaced as a restart is: its
+   * callers' calls in flight fail with a 503 at once, and the next ones go to the fresh worker.
+   */
+  const spawn = (previousExit?: EngineExit): EngineWorker =>
+    spawnEngineWorker(
+      options.engine,
+      { onProgress: progressed, previousExit, onExit: (exit) => void replaceWorker(exitReason(exit), exit) },
+      options.engineWorker ?? engineWorkerAt(options.engineWorkerUrl),
+    );
+  /** A fresh engine worker in place of this tab's: every link to the old one is cut. */
+  const replaceWorker = (reason: string, exit?: EngineExit) => {
+    if (!engine) return;
+    engine.terminate();
+    post({ type: 'HOST_GONE' });
+    own?.detach(reason, exit?.reason === 'device_lost' ? 'device_lost' : 'engine_unavailable');
+    engine = spawn(exit);
+    own?.attach(engine.connect(), SELF);
+    offer();
+    options.onEngineExit?.(exit);
+  };
 
   // This page's own link: to its own worker while it hosts, else to the host tab's.
   let own: EngineConnection | undefined;
@@ -199,15 +241,15 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
     },
     async restartWorker() {
       if (!engine) throw new Error('This tab does not host the engine.');
-      engine.terminate();
-      post({ type: 'HOST_GONE' });
-      own?.detach('The engine worker was restarted; this request was cut off.');
-      engine = spawn();
-      own?.attach(engine.connect(), SELF);
-      offer();
+      replaceWorker('The engine worker was restarted; this request was cut off.');
     },
     async stop() {
       stopHosting?.();
+    },
+    async storage() {
+      const { usage, quota } = (await navigator.storage?.estimate?.().catch(() => undefined)) ?? {};
+      const granted = persisted ? await persisted : undefined;
+      return { usage, quota, ...(granted !== undefined ? { persisted: granted } : {}) };
     },
   };
 }

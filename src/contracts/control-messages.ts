@@ -7,7 +7,11 @@
  */
 import type { ApiKey } from '../gateway/auth.ts';
 
-/** Page → service worker. */
+/**
+ * Page → service worker. Only the hosting tab's own channel is trusted: `ENGINE_PORT` and
+ * `HOST_GONE` from any other client are dropped while the host still exists (see
+ * `src/sw/host-channel.ts` and docs/decisions/trusted-host-channel.md).
+ */
 export type PageMessage =
   /**
    * The tab hosting the engine offers a port to its worker: for the service worker itself (after
@@ -23,10 +27,18 @@ export type PageMessage =
       /** The host's id as Web Locks name it (not a service worker's Client id): how other tabs tell it is gone. */
       readonly hostLock?: string;
     }
-  /** A page that does not host the engine asks for a port to it, to answer its own requests. */
-  | { readonly type: 'PAGE_PORT_REQUEST' }
-  /** The hosting tab is going away: fail in-flight calls now rather than wait for the watchdog. */
-  | { readonly type: 'HOST_GONE' }
+  /**
+   * A page that does not host the engine asks for a port to it, to answer its own requests. A port
+   * reaches the engine past every key check, so where keys are configured the page must show one
+   * of them (any: the page checks its own requests' keys and scopes itself).
+   */
+  | { readonly type: 'PAGE_PORT_REQUEST'; readonly apiKey?: string }
+  /**
+   * The hosting tab's engine worker is gone: fail in-flight calls now rather than wait for the
+   * watchdog. The tab gives up its place as host, unless `staying` (it replaced its engine worker
+   * and offers the new one next): then no other tab may take the place meanwhile.
+   */
+  | { readonly type: 'HOST_GONE'; readonly staying?: boolean }
   /** Shell files the page loaded before the worker controlled it, to keep for offline use. */
   | { readonly type: 'CACHE_SHELL'; readonly urls: readonly string[] }
   /** Asks the worker's build and state; the reply goes to `port`. */
@@ -59,8 +71,34 @@ export type WorkerMessage =
 
 /** Page → engine worker: the worker's settings, then one port per caller. */
 export type EngineWorkerMessage<Config = object> =
-  | { readonly type: 'CONFIGURE'; readonly config: Config }
+  | {
+      readonly type: 'CONFIGURE';
+      readonly config: Config;
+      /**
+       * A Web Locks name the worker holds for as long as it lives: the page learns of its end by
+       * being granted the lock (a crash, an out-of-memory kill, `close()`), with no polling.
+       */
+      readonly lifeLock?: string;
+      /** Why the worker before this one ended, when it did not end on request: shown with the models' states. */
+      readonly previousExit?: EngineExit;
+    }
   | { readonly type: 'CONNECT'; readonly port: MessagePort };
+
+/** Engine worker → the page that started it, on the worker's own channel. */
+export type EngineWorkerEvent =
+  /** It holds `lifeLock`: from now on, the lock being free means the worker is gone. */
+  | { readonly type: 'ALIVE' }
+  /** It is about to close itself, and why (calls in flight were already answered with the error). */
+  | { readonly type: 'EXITING'; readonly exit: EngineExit };
+
+/** How an engine worker ended when nobody asked it to. */
+export interface EngineExit {
+  /** `device_lost`: its GPU device was lost, so it closed to be rebuilt; `crashed`: it vanished without a word. */
+  readonly reason: 'device_lost' | 'crashed';
+  readonly message: string;
+  /** When, as an ISO 8601 time. */
+  readonly at: string;
+}
 
 /** Set at build time; a page and a service worker of different builds can tell. */
 export const BUILD = typeof __INPAGE_BUILD__ === 'string' ? __INPAGE_BUILD__ : 'dev';

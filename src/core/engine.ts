@@ -167,6 +167,11 @@ export interface ModelLocalState {
   readonly requires?: readonly string[];
   /** The last load failure, while `state` is `failed`. */
   readonly error?: string;
+  /**
+   * The engine it runs on was rebuilt after its predecessor ended on its own: its GPU device was
+   * lost (`device_lost`), or it vanished (`crashed`); `at` is an ISO 8601 time.
+   */
+  readonly lastExit?: { readonly reason: 'device_lost' | 'crashed'; readonly message: string; readonly at: string };
 }
 
 /**

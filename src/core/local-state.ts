@@ -25,6 +25,8 @@ export interface WireLocalState {
   readonly reason?: string;
   /** Present while `state` is `failed`: the last load's error message. */
   readonly error?: string;
+  /** Present when the engine was rebuilt after its GPU device was lost (or it crashed): why and when. */
+  readonly last_exit?: ModelLocalState['lastExit'];
 }
 
 /** How long a listing waits for the engine's states before answering without them. */
@@ -55,5 +57,6 @@ export function toWireLocalState(state: ModelLocalState): WireLocalState {
     ...(state.backend !== undefined ? { backend: state.backend } : {}),
     ...(state.reason !== undefined ? { reason: state.reason } : {}),
     ...(state.error !== undefined ? { error: state.error } : {}),
+    ...(state.lastExit !== undefined ? { last_exit: state.lastExit } : {}),
   };
 }

@@ -9,6 +9,7 @@ import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, En
 import { abortedError, GatewayError } from '../core/errors.ts';
 import { modelNotFound } from '../core/models.ts';
 import type { LoadProgress, ModelState, ModelStatus } from '../contracts/model-progress.ts';
+import type { EngineExit } from '../contracts/control-messages.ts';
 import type { EngineAdapter, LocalFacts } from './adapter.ts';
 import { createEmbedBatcher, type EmbedBatcherOptions } from './embed-batcher.ts';
 
@@ -31,6 +32,8 @@ export interface ModelHost extends Engine {
   status(): ModelStatus[];
   /** Each model's state with what its adapter says of files on disk and device support. */
   modelStates(): Promise<readonly ModelLocalState[]>;
+  /** How the engine before this one ended (its GPU device lost, a crash): shown in the states of the models it hit. */
+  recordExit?(exit: EngineExit): void;
 }
 
 interface Slot {
@@ -59,6 +62,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
     }
   }
   let clock = 0;
+  let previousExit: EngineExit | undefined;
 
   const slotOf = (model: string): Slot => {
     const slot = slots.get(model);
@@ -194,7 +198,10 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       const adapters = [...new Set([...slots.values()].map((slot) => slot.adapter))];
       // One adapter that cannot read its facts must not hide the others' models.
       const facts = new Map(await Promise.all(adapters.map(async (adapter) => [adapter, await adapter.localFacts?.().catch(() => undefined)] as const)));
-      return [...slots].map(([id, slot]) => toLocalState(id, slot, facts.get(slot.adapter)?.get(id)));
+      return [...slots].map(([id, slot]) => toLocalState(id, slot, facts.get(slot.adapter)?.get(id), previousExit));
+    },
+    recordExit(exit) {
+      previousExit = exit;
     },
   };
 }
@@ -203,8 +210,10 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
  * An adapter that cannot tell (no `localFacts`, or reading them failed) is taken to run its models,
  * with nothing stored: its loads then say otherwise through `state` and `error`.
  */
-function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined): ModelLocalState {
+function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined, exit: EngineExit | undefined): ModelLocalState {
   const { downloaded = false, bytesOnDisk = 0, runnable = true, backend, reason, requires = [] } = facts ?? {};
+  // A lost GPU device concerns the models that run on the GPU; a crash, every model.
+  const hit = exit && (exit.reason === 'crashed' || requires.includes('webgpu') || backend === 'webgpu');
   return {
     id,
     state: slot.state,
@@ -215,6 +224,7 @@ function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined): Mo
     ...(backend ? { backend } : {}),
     ...(reason ? { reason } : {}),
     ...(slot.state === 'failed' && slot.error ? { error: slot.error } : {}),
+    ...(hit ? { lastExit: exit } : {}),
   };
 }
 

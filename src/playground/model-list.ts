@@ -16,6 +16,8 @@ export interface ApiLocalState {
   readonly backend?: string;
   readonly reason?: string;
   readonly error?: string;
+  /** The engine was rebuilt after its predecessor ended on its own (GPU device lost, crash). */
+  readonly lastExit?: { readonly reason: string; readonly message: string; readonly at: string };
 }
 
 export interface ApiModel {
@@ -50,6 +52,7 @@ interface WireLocalState {
   backend?: string;
   reason?: string;
   error?: string;
+  last_exit?: { reason: string; message: string; at: string };
 }
 
 export async function fetchModels(baseUrl: string): Promise<ApiModel[]> {
@@ -96,6 +99,7 @@ function toLocal(wire: WireLocalState): ApiLocalState {
     backend: wire.backend,
     reason: wire.reason,
     error: wire.error,
+    ...(wire.last_exit ? { lastExit: wire.last_exit } : {}),
   };
 }
 

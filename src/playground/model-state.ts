@@ -22,6 +22,19 @@ export interface ModelFacts {
 }
 
 export function describeState(facts: ModelFacts): { state: RowState; parts: HTMLElement[] } {
+  const described = describeLoadState(facts);
+  const exit = facts.local?.lastExit;
+  // The engine came back on its own: say so beside whatever state the model is in now.
+  if (exit) described.parts.push(h('small', { class: 'exit-note', 'data-testid': 'last-exit', title: exit.message }, exitNote(exit)));
+  return described;
+}
+
+function exitNote(exit: NonNullable<ApiLocalState['lastExit']>): string {
+  const at = new Date(exit.at).toLocaleTimeString();
+  return exit.reason === 'device_lost' ? `Engine rebuilt at ${at} after the GPU device was lost` : `Engine restarted at ${at} after it stopped unexpectedly`;
+}
+
+function describeLoadState(facts: ModelFacts): { state: RowState; parts: HTMLElement[] } {
   const { model, local, view } = facts;
   const label = (text: string) => h('span', { class: 'state-label' }, text);
   if (local?.state === 'loading' || view?.phase === 'loading') {

@@ -9,7 +9,7 @@ import { wrap } from 'comlink';
 import type { CallOptions, ChatRequest, EmbedRequest, Engine } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { EngineHostApi } from '../contracts/engine-host.ts';
-import { linkEngine, type EngineLink } from './engine-link.ts';
+import { linkEngine, type EngineLink, type SeverCode } from './engine-link.ts';
 
 export interface EngineConnectionOptions {
   /** Asks for a port (the host answers with `attach`). */
@@ -24,7 +24,7 @@ export interface EngineConnection extends Engine {
   /** A port to the engine worker from the host with this id (null: unknown). */
   attach(port: MessagePort, hostId: string | null): void;
   /** The host said it is leaving. */
-  detach(reason: string): void;
+  detach(reason: string, code?: SeverCode): void;
   readonly linked: boolean;
 }
 
@@ -87,8 +87,8 @@ export function createEngineConnection(options: EngineConnectionOptions): Engine
       waiters = [];
       for (const resolve of ready) resolve(link);
     },
-    detach(reason) {
-      link?.sever(reason);
+    detach(reason, code) {
+      link?.sever(reason, code);
       link = undefined;
       host = null;
     },

@@ -14,8 +14,9 @@ function linkToScripted(options: ConstructorParameters<typeof ScriptedEngine>[0]
   const engine = new ScriptedEngine(options);
   const host = { listModels: () => engine.listModels(), chat: engine.chat.bind(engine), embed: engine.embed.bind(engine) } as unknown as ModelHost;
   const { port1, port2 } = new MessageChannel();
-  createHostService(host).serve(port1);
-  return { engine, link: linkEngine(wrap<EngineHostApi>(port2)) };
+  const service = createHostService(host);
+  service.serve(port1);
+  return { engine, service, link: linkEngine(wrap<EngineHostApi>(port2)) };
 }
 
 /** Every message posted on any port while the test runs: calls one way, replies the other. */
@@ -123,5 +124,34 @@ describe('engine link: model states', () => {
     expect(posts.calls()).toEqual([]);
     link.sever('The host tab closed.');
     await expect(link.modelStates!()).rejects.toMatchObject({ code: 'engine_unavailable' });
+  });
+
+  it('fails every call in flight at once with the error failAll is given, even when the engine never answers', async () => {
+    const { GatewayError } = await import('../core/errors.ts');
+    // An engine that hangs, as one may once its GPU device is gone.
+    const hanging = {
+      listModels: async () => [],
+      chat: async function* () {
+        yield { type: 'token', text: 'He' } as ChatEvent;
+        await new Promise(() => {});
+      },
+      embed: () => new Promise(() => {}),
+    } as unknown as ModelHost;
+    const { port1, port2 } = new MessageChannel();
+    const service = createHostService(hanging);
+    service.serve(port1);
+    const link = linkEngine(wrap<EngineHostApi>(port2));
+    const seen: ChatEvent[] = [];
+    const streamed = (async () => {
+      for await (const event of link.chat(request, { signal: signal() })) seen.push(event);
+    })().then(() => undefined, (error: unknown) => error);
+    const embedded = link.embed({ model: 'scripted-embed', input: ['x'] }, { signal: signal() }).then(() => undefined, (error: unknown) => error);
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    expect(service.failAll(new GatewayError('device_lost', 'The GPU device was lost.', { retryAfter: 1 }))).toBe(2);
+    for (const error of await Promise.all([streamed, embedded])) {
+      expect(error).toMatchObject({ code: 'device_lost', message: 'The GPU device was lost.', retryAfter: 1 });
+    }
+    expect(service.failAll(new GatewayError('device_lost', 'again'))).toBe(0);
+    link.sever('done');
   });
 });

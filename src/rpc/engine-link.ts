@@ -10,9 +10,12 @@ import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, En
 import { GatewayError } from '../core/errors.ts';
 import type { CallMessage, CallReply, EngineHostApi, StreamMessage } from '../contracts/engine-host.ts';
 
+export type SeverCode = 'engine_unavailable' | 'device_lost';
+
 export interface EngineLink extends Engine {
   /** Fails every pending call with 503 (the host is gone) and refuses new ones. */
-  sever(reason: string): void;
+  /** `code`: what the cut calls fail with (default `engine_unavailable`; `device_lost` when its GPU device went). */
+  sever(reason: string, code?: SeverCode): void;
   readonly severed: boolean;
 }
 
@@ -42,8 +45,8 @@ export function linkEngine(remote: Remote<EngineHostApi>): EngineLink {
     get severed() {
       return severedBy !== undefined;
     },
-    sever(reason) {
-      severedBy = new GatewayError('engine_unavailable', reason, { retryAfter: 1 });
+    sever(reason, code = 'engine_unavailable') {
+      severedBy = new GatewayError(code, reason, { retryAfter: 1 });
       for (const fail of pending) fail(severedBy);
       pending.clear();
       calls.clear();

@@ -6,20 +6,57 @@
  */
 import { GatewayError } from '../core/errors.ts';
 import type { LoadProgress } from '../contracts/model-progress.ts';
+import { onGpuDeviceLost, type GpuDeviceLoss } from '../engines/gpu-device-watch.ts';
 import type { ModelHost } from '../engines/model-host.ts';
-import type { EngineWorkerMessage } from '../contracts/control-messages.ts';
+import type { EngineExit, EngineWorkerEvent, EngineWorkerMessage } from '../contracts/control-messages.ts';
 import { createHostService, type HostService } from '../rpc/expose-host.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
+/** How long the answers to calls cut off by a device loss get to leave before the worker closes. */
+const CLOSE_DELAY_MS = 100;
+
 export function serveEngineWorker<Config extends object>(createHost: (config: Config, onProgress: (progress: LoadProgress) => void) => ModelHost): void {
   let service: HostService | undefined;
+  let host: ModelHost | undefined;
   // The host is built on the first message, so a CONFIGURE sent right after spawning applies.
-  const start = (config = {} as Config) => (service ??= createHostService(buildHost(() => createHost(config, (progress) => service?.progress(progress)))));
+  const start = (config = {} as Config) =>
+    (service ??= createHostService((host = buildHost(() => createHost(config, (progress) => service?.progress(progress))))));
+  const tell = (event: EngineWorkerEvent) => self.postMessage(event);
+
+  // Neither engine can take a new GPU device once its own is lost: the worker answers every call
+  // in flight or waiting with a 503 saying so, and closes; the page that started it notices (its
+  // life lock comes free) and starts a fresh one, which gets a new device.
+  onGpuDeviceLost((loss) => {
+    const exit: EngineExit = { reason: 'device_lost', message: describeLoss(loss), at: new Date().toISOString() };
+    console.error(`inpage-llm: ${exit.message}`);
+    service?.closeWith(new GatewayError('device_lost', `${exit.message} The engine is being rebuilt: retry the request.`, { retryAfter: 1 }));
+    tell({ type: 'EXITING', exit });
+    setTimeout(() => self.close(), CLOSE_DELAY_MS);
+  });
+
   self.addEventListener('message', (event: MessageEvent<EngineWorkerMessage<Config>>) => {
     const message = event.data;
-    if (message?.type === 'CONFIGURE') start(message.config);
-    else if (message?.type === 'CONNECT') start().serve(message.port);
+    if (message?.type === 'CONFIGURE') {
+      start(message.config);
+      if (message.previousExit) host?.recordExit?.(message.previousExit);
+      if (message.lifeLock) holdForLife(message.lifeLock, () => tell({ type: 'ALIVE' }));
+    } else if (message?.type === 'CONNECT') start().serve(message.port);
+  });
+}
+
+function describeLoss(loss: GpuDeviceLoss): string {
+  const detail = loss.message ? `: ${loss.message}` : '';
+  return `The GPU device was lost (${loss.reason}${detail}), as happens under GPU memory pressure or a driver reset.`;
+}
+
+/** Holds the lock until this worker ends (a lock held by a context is freed when it goes). */
+function holdForLife(name: string, held: () => void): void {
+  const locks = (self.navigator as Navigator & { locks?: LockManager }).locks;
+  if (!locks) return;
+  void locks.request(name, () => {
+    held();
+    return new Promise<never>(() => {});
   });
 }
 
@@ -48,6 +85,7 @@ function buildHost(create: () => ModelHost): ModelHost {
       unload: reject,
       status: () => [],
       modelStates: reject,
+      recordExit: () => {},
     };
   }
 }

@@ -6,7 +6,7 @@ const record = { model_id: 'M-q4f32_1-MLC', model: 'https://hub.test/M/resolve/m
 describe('web-llm load failures', () => {
   it('reports a full storage quota as 507 naming the model', () => {
     const quota = Object.assign(new Error('The quota has been exceeded.'), { name: 'QuotaExceededError' });
-    const error = loadFailure('m', record, quota, 'fetching');
+    const error = loadFailure('m', record, quota, 'fetch');
     expect(error.code).toBe('insufficient_storage');
     expect(error.status).toBe(507);
     expect(error.message).toContain('the WebLLM model "m" (M-q4f32_1-MLC)');

@@ -9,6 +9,7 @@ import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { requireModel } from '../../core/models.ts';
 import type { EngineAdapter } from '../adapter.ts';
+import { releasingGpu } from '../gpu-device-watch.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 import type { SelfHost, WebLLMModelSpec } from './app-config.ts';
@@ -115,7 +116,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
       slots.set(model, created);
       created.ready = open(model, spec, created, onProgress).catch(async (error: unknown) => {
         if (slots.get(model) === created) slots.delete(model);
-        await created.engine?.unload().catch(() => {});
+        await releasingGpu(() => created.engine?.unload() ?? Promise.resolve()).catch(() => {});
         throw error;
       });
       slot = created;
@@ -136,7 +137,8 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
       const slot = slots.get(model);
       if (!slot) return;
       slots.delete(model);
-      await slot.engine?.unload().catch(() => {});
+      // web-llm destroys its device on unload: a release, not a loss.
+      await releasingGpu(() => slot.engine?.unload() ?? Promise.resolve()).catch(() => {});
       await slot.ready.catch(() => {});
     },
     async *chat(request, { signal }) {
