@@ -133,3 +133,22 @@ test('an engine worker that dies mid-stream (as in a crash) ends the stream and 
   const chat = (await models(page)).find((m) => m.id === 'tiny-chat')!;
   expect(chat.local?.last_exit?.reason).toBe('crashed');
 });
+
+test('a service worker stopped mid-stream ends the stream it carried at once (the body errors, as the browser cuts it); the next request through it is served', async ({ page, context }) => {
+  await startRuntime(page, { device: 'webgpu', inPage: false });
+  expect(await startStream(page, chatBody('Stream for a while', 250, true))).toBe(200);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('ServiceWorker.enable');
+  const stoppedAt = Date.now();
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  const cut = await finishStream(page).then(
+    () => 'finished',
+    (error: Error) => error.message,
+  );
+  const ms = Date.now() - stoppedAt;
+  expect(cut).toMatch(/TypeError: network error/);
+  expect(ms).toBeLessThan(BOUND_MS);
+  console.log(`service worker stopped mid-stream: the stream's body failed ${ms} ms later`);
+  const next = await page.evaluate(async (body) => (await (await fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()).usage, chatBody('Again', 3));
+  expect(next.completion_tokens).toBe(3);
+});
