@@ -81,8 +81,3 @@ export function spawnEngineWorker(config: WorkerConfig = {}, options: SpawnOptio
     },
   };
 }
-
-/** What the calls cut off by a worker's own end fail with: why it ended, and what to do. */
-export function exitReason(exit: EngineExit): string {
-  return exit.reason === 'device_lost' ? `${exit.message} The engine is being rebuilt: retry the request.` : `${exit.message} The engine worker was restarted; this request was cut off.`;
-}

@@ -14,12 +14,12 @@
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import type { ModelStatus } from '../contracts/model-progress.ts';
-import { BUILD, PROTOCOL, VERSION, type EngineExit, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
+import { BUILD, describeExit, PROTOCOL, VERSION, type EngineExit, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createEngineConnection, type EngineConnection } from '../rpc/engine-connection.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { SERVICE_WORKER_FILE } from '../contracts/runtime-layout.ts';
 import { installFetchShim } from './fetch-shim.ts';
-import { engineWorkerAt, exitReason, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
+import { engineWorkerAt, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
 
 export interface StartOptions {
   /** Where the API answers: a path (default `/v1`) or a virtual absolute URL such as `https://llm.local/v1`. */
@@ -148,15 +148,16 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   const spawn = (previousExit?: EngineExit): EngineWorker =>
     spawnEngineWorker(
       options.engine,
-      { onProgress: progressed, previousExit, onExit: (exit) => void replaceWorker(exitReason(exit), exit) },
+      { onProgress: progressed, previousExit, onExit: (exit) => void replaceWorker(describeExit(exit).reason, exit) },
       options.engineWorker ?? engineWorkerAt(options.engineWorkerUrl),
     );
   /** A fresh engine worker in place of this tab's: every link to the old one is cut. */
   const replaceWorker = (reason: string, exit?: EngineExit) => {
     if (!engine) return;
     engine.terminate();
-    post({ type: 'HOST_GONE' });
-    own?.detach(reason, exit?.reason === 'device_lost' ? 'device_lost' : 'engine_unavailable');
+    // Staying: this tab keeps its place as host while it offers the new worker.
+    post({ type: 'HOST_GONE', staying: true, ...(exit ? { exit } : {}) });
+    own?.detach(reason, exit ? describeExit(exit).code : 'engine_unavailable');
     engine = spawn(exit);
     own?.attach(engine.connect(), SELF);
     offer();
@@ -166,8 +167,10 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   // This page's own link: to its own worker while it hosts, else to the host tab's.
   let own: EngineConnection | undefined;
   if (options.inPage ?? true) {
+    // Where keys are configured, the service worker passes a link to the engine only to a page that shows one.
+    const apiKey = keyText(options.apiKeys?.[0]);
     own = createEngineConnection({
-      requestPort: () => (engine ? own!.attach(engine.connect(), SELF) : post({ type: 'PAGE_PORT_REQUEST' })),
+      requestPort: () => (engine ? own!.attach(engine.connect(), SELF) : post({ type: 'PAGE_PORT_REQUEST', ...(apiKey !== undefined ? { apiKey } : {}) })),
       hostAlive: async (id) => (id === SELF ? engine !== undefined : holdsLock(id)),
     });
     installFetchShim({ engine: own, baseUrl, apiKeys: options.apiKeys });
@@ -183,9 +186,12 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
         if (own && !engine) own.attach(message.port, message.hostLock ?? UNKNOWN_HOST);
         else message.port.close();
         return;
-      case 'HOST_GONE':
-        if (!engine) own?.detach('The tab hosting the inference engine was closed, or restarted its engine; this request was cut off.');
+      case 'HOST_GONE': {
+        if (engine) return;
+        const cut = message.exit ? describeExit(message.exit) : undefined;
+        own?.detach(cut?.reason ?? 'The tab hosting the inference engine was closed, or restarted its engine; this request was cut off.', cut?.code);
         return;
+      }
     }
   });
   // A new service worker (an update) starts without a link: give it one.
@@ -252,6 +258,10 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
       return { usage, quota, ...(granted !== undefined ? { persisted: granted } : {}) };
     },
   };
+}
+
+function keyText(key: ApiKey | undefined): string | undefined {
+  return typeof key === 'string' ? key : key?.key;
 }
 
 /** Whether the tab with this Web Locks id still holds the host lock (it is gone, or no longer hosts, otherwise). */

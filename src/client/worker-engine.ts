@@ -6,13 +6,13 @@
  * @module
  */
 import { wrap } from 'comlink';
-import type { EngineExit } from '../contracts/control-messages.ts';
+import { describeExit, type EngineExit } from '../contracts/control-messages.ts';
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { EngineHostApi } from '../contracts/engine-host.ts';
 import { GatewayError } from '../core/errors.ts';
 import { linkEngine, type EngineLink } from '../rpc/engine-link.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
-import { exitReason, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
+import { spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
 
 /** `engineWorker`: starts the worker (default: the product's, at `/inpage-llm/engine-worker.js`). */
 export function createWorkerEngine(config: WorkerConfig = {}, onProgress?: (progress: LoadProgress) => void, engineWorker?: CreateEngineWorker): EngineLink & { terminate(): void } {
@@ -24,7 +24,8 @@ export function createWorkerEngine(config: WorkerConfig = {}, onProgress?: (prog
     link = linkEngine(wrap<EngineHostApi>(worker.connect()));
   };
   function restart(exit: EngineExit) {
-    link.sever(exitReason(exit), exit.reason === 'device_lost' ? 'device_lost' : 'engine_unavailable');
+    const { reason, code } = describeExit(exit);
+    link.sever(reason, code);
     if (!stopped) start(exit);
   }
   start();

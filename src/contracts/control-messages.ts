@@ -38,7 +38,12 @@ export type PageMessage =
    * watchdog. The tab gives up its place as host, unless `staying` (it replaced its engine worker
    * and offers the new one next): then no other tab may take the place meanwhile.
    */
-  | { readonly type: 'HOST_GONE'; readonly staying?: boolean }
+  | {
+      readonly type: 'HOST_GONE';
+      readonly staying?: boolean;
+      /** Its engine worker ended on its own (GPU device lost, crash): calls cut off say so. */
+      readonly exit?: EngineExit;
+    }
   /** Shell files the page loaded before the worker controlled it, to keep for offline use. */
   | { readonly type: 'CACHE_SHELL'; readonly urls: readonly string[] }
   /** Asks the worker's build and state; the reply goes to `port`. */
@@ -53,8 +58,8 @@ export type WorkerMessage =
   | { readonly type: 'PORT_REQUEST'; readonly for?: string }
   /** A port to the engine worker, for the page that asked; `hostLock` is the host's Web Locks id, when it said. */
   | { readonly type: 'ENGINE_PORT'; readonly port: MessagePort; readonly hostLock?: string }
-  /** The hosting tab went away or restarted its worker: links to it are dead. */
-  | { readonly type: 'HOST_GONE' }
+  /** The hosting tab went away or restarted its worker (`exit`: why, when it ended on its own): links to it are dead. */
+  | { readonly type: 'HOST_GONE'; readonly exit?: EngineExit }
   | {
       readonly type: 'HELLO_REPLY';
       readonly build: string;
@@ -90,6 +95,13 @@ export type EngineWorkerEvent =
   | { readonly type: 'ALIVE' }
   /** It is about to close itself, and why (calls in flight were already answered with the error). */
   | { readonly type: 'EXITING'; readonly exit: EngineExit };
+
+/** What calls cut off by a worker's own end fail with: why it ended, and what to do. */
+export function describeExit(exit: EngineExit): { readonly reason: string; readonly code: 'device_lost' | 'engine_unavailable' } {
+  return exit.reason === 'device_lost'
+    ? { reason: `${exit.message} The engine is being rebuilt: retry the request.`, code: 'device_lost' }
+    : { reason: `${exit.message} The engine worker was restarted; this request was cut off.`, code: 'engine_unavailable' };
+}
 
 /** How an engine worker ended when nobody asked it to. */
 export interface EngineExit {

@@ -33,11 +33,15 @@ export function authenticate(headers: Headers, flavour: Flavour, table: KeyTable
     );
   }
   if (!table.has(key)) {
-    throw new GatewayError('authentication', flavour === 'anthropic' ? 'invalid x-api-key' : `Incorrect API key provided: ${redact(key)}.`);
+    throw new GatewayError('authentication', flavour === 'anthropic' ? 'invalid x-api-key' : `Incorrect API key provided: ${redactKey(key)}.`);
   }
   return table.get(key);
 }
 
-function redact(key: string): string {
+/**
+ * A key as it may be shown (in an error, a log, the playground's inspector): its first 3 and last
+ * 4 characters, as OpenAI does; a short key not at all.
+ */
+export function redactKey(key: string): string {
   return key.length <= 8 ? '***' : `${key.slice(0, 3)}***${key.slice(-4)}`;
 }

@@ -1,12 +1,13 @@
 /**
- * The request inspector: the last call exactly as sent (method, URL, headers, JSON body) and as
- * received (status, headers, the raw body with SSE events verbatim), updated while it streams,
- * plus copyable snippets that repeat it.
+ * The request inspector: the last call exactly as sent (method, URL, headers with keys redacted,
+ * JSON body) and as received (status, headers, the raw body with SSE events verbatim), updated
+ * while it streams, plus copyable snippets that repeat it.
  * @module
  */
-import { onExchange, type Exchange } from './api.ts';
+import { onExchange, type Exchange, type RecordedRequest } from './api.ts';
 import { announce, h, required } from './dom.ts';
 import { formatMs, prettyJson } from './format.ts';
+import { redactHeaders } from './redact-headers.ts';
 import { snippetsFor, type Snippet } from './snippets.ts';
 
 export function createInspector(): void {
@@ -40,7 +41,8 @@ export function createInspector(): void {
   }
 
   function render(x: Exchange): NonNullable<typeof view> {
-    const request = x.request;
+    // Keys are shown redacted, here and in the snippets that repeat the call.
+    const request = { ...x.request, headers: redactHeaders(x.request.headers) };
     const path = new URL(request.url).pathname;
     const sent = [`${request.method} ${path}`, ...Object.entries(request.headers).map(([k, v]) => `${k}: ${v}`)].join('\n');
     const body = request.body === undefined ? '' : `\n\n${pretty ? JSON.stringify(request.body, null, 2) : JSON.stringify(request.body)}`;
@@ -66,13 +68,13 @@ export function createInspector(): void {
       parts.status,
       h('details', {}, h('summary', {}, 'Headers'), parts.headers),
       parts.raw,
-      snippetsView(x),
+      snippetsView(x.kind, request),
     );
     return parts;
   }
 
-  function snippetsView(x: Exchange): HTMLElement {
-    const snippets = snippetsFor(x.kind, x.request);
+  function snippetsView(kind: Exchange['kind'], request: RecordedRequest): HTMLElement {
+    const snippets = snippetsFor(kind, request);
     const code = h('pre', { class: 'code snippet', tabindex: 0, 'data-testid': 'snippet-code' });
     const buttons = snippets.map((s) =>
       h('button', { type: 'button', class: 'segment', 'aria-pressed': String(s.id === snippet), 'data-snippet': s.id, onclick: () => select(s.id) }, s.label),

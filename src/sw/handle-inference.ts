@@ -2,9 +2,10 @@
  * The service worker's part of the product, as one call: answers fetches under the base URL with
  * the gateway, its engine calls going to the engine worker hosted by one of the app's pages, and
  * passes ports between tabs, so that each page running `startInference` gets a link of its own to
- * the engine. Every other request is left to the listeners the app registers after this call (or,
- * with none, to the browser). The product's own service worker script calls it; so does an app's
- * own service worker (workbox, serwist, hand-written) that imports the package.
+ * the engine; only the hosting tab's own messages may change that link or the API keys
+ * (`host-channel.ts`). Every other request is left to the listeners the app registers after this
+ * call (or, with none, to the browser). The product's own service worker script calls it; so does
+ * an app's own service worker (workbox, serwist, hand-written) that imports the package.
  *
  * Chromium cuts a fetch event whose response has not begun within 5 minutes, and stops the whole
  * worker when an event (its `waitUntil` included) outlives that; a streamed body by itself is not
@@ -17,7 +18,8 @@ import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type Gateway } from '../gateway/create-gateway.ts';
 import { BUILD, PROTOCOL, VERSION, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createEngineConnection } from '../rpc/engine-connection.ts';
-import { loadApiKeys, saveApiKeys } from './key-store.ts';
+import { createHostChannel } from './host-channel.ts';
+import { loadApiKeys, loadHostId, saveApiKeys, saveHostId } from './key-store.ts';
 import { cacheShell } from './offline-shell.ts';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -51,7 +53,7 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
   const respondWithin = options.respondWithin ?? (Number(settings.get('respondWithin')) || 270_000);
 
   const connection = createEngineConnection({
-    requestPort: () => void broadcast({ type: 'PORT_REQUEST' }),
+    requestPort: () => void channel.requestPort(),
     hostAlive: async (id) => (await self.clients.get(id)) !== undefined,
   });
 
@@ -59,18 +61,46 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
     // Bodies come from the app's pages: read whole (a Request here never shows its Content-Length).
     createGateway({ engine: connection, baseUrl, apiKeys, readBodyWhole: true });
   // Keys are kept in Cache Storage: a restarted service worker must not answer before it knows them.
-  let gateway: Promise<Gateway> = loadApiKeys().then(build);
+  let apiKeys: Promise<readonly ApiKey[] | undefined> = loadApiKeys();
+  let gateway: Promise<Gateway> = apiKeys.then(build);
   // Scope tests are pure and independent of keys: one gateway built for this base answers them.
   const scope = build(undefined);
 
   let lastKeys: string | undefined;
   /** The host offers its keys with every port: rebuild the gateway only when they changed. */
-  const sameKeys = (apiKeys: readonly ApiKey[] | undefined): boolean => {
-    const text = JSON.stringify(apiKeys ?? null);
+  const sameKeys = (offered: readonly ApiKey[] | undefined): boolean => {
+    const text = JSON.stringify(offered ?? null);
     if (text === lastKeys) return true;
     lastKeys = text;
     return false;
   };
+
+  // Only the host's own messages change the link and the keys (see host-channel.ts).
+  const channel = createHostChannel({
+    clientExists: async (id) => (await self.clients.get(id)) !== undefined,
+    async post(id, message, transfer = []) {
+      const client = await self.clients.get(id);
+      client?.postMessage(message, transfer);
+      return client !== undefined;
+    },
+    broadcast,
+    loadHost: loadHostId,
+    saveHost: saveHostId,
+    apiKeys: () => apiKeys,
+    link(port, hostId, offered) {
+      connection.attach(port, hostId);
+      if (!sameKeys(offered)) {
+        // Requests wait for the keys to be stored: a restart right after must not forget them.
+        apiKeys = saveApiKeys(offered).then(
+          () => offered,
+          () => offered,
+        );
+        gateway = apiKeys.then(build);
+      }
+    },
+    unlink: (reason, code) => connection.detach(reason, code),
+    hello: (port) => port.postMessage({ type: 'HELLO_REPLY', build: BUILD, version: VERSION, protocol: PROTOCOL, baseUrl, linked: connection.linked } satisfies WorkerMessage),
+  });
 
   self.addEventListener('fetch', (event) => {
     const { request } = event;
@@ -81,34 +111,9 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
 
   self.addEventListener('message', (event) => {
     const message = event.data as PageMessage;
-    const source = event.source as Client | null;
-    switch (message?.type) {
-      case 'ENGINE_PORT':
-        if (message.for !== undefined) {
-          // The host's answer to a page that asked for a link of its own: pass the port on.
-          event.waitUntil(passPort(message.for, message.port, message.hostLock));
-          break;
-        }
-        connection.attach(message.port, source?.id ?? null);
-        if (!sameKeys(message.apiKeys)) {
-          const apiKeys = message.apiKeys;
-          gateway = saveApiKeys(apiKeys).then(() => build(apiKeys));
-        }
-        break;
-      case 'PAGE_PORT_REQUEST':
-        if (source) event.waitUntil(broadcast({ type: 'PORT_REQUEST', for: source.id }, source.id));
-        break;
-      case 'CACHE_SHELL':
-        event.waitUntil(cacheShell(message.urls));
-        break;
-      case 'HOST_GONE':
-        connection.detach('The tab hosting the inference engine was closed.');
-        event.waitUntil(broadcast({ type: 'HOST_GONE' }, source?.id));
-        break;
-      case 'HELLO':
-        message.port.postMessage({ type: 'HELLO_REPLY', build: BUILD, version: VERSION, protocol: PROTOCOL, baseUrl, linked: connection.linked } satisfies WorkerMessage);
-        break;
-    }
+    if (message?.type === 'CACHE_SHELL') return event.waitUntil(cacheShell(message.urls));
+    // Only a tab can host the engine or ask for a link: other senders are never trusted.
+    event.waitUntil(channel.receive(message, event.source instanceof WindowClient ? event.source.id : null));
   });
 
   return (installed = { baseUrl, handles: (url) => scope.handles(url) });
@@ -116,10 +121,4 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
 
 async function broadcast(message: WorkerMessage, except?: string): Promise<void> {
   for (const client of await self.clients.matchAll({ type: 'window' })) if (client.id !== except) client.postMessage(message);
-}
-
-async function passPort(clientId: string, port: MessagePort, hostLock: string | undefined): Promise<void> {
-  const client = await self.clients.get(clientId);
-  if (client) client.postMessage({ type: 'ENGINE_PORT', port, ...(hostLock ? { hostLock } : {}) } satisfies WorkerMessage, [port]);
-  else port.close();
 }

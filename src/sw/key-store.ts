@@ -1,19 +1,43 @@
-/** The API keys the host page configured, persisted for service worker restarts. @module */
+/**
+ * What a restarted service worker must know before it answers: the API keys the host page
+ * configured, and which client the host is (whom to believe, see host-channel.ts). Kept in Cache
+ * Storage, as the worker's own memory does not survive a restart.
+ * @module
+ */
 import type { ApiKey } from '../gateway/auth.ts';
 
 const CACHE = 'inpage-llm-config';
 const KEY = '/__inpage-llm/api-keys';
+const HOST = '/__inpage-llm/host';
 
 export async function saveApiKeys(keys: readonly ApiKey[] | undefined): Promise<void> {
-  const cache = await caches.open(CACHE);
-  await cache.put(KEY, new Response(JSON.stringify(keys ?? null), { headers: { 'content-type': 'application/json' } }));
+  await put(KEY, keys ?? null);
 }
 
 export async function loadApiKeys(): Promise<ApiKey[] | undefined> {
+  return ((await get(KEY)) as ApiKey[] | null) ?? undefined;
+}
+
+/** The host's service worker Client id (none: no host, or it left). */
+export async function saveHostId(id: string | undefined): Promise<void> {
+  await put(HOST, id ?? null);
+}
+
+export async function loadHostId(): Promise<string | undefined> {
+  const id = await get(HOST);
+  return typeof id === 'string' ? id : undefined;
+}
+
+async function put(path: string, value: unknown): Promise<void> {
+  const cache = await caches.open(CACHE);
+  await cache.put(path, new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json' } }));
+}
+
+async function get(path: string): Promise<unknown> {
   try {
-    const response = await (await caches.open(CACHE)).match(KEY);
-    return ((await response?.json()) as ApiKey[] | null) ?? undefined;
+    const response = await (await caches.open(CACHE)).match(path);
+    return (await response?.json()) ?? null;
   } catch {
-    return undefined;
+    return null;
   }
 }
