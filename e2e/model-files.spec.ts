@@ -53,12 +53,15 @@ test.describe('a model host that misbehaves', () => {
   const cachedFiles = (page: Page) =>
     page.evaluate(async () => ((await caches.has('transformers-cache')) ? (await (await caches.open('transformers-cache')).keys()).map((r) => new URL(r.url).pathname).filter((p) => p.includes('/faulty-embed/')) : []));
   const weights = 'onnx/model.onnx';
+  /** A failed load answers within this (the tiny model's files are small; no fault may hang a call). */
+  const FAIL_WITHIN_MS = 10_000;
 
   test('a file with one byte flipped is refused naming the URL and both hashes, never cached; a cached copy that no longer matches is evicted and fetched again', async ({ page }) => {
     await start(page);
     server.fault(weights, 'flip');
     const flipped = await embed(page);
     expect(flipped.status).toBe(503);
+    expect(flipped.ms).toBeLessThan(FAIL_WITHIN_MS);
     expect(flipped.body.error.code).toBe('model_unavailable');
     expect(flipped.body.error.message).toContain(`${server.url}${server.repo}/resolve/main/${weights} is not the file the catalog names: its hash is sha256-`);
     expect(flipped.body.error.message).toContain(`the catalog says ${server.files[weights]!.integrity}`);
@@ -92,6 +95,7 @@ test.describe('a model host that misbehaves', () => {
     server.fault(weights, 'cut');
     const cut = await embed(page);
     expect(cut.status).toBe(503);
+    expect(cut.ms).toBeLessThan(FAIL_WITHIN_MS);
     expect(cut.body.error.message).toMatch(new RegExp(`download of ${server.url}${server.repo}/resolve/main/${weights} was cut off after \\d+ of ${server.files[weights]!.bytes} bytes`));
     const kept = await cachedFiles(page);
     expect(kept).toContain(`/${server.repo}/resolve/main/config.json`);
@@ -129,6 +133,7 @@ test.describe('a model host that misbehaves', () => {
     await worker.evaluate(([usage, quota]) => Object.assign(navigator.storage, { estimate: async () => ({ usage, quota }) }), [usage, quota]);
     const refused = await embed(page);
     expect(refused.status).toBe(507);
+    expect(refused.ms).toBeLessThan(FAIL_WITHIN_MS);
     expect(refused.retry).toBe('false');
     expect(refused.body.error).toMatchObject({ code: 'insufficient_storage', type: 'server_error' });
     expect(refused.body.error.message).toMatch(/Not enough browser storage to download the model "faulty-embed": it needs \d+(\.\d)? KiB, and \d+(\.\d)? KiB is free/);
@@ -160,6 +165,7 @@ test.describe('a model host that misbehaves', () => {
     server.release();
     const full = await answer;
     expect(full.status).toBe(507);
+    expect(full.ms).toBeLessThan(FAIL_WITHIN_MS);
     expect(full.body.error.code).toBe('insufficient_storage');
     expect(full.body.error.message).toContain(`Not enough browser storage to download the model "faulty-embed": storing ${server.url}${server.repo}/resolve/main/${weights} (118.6 KiB) failed, the browser's storage quota is used up.`);
     expect(await cachedFiles(page)).not.toContain(`/${server.repo}/resolve/main/${weights}`);
