@@ -4,7 +4,7 @@
  * @module
  */
 
-import { DataType, type Attribute, type Graph, type Node, type Tensor, type ValueInfo } from './onnx-proto.ts';
+import { CONTRIB_OPSET, DataType, type Attribute, type Graph, type Node, type Tensor, type ValueInfo } from './onnx-proto.ts';
 
 export class GraphBuilder {
   readonly nodes: Node[] = [];
@@ -15,6 +15,13 @@ export class GraphBuilder {
   weight(name: string, dims: readonly number[], data: Float32Array): string {
     if (data.length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`${name}: size mismatch`);
     this.initializers.push({ name, dataType: DataType.FLOAT, dims, raw: float32Bytes(data) });
+    return name;
+  }
+
+  /** A named uint8 initializer (packed quantized weights), kept by reference. */
+  bytes(name: string, dims: readonly number[], data: Uint8Array): string {
+    if (data.length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`${name}: size mismatch`);
+    this.initializers.push({ name, dataType: DataType.UINT8, dims, raw: data });
     return name;
   }
 
@@ -40,6 +47,18 @@ export class GraphBuilder {
     return out;
   }
 
+  /** A one-output node of ONNX Runtime's contrib operator set (`com.microsoft`, e.g. MatMulNBits). */
+  contribOp(opType: string, inputs: readonly string[], attributes: readonly Attribute[] = []): string {
+    const out = this.fresh(opType);
+    this.nodes.push({ opType, inputs, outputs: [out], name: `${opType}_${this.counter++}`, attributes, domain: CONTRIB_DOMAIN });
+    return out;
+  }
+
+  /** Whether any node uses the contrib operator set (the model must then import it). */
+  get usesContribOps(): boolean {
+    return this.nodes.some((node) => node.domain === CONTRIB_DOMAIN);
+  }
+
   build(name: string, inputs: readonly ValueInfo[], outputs: readonly ValueInfo[]): Graph {
     return { name, nodes: this.nodes, initializers: this.initializers, inputs, outputs };
   }
@@ -49,7 +68,13 @@ export class GraphBuilder {
   }
 }
 
+const CONTRIB_DOMAIN = CONTRIB_OPSET.domain;
+
+const LITTLE_ENDIAN = new Uint8Array(Float32Array.of(1).buffer)[3] === 0x3f;
+
+/** Little-endian float32 bytes: the array's own memory where the machine is little-endian. */
 function float32Bytes(data: Float32Array): Uint8Array {
+  if (LITTLE_ENDIAN) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const raw = new Uint8Array(data.length * 4);
   const view = new DataView(raw.buffer);
   data.forEach((v, i) => view.setFloat32(i * 4, v, true));

@@ -8,6 +8,8 @@
 export interface Prng {
   /** Uniform in [0, 1). */
   next(): number;
+  /** The next 32 random bits as an unsigned integer (the draw `next` divides by 2^32). */
+  uint32(): number;
   /** Uniform in [-scale, scale). */
   uniform(scale: number): number;
   /** `count` uniform draws as float32. */
@@ -16,16 +18,18 @@ export interface Prng {
 
 export function createPrng(seed: number): Prng {
   let state = seed >>> 0;
-  const next = (): number => {
+  const uint32 = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return (t ^ (t >>> 14)) >>> 0;
   };
+  const next = (): number => uint32() / 4294967296;
   const uniform = (scale: number): number => (next() * 2 - 1) * scale;
   return {
     next,
+    uint32,
     uniform,
     floats(count, scale) {
       const out = new Float32Array(count);

@@ -3,6 +3,9 @@
  * layout transformers.js loads for `feature-extraction`. Random weights: the vectors mean nothing,
  * but they are deterministic, differ between texts, and do not depend on padding (masked keys get
  * exactly zero attention weight).
+ *
+ * The builder takes the shape and vocabulary as arguments (`buildEncoder`), so the real-shaped
+ * encoder (real-embed.ts) is this same graph at all-MiniLM-L6-v2's sizes.
  * @module
  */
 
@@ -12,6 +15,16 @@ import { DataType, encodeModel } from './onnx-proto.ts';
 import type { Prng } from './prng.ts';
 import { PROMPT_WORDS, STORY_WORDS, SUFFIXES } from './words.ts';
 
+/** The sizes of a BERT-like encoder. */
+export interface EncoderShape {
+  readonly hiddenSize: number;
+  readonly layers: number;
+  readonly heads: number;
+  readonly intermediateSize: number;
+  /** Positions the model has embeddings for: the context window. */
+  readonly maxPositions: number;
+}
+
 export const TINY_EMBED = {
   hiddenSize: 32,
   layers: 2,
@@ -19,24 +32,31 @@ export const TINY_EMBED = {
   intermediateSize: 64,
   /** Positions the model has embeddings for: the context window. */
   maxPositions: 128,
-} as const;
+} as const satisfies EncoderShape;
 
 const SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
 
 /** Files of the model, by path relative to its directory. */
 export function buildTinyEmbed(prng: Prng): ModelFiles {
-  const vocab = buildVocab();
+  return buildEncoder(prng, TINY_EMBED, tinyEmbedVocab(), 'tiny-embed');
+}
+
+/**
+ * An encoder of any shape over a WordPiece `vocab` (which must start with SPECIALS), in the
+ * layout transformers.js loads for `feature-extraction`; `graphName` names the ONNX graph.
+ */
+export function buildEncoder(prng: Prng, shape: EncoderShape, vocab: readonly string[], graphName: string): ModelFiles {
   const files: ModelFiles = new Map();
   files.set('config.json', json({
     model_type: 'bert',
     architectures: ['BertModel'],
     vocab_size: vocab.length,
-    hidden_size: TINY_EMBED.hiddenSize,
-    num_hidden_layers: TINY_EMBED.layers,
-    num_attention_heads: TINY_EMBED.heads,
-    intermediate_size: TINY_EMBED.intermediateSize,
+    hidden_size: shape.hiddenSize,
+    num_hidden_layers: shape.layers,
+    num_attention_heads: shape.heads,
+    intermediate_size: shape.intermediateSize,
     hidden_act: 'gelu',
-    max_position_embeddings: TINY_EMBED.maxPositions,
+    max_position_embeddings: shape.maxPositions,
     type_vocab_size: 2,
     layer_norm_eps: 1e-12,
     pad_token_id: 0,
@@ -47,18 +67,19 @@ export function buildTinyEmbed(prng: Prng): ModelFiles {
   files.set('tokenizer_config.json', json({
     tokenizer_class: 'BertTokenizer',
     do_lower_case: true,
-    model_max_length: TINY_EMBED.maxPositions,
+    model_max_length: shape.maxPositions,
     pad_token: '[PAD]',
     unk_token: '[UNK]',
     cls_token: '[CLS]',
     sep_token: '[SEP]',
     mask_token: '[MASK]',
   }));
-  files.set('onnx/model.onnx', buildGraph(prng, vocab.length));
+  files.set('onnx/model.onnx', buildGraph(prng, shape, vocab.length, graphName));
   return files;
 }
 
-function buildVocab(): string[] {
+/** The tiny model's WordPiece vocabulary: specials, characters, a few suffixes, the word lists. */
+export function tinyEmbedVocab(): string[] {
   const letters = [...'abcdefghijklmnopqrstuvwxyz'];
   const pieces = [
     ...SPECIALS,
@@ -73,7 +94,8 @@ function buildVocab(): string[] {
 }
 
 function tokenizerJson(vocab: readonly string[]): object {
-  const id = (token: string): number => vocab.indexOf(token);
+  const ids = new Map(vocab.map((token, i) => [token, i]));
+  const id = (token: string): number => ids.get(token) ?? -1;
   const special = (token: string) => ({ id: token, type_id: 0 });
   return {
     version: '1.0',
@@ -104,8 +126,8 @@ function tokenizerJson(vocab: readonly string[]): object {
   };
 }
 
-function buildGraph(prng: Prng, vocabSize: number): Uint8Array {
-  const { hiddenSize: H, heads, intermediateSize: F, layers, maxPositions } = TINY_EMBED;
+function buildGraph(prng: Prng, shape: EncoderShape, vocabSize: number, graphName: string): Uint8Array {
+  const { hiddenSize: H, heads, intermediateSize: F, layers, maxPositions } = shape;
   const headDim = H / heads;
   const g = new GraphBuilder();
   const xavier = (fanIn: number) => Math.sqrt(3 / fanIn);
@@ -152,7 +174,7 @@ function buildGraph(prng: Prng, vocabSize: number): Uint8Array {
   g.op('Identity', [x], [], 'last_hidden_state');
 
   const tokens = ['batch_size', 'sequence_length'];
-  return encodeModel(g.build('tiny-embed', [
+  return encodeModel(g.build(graphName, [
     { name: 'input_ids', elemType: DataType.INT64, shape: tokens },
     { name: 'attention_mask', elemType: DataType.INT64, shape: tokens },
     { name: 'token_type_ids', elemType: DataType.INT64, shape: tokens },
