@@ -842,3 +842,15 @@ test('offline: after a first visit the page reloads with the network cut off, an
   await shot(page.locator('#panel-models'), info, 'models-offline-light');
   await context.setOffline(false);
 });
+
+test('states: on auto with a software WebGPU adapter (SwiftShader), transformers.js models run on WASM, and the page and the models API say why', async ({ page }) => {
+  await openPlayground(page, '/?preload=none#models');
+  await expect(page.locator('#fig-backend')).toContainText('WASM (CPU)');
+  await expect(page.locator('#fig-backend')).toContainText('(software, slow)');
+  await expect(page.locator('#fig-backend')).toContainText('software one (it runs on the CPU), slower than WebAssembly');
+  const backend = modelRow(page, 'tiny-embed').locator('td[data-label="Backend"]');
+  await expect(backend).toHaveText('WASM');
+  await expect(backend).toHaveAttribute('title', /^auto: the WebGPU adapter \(.*\) is a software one, slower than WASM$/);
+  const local = await page.evaluate(async () => (await (await fetch('/v1/models/tiny-embed')).json()).local);
+  expect(local).toMatchObject({ backend: 'wasm', backend_reason: expect.stringMatching(/software one, slower than WASM/) });
+});

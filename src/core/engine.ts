@@ -162,6 +162,8 @@ export interface ModelLocalState {
   /** Whether this device can run it, on which backend, and if not, why. */
   readonly runnable: boolean;
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';
+  /** Why that backend was chosen. */
+  readonly backendReason?: string;
   readonly reason?: string;
   /** What it needs of the device, e.g. `webgpu`, `shader-f16` (a variant without it is used when there is one). */
   readonly requires?: readonly string[];

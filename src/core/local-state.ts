@@ -21,6 +21,8 @@ export interface WireLocalState {
   readonly requires: readonly string[];
   /** Present when runnable: `webgpu`, `wasm` or `cpu`. */
   readonly backend?: ModelLocalState['backend'];
+  /** Why that backend, in words (`auto: the WebGPU adapter (SwiftShader) is a software one, slower than WASM`). */
+  readonly backend_reason?: string;
   /** Present when not runnable: why, in words. */
   readonly reason?: string;
   /** Present while `state` is `failed`: the last load's error message. */
@@ -55,6 +57,7 @@ export function toWireLocalState(state: ModelLocalState): WireLocalState {
     runnable: state.runnable,
     requires: state.requires ?? [],
     ...(state.backend !== undefined ? { backend: state.backend } : {}),
+    ...(state.backendReason !== undefined ? { backend_reason: state.backendReason } : {}),
     ...(state.reason !== undefined ? { reason: state.reason } : {}),
     ...(state.error !== undefined ? { error: state.error } : {}),
     ...(state.lastExit !== undefined ? { last_exit: state.lastExit } : {}),

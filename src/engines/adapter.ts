@@ -22,6 +22,8 @@ export interface LocalFacts {
   readonly runnable: boolean;
   /** The backend a load would use here (when runnable). */
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';
+  /** Why that backend (e.g. `auto: the WebGPU adapter (SwiftShader) is a software one, slower than WASM`). */
+  readonly backendReason?: string;
   /** Why it cannot run here (when not runnable). */
   readonly reason?: string;
   /** What the variant it would run needs of the device, e.g. `webgpu`, `shader-f16`. */

@@ -13,7 +13,8 @@ export { probeGpu, type GpuReport } from '../engines/gpu.ts';
 export function transformersBackend(report: GpuReport, choice: DeviceChoice): 'WebGPU' | 'WASM' {
   if (choice === 'wasm') return 'WASM';
   if (choice === 'webgpu') return 'WebGPU';
-  return report.webgpu === 'ok' ? 'WebGPU' : 'WASM';
+  // The engine's rule (engines/transformers/device.ts): a software adapter loses to WASM.
+  return report.webgpu === 'ok' && !report.software ? 'WebGPU' : 'WASM';
 }
 
 /** One short line for the adapter, e.g. "nvidia · ampere". */
@@ -29,6 +30,9 @@ export function wasmReason(report: GpuReport, choice: DeviceChoice): string | un
   }
   if (report.webgpu === 'no-adapter') {
     return 'WebGPU offered no GPU adapter (a blocklisted driver, or hardware acceleration off): models run on WebAssembly.';
+  }
+  if (choice === 'auto' && report.software) {
+    return 'The WebGPU adapter is a software one (it runs on the CPU), slower than WebAssembly: transformers.js models run on WASM (?device=webgpu forces WebGPU).';
   }
   return undefined;
 }

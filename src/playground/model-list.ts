@@ -14,6 +14,8 @@ export interface ApiLocalState {
   readonly runnable: boolean;
   readonly requires: readonly string[];
   readonly backend?: string;
+  /** Why that backend was chosen. */
+  readonly backendReason?: string;
   readonly reason?: string;
   readonly error?: string;
   /** The engine was rebuilt after its predecessor ended on its own (GPU device lost, crash). */
@@ -50,6 +52,7 @@ interface WireLocalState {
   runnable: boolean;
   requires?: string[];
   backend?: string;
+  backend_reason?: string;
   reason?: string;
   error?: string;
   last_exit?: { reason: string; message: string; at: string };
@@ -97,6 +100,7 @@ function toLocal(wire: WireLocalState): ApiLocalState {
     runnable: wire.runnable,
     requires: wire.requires ?? [],
     backend: wire.backend,
+    ...(wire.backend_reason ? { backendReason: wire.backend_reason } : {}),
     reason: wire.reason,
     error: wire.error,
     ...(wire.last_exit ? { lastExit: wire.last_exit } : {}),

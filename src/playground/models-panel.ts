@@ -210,8 +210,11 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     const view = options.loads.get(model.id);
     const bytes = bytesOf(row);
     row.backend.textContent = backendText(local);
-    if (local && !local.runnable && local.reason) row.backend.title = local.reason;
+    // Why it cannot run here, or why this backend (auto passes over a software WebGPU adapter).
+    const why = local && !local.runnable ? local.reason : local?.backendReason;
+    if (why) row.backend.title = why;
     else row.backend.removeAttribute('title');
+    row.backend.dataset.reason = why ?? '';
     row.disk.replaceChildren(local === undefined ? h('span', { class: 'muted' }, '…') : bytes > 0 ? h('span', {}, formatBytes(bytes)) : h('span', { class: 'muted' }, 'not cached'));
     // Delete removes what the engines' caches hold of it, in the same grouping the size counts.
     row.remove.hidden = bytes === 0 || row.groups.length === 0;

@@ -13,7 +13,7 @@ afterEach(() => vi.unstubAllGlobals());
 describe('transformers.js local facts', () => {
   it('in Node (no Cache Storage): bundled models are on disk, hub models are not; the backend is the CPU', async () => {
     const facts = await adapter('auto').localFacts!();
-    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 0, runnable: true, backend: 'cpu', requires: [] });
+    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 0, runnable: true, backend: 'cpu', backendReason: 'auto: Node runs onnxruntime on the CPU', requires: [] });
     expect(facts.get('all-MiniLM-L6-v2')).toMatchObject({ downloaded: false, bytesOnDisk: 0, runnable: true });
     expect([...facts.keys()]).toEqual(transformersModels.map((m) => m.info.id));
   });
@@ -27,7 +27,7 @@ describe('transformers.js local facts', () => {
     await storage.store('transformers-cache', `${HUB}/Xenova/all-MiniLM-L6-v2/resolve/main/config.json`, new Uint8Array(40));
 
     const facts = await adapter('wasm').localFacts!();
-    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 5100, runnable: true, backend: 'wasm', requires: [] });
+    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 5100, runnable: true, backend: 'wasm', backendReason: 'set to wasm', requires: [] });
     expect(facts.get('all-MiniLM-L6-v2')).toMatchObject({ downloaded: false, bytesOnDisk: 40 });
     // Bundled, but not cached: it would be fetched from the app, so it does not load offline.
     expect(facts.get('tiny-embed')).toMatchObject({ downloaded: false, bytesOnDisk: 0 });
@@ -43,5 +43,23 @@ describe('transformers.js local facts', () => {
     vi.stubGlobal('navigator', { gpu: { requestAdapter: async () => ({ features: new Set<string>() }) } });
     const facts = await adapter('webgpu').localFacts!();
     expect(facts.get('tiny-embed')).toMatchObject({ runnable: true, backend: 'webgpu', requires: ['webgpu'] });
+  });
+
+  it('on auto in a browser: WebGPU on a hardware adapter, WASM on a software one or none, each with its reason', async () => {
+    // Not Node: the browser's rule applies.
+    vi.stubGlobal('process', undefined);
+    const adapterWith = (info: object) => ({ gpu: { requestAdapter: async () => ({ features: new Set<string>(), info }) } });
+    vi.stubGlobal('navigator', adapterWith({ vendor: 'google', architecture: 'swiftshader', description: 'SwiftShader Device (Subzero)' }));
+    expect((await adapter('auto').localFacts!()).get('tiny-embed')).toMatchObject({
+      runnable: true,
+      backend: 'wasm',
+      backendReason: 'auto: the WebGPU adapter (SwiftShader Device (Subzero)) is a software one, slower than WASM',
+    });
+    vi.stubGlobal('navigator', adapterWith({ vendor: 'apple', architecture: 'metal-3', isFallbackAdapter: true }));
+    expect((await adapter('auto').localFacts!()).get('tiny-embed')).toMatchObject({ backend: 'wasm' });
+    vi.stubGlobal('navigator', adapterWith({ vendor: 'nvidia', architecture: 'ampere', description: 'NVIDIA GeForce RTX 3060' }));
+    expect((await adapter('auto').localFacts!()).get('tiny-embed')).toMatchObject({ backend: 'webgpu', backendReason: 'auto: hardware WebGPU adapter (NVIDIA GeForce RTX 3060)', requires: ['webgpu'] });
+    vi.stubGlobal('navigator', {});
+    expect((await adapter('auto').localFacts!()).get('tiny-embed')).toMatchObject({ backend: 'wasm', backendReason: 'auto: this browser has no WebGPU' });
   });
 });

@@ -7,20 +7,20 @@
  */
 import type { LocalFacts } from '../adapter.ts';
 import { bytesOf, groupsForModel, listCachedModels } from '../model-cache.ts';
-import { supportsWebGPU, type DeviceOption, type TransformersDevice } from './device.ts';
+import { supportsWebGPU, type DeviceChoice, type DeviceOption } from './device.ts';
 import type { TransformersModelSpec } from './transformers-engine.ts';
 
 export async function readLocalFacts(
   specs: readonly TransformersModelSpec[],
   chosen: DeviceOption,
-  device: () => Promise<TransformersDevice>,
+  device: () => Promise<DeviceChoice>,
 ): Promise<Map<string, LocalFacts>> {
-  const [backend, groups] = await Promise.all([device(), listCachedModels('transformers')]);
+  const [{ device: backend, reason: backendReason }, groups] = await Promise.all([device(), listCachedModels('transformers')]);
   // `auto` only picks WebGPU when there is an adapter; a forced `webgpu` may have none.
   const missingGpu = chosen === 'webgpu' && !(await supportsWebGPU());
-  const support: Pick<LocalFacts, 'runnable' | 'backend' | 'reason' | 'requires'> = missingGpu
+  const support: Pick<LocalFacts, 'runnable' | 'backend' | 'backendReason' | 'reason' | 'requires'> = missingGpu
     ? { runnable: false, reason: 'The engine is set to WebGPU (device: webgpu), but this browser offers no WebGPU adapter.', requires: ['webgpu'] }
-    : { runnable: true, backend, requires: backend === 'webgpu' ? ['webgpu'] : [] };
+    : { runnable: true, backend, backendReason, requires: backend === 'webgpu' ? ['webgpu'] : [] };
   const storage = typeof caches !== 'undefined';
   const facts = new Map<string, LocalFacts>();
   for (const spec of specs) {

@@ -12,7 +12,7 @@ import type { EngineAdapter } from '../adapter.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import { generateChat } from './chat-generation.ts';
 import { configureEnv, type EnvOptions } from './configure-env.ts';
-import { resolveDevice, type DeviceOption, type TransformersDevice } from './device.ts';
+import { chooseDevice, type DeviceChoice, type DeviceOption, type TransformersDevice } from './device.ts';
 import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
@@ -49,8 +49,9 @@ export interface TransformersAdapterOptions extends EnvOptions {
 
 export function createTransformersAdapter(options: TransformersAdapterOptions): EngineAdapter & { device(): Promise<TransformersDevice> } {
   const cache = configureEnv(options, new Map(options.models.filter((spec) => spec.files).map((spec) => [spec.source, spec.files!])));
-  let device: Promise<TransformersDevice> | undefined;
-  const loader = createPipelineLoader(() => (device ??= resolveDevice(options.device)), cache);
+  let choice: Promise<DeviceChoice> | undefined;
+  const chosen = () => (choice ??= chooseDevice(options.device));
+  const loader = createPipelineLoader(async () => (await chosen()).device, cache);
   const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
 
   const lookup = (id: string, kind?: ModelInfo['kind']): TransformersModelSpec => {
@@ -91,7 +92,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const pipe = await loader.load('feature-extraction', request(spec));
       return embedTexts(pipe, spec.info, embed.input, { pooling: spec.pooling ?? 'mean', normalize: spec.normalize ?? true }, signal);
     },
-    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', () => loader.device()),
+    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', chosen),
   };
 }
 
