@@ -21,6 +21,9 @@
  *   --runs N                    run the main page N times (fresh browser each) and judge the
  *                               targets on the median over the runs (default 1)
  *   --driver chromium|playwright
+ *   --models real               the real-size page instead: the real-shaped generated models
+ *                               (made on first use, as by `npm run models:real`), service worker vs
+ *                               direct vs the browser's floor, and how cost grows (charts as SVG)
  *
  * The driver's parts are in bench/driver/ (the report in bench/driver/report/); the pages in
  * bench/pages/.
@@ -35,6 +38,9 @@ import { takeLock } from './driver/lock.ts';
 import { parseArgs } from './driver/options.ts';
 import { OUT_DIR, RESULTS } from './driver/paths.ts';
 import { markdownReport } from './driver/report/document.ts';
+import type { RealSizeResult } from './driver/real-size-results.ts';
+import { realWorkload } from './driver/real-workload.ts';
+import { realSizeReport } from './driver/report/real-size.ts';
 import type { LoadResult, MainResult } from './driver/results.ts';
 import { runTask } from './driver/run-task.ts';
 import { startServer } from './driver/server.ts';
@@ -56,15 +62,17 @@ async function main(): Promise<void> {
   console.log(`bench: serving ${OUT_DIR} at ${server.origin} (COOP/COEP); driver: ${driver}`);
 
   const devices = planDevices(options);
-  const tasks = planTasks(options, devices);
+  const tasks = planTasks(options, devices, options.models === 'real' ? await realWorkload() : undefined);
   const started = Date.now();
   const mains: MainResult[] = [];
   const loads: LoadResult[] = [];
+  const reals: RealSizeResult[] = [];
   try {
     for (const task of tasks) {
       console.log(`bench: ${task.name}…`);
       const results = await runTask(server, task, options.driver);
       if (task.name.startsWith('main')) mains.push(results[0] as MainResult);
+      else if (task.name.startsWith('real')) reals.push(results[0] as RealSizeResult);
       else loads.push(...(results as LoadResult[]));
     }
   } finally {
@@ -73,9 +81,15 @@ async function main(): Promise<void> {
   const load1 = loadavg();
 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const markdown = markdownReport({ options, driver, devices, mains, loads, loadAverage: { start: load0, end: load1 }, seconds: (Date.now() - started) / 1000 });
   mkdirSync(RESULTS, { recursive: true });
-  const json = { date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, loadAverage: { start: load0, end: load1 }, main: mains, load: loads };
+  let markdown = markdownReport({ options, driver, devices, mains, loads, reals, loadAverage: { start: load0, end: load1 }, seconds: (Date.now() - started) / 1000 });
+  // The real-size report's charts are SVG files next to the markdown, embedded in it.
+  for (const real of reals) {
+    const report = await realSizeReport(real, (name) => `${stamp}-${real.device}-${name}.svg`);
+    for (const chart of report.charts) writeFileSync(join(RESULTS, chart.file), chart.svg);
+    markdown += `\n${report.markdown}\n`;
+  }
+  const json = { date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, loadAverage: { start: load0, end: load1 }, main: mains, load: loads, real: reals };
   writeFileSync(join(RESULTS, `${stamp}.json`), JSON.stringify(json, null, 1));
   writeFileSync(join(RESULTS, `${stamp}.md`), markdown);
   console.log(`\n${markdown}`);

@@ -15,6 +15,8 @@ export function parseArgs(argv: string[]) {
   if (!['chromium', 'playwright'].includes(driver)) throw new Error(`--driver must be chromium or playwright (got ${driver})`);
   const runs = Number(value('--runs') ?? '1');
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1 (got ${value('--runs')})`);
+  const models = value('--models') ?? 'tiny';
+  if (!['tiny', 'real'].includes(models)) throw new Error(`--models must be tiny or real (got ${models})`);
   const profile = value('--profile');
   if (profile !== undefined && !['quick', 'short', 'full'].includes(profile)) throw new Error(`--profile must be quick, short or full (got ${profile})`);
   return {
@@ -27,5 +29,7 @@ export function parseArgs(argv: string[]) {
     build: !argv.includes('--no-build'),
     driver: driver as 'chromium' | 'playwright',
     runs,
+    /** `real`: the real-size page on the real-shaped generated models instead of the main and load pages. */
+    models: models as 'tiny' | 'real',
   };
 }

@@ -6,3 +6,5 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const OUT_DIR = join(ROOT, 'node_modules/.cache/inpage-llm-bench/dist');
 export const LOCK = join(ROOT, 'node_modules/.cache/inpage-llm-bench/run.lock');
 export const RESULTS = join(ROOT, 'bench/results');
+/** The real-shaped generated models (`npm run models:real`), served under /inpage-llm/models/. */
+export const REAL_MODELS = join(ROOT, '.models/real');

@@ -8,7 +8,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import { OUT_DIR, ROOT } from './paths.ts';
+import { OUT_DIR, REAL_MODELS, ROOT } from './paths.ts';
 
 /** What the page of the task in progress posts. */
 export interface PageListener {
@@ -43,6 +43,11 @@ function fileFor(pathname: string): string | undefined {
   if (pathname === '/bench/floor-sw.js') return join(ROOT, 'bench/floor-sw.js');
   const path = normalize(join(OUT_DIR, decodeURIComponent(pathname)));
   if (!path.startsWith(OUT_DIR)) return undefined;
+  // The real-shaped models sit beside the bundled ones, where the engines look for local models.
+  if (pathname.startsWith('/inpage-llm/models/') && !existsSync(path)) {
+    const generated = normalize(join(REAL_MODELS, decodeURIComponent(pathname.slice('/inpage-llm/models/'.length))));
+    if (generated.startsWith(REAL_MODELS) && existsSync(generated)) return generated;
+  }
   if (existsSync(path) && statSync(path).isDirectory()) return join(path, 'index.html');
   return path;
 }

@@ -3,6 +3,7 @@
  * tasks (main page runs, cold/warm load samples) that measure them.
  * @module
  */
+import type { RealWorkload } from './real-size-results.ts';
 import type { Device, Options, Profile } from './options.ts';
 
 export interface DeviceRun {
@@ -31,8 +32,19 @@ export function planDevices(options: Options): DeviceRun[] {
   return devices;
 }
 
-export function planTasks(options: Options, devices: readonly DeviceRun[]): Task[] {
+export function planTasks(options: Options, devices: readonly DeviceRun[], real?: RealWorkload): Task[] {
   const tasks: Task[] = [];
+  if (options.models === 'real') {
+    // WebGPU through SwiftShader runs a 0.5B decoder at a token every few seconds: only when asked alone.
+    const realDevices = options.device === 'webgpu' ? devices : devices.filter((d) => d.device === 'wasm');
+    for (let run = 1; run <= options.runs; run++) {
+      for (const d of realDevices) {
+        const name = options.runs > 1 ? `real-${d.device}-run${run}` : `real-${d.device}`;
+        tasks.push({ name, page: '/bench/pages/real.html', config: { device: d.device, profile: d.profile, real }, results: 1, timeoutMs: 40 * 60_000 });
+      }
+    }
+    return tasks;
+  }
   for (let run = 1; run <= options.runs; run++) {
     for (const d of options.main ? devices : []) {
       const name = options.runs > 1 ? `main-${d.device}-run${run}` : `main-${d.device}`;

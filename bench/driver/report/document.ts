@@ -1,6 +1,7 @@
 /** The whole markdown report of a bench run: the run's header, then per device its main-page report, the targets over runs and the load table. @module */
 import { browserArgs, CHROMIUM } from '../browser.ts';
 import type { Device, Options } from '../options.ts';
+import type { RealSizeResult } from '../real-size-results.ts';
 import type { LoadResult, MainResult } from '../results.ts';
 import type { DeviceRun } from '../tasks.ts';
 import { acrossRuns } from './across-runs.ts';
@@ -16,13 +17,15 @@ export interface BenchRun {
   devices: readonly DeviceRun[];
   mains: readonly MainResult[];
   loads: LoadResult[];
+  /** Real-size page results (`--models real`): their environment heads the report when there is no main page. */
+  reals?: readonly RealSizeResult[];
   /** Load averages (1/5/15 min) at the start and the end. */
   loadAverage: { start: number[]; end: number[] };
   seconds: number;
 }
 
-function header({ options, driver, devices, mains, loads, loadAverage, seconds }: BenchRun): string {
-  const env = mains[0]?.env;
+function header({ options, driver, devices, mains, loads, loadAverage, seconds, reals = [] }: BenchRun): string {
+  const env = mains[0]?.env ?? reals[0]?.env;
   return [
     `# inpage-llm benchmarks — ${new Date().toISOString()}`,
     '',

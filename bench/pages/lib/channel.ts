@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { RealWorkload } from '../../driver/real-size-results.ts';
+
 export interface TaskConfig {
   /** Names the task in logs and in the result. */
   readonly task: string;
@@ -18,7 +20,11 @@ export interface TaskConfig {
   readonly iterations?: number;
   /** Main page: which sections to run (all when absent). */
   readonly sections?: readonly string[];
+  /** Real-size page: the real-shaped models and the inputs the driver made for them. */
+  readonly real?: RealWorkload;
 }
+
+
 
 export const config: TaskConfig = JSON.parse(new URLSearchParams(location.search).get('cfg') ?? '{"task":"manual","device":"wasm","profile":"quick"}');
 

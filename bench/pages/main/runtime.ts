@@ -25,7 +25,8 @@ export interface Runtime {
   floor: Floor;
 }
 
-async function openFloor(): Promise<Floor> {
+/** The floor page in a same-origin iframe, controlled by the bare service worker. */
+export async function openFloor(): Promise<Floor> {
   const frame = document.createElement('iframe');
   frame.src = '/bench/floor/';
   const loaded = new Promise<void>((resolve) => frame.addEventListener('load', () => resolve(), { once: true }));

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { Summary } from '../../pages/lib/stats.ts';
+import type { RealSizeResult } from '../real-size-results.ts';
+import { realSizeReport, realSizeTargets } from './real-size.ts';
+
+const s = (median: number, p95 = median * 1.2): Summary => ({ n: 20, median, p95, mean: median, min: median * 0.9, max: p95 * 1.1 });
+
+/** A run whose numbers meet every target. */
+const fixture: RealSizeResult = {
+  device: 'wasm',
+  profile: 'full',
+  env: { hardwareConcurrency: 4 },
+  models: { embed: { id: 'real-embed', bytes: 90 * 1048576 }, chat: { id: 'real-chat', bytes: 787 * 1048576 } },
+  embedOne: { tokens: 128, paths: [{ name: 'sw', ms: s(12.9) }, { name: 'direct', ms: s(12.0) }, { name: 'floor', ms: s(0.8) }, { name: 'floor worker', ms: s(0.2) }] },
+  chatOne: { promptTokens: 32, paths: [{ name: 'sw', ms: s(80.5) }, { name: 'direct', ms: s(80.0) }] },
+  stream: {
+    maxTokens: 64,
+    paths: [
+      { name: 'sw', firstTokenMs: s(91), decodeTokensPerSec: s(19.9) },
+      { name: 'direct', firstTokenMs: s(90), decodeTokensPerSec: s(20) },
+    ],
+  },
+  batching: { texts: 256, concurrentSw: s(1000), sequentialDirect: s(2500), oneRequestSw: s(1010), oneRequestDirect: s(1000) },
+  curves: {
+    embedLatencyVsTokens: {
+      title: 'One-text embedding latency vs tokens',
+      x: 'tokens',
+      y: 'ms',
+      points: [16, 64, 256].map((x) => ({ x, values: { sw: x * 0.1 + 1, direct: x * 0.1, floor: 0.6 } })),
+    },
+    embedThroughputVsConcurrency: {
+      title: 'Embedding throughput vs concurrency',
+      x: 'requests in flight',
+      y: 'texts/s',
+      logX: true,
+      points: [1, 4, 16, 64, 256].map((x) => ({ x, values: { sw: 100 * Math.log2(x + 1), direct: 90 } })),
+    },
+  },
+  checks: {},
+};
+
+/** `fixture` with another sw stream. */
+const withStream = (sw: { first: number; rate: number }): RealSizeResult => ({
+  ...fixture,
+  stream: { maxTokens: 64, paths: [{ name: 'sw', firstTokenMs: s(sw.first), decodeTokensPerSec: s(sw.rate) }, fixture.stream.paths[1]!] },
+});
+const verdicts = (r: RealSizeResult) => realSizeTargets(r).map((t) => t.met);
+
+describe('realSizeReport', () => {
+  it('names the models and device and holds every table', async () => {
+    const { markdown } = await realSizeReport(fixture, (name) => `run-${name}.svg`);
+    expect(markdown).toContain('## Real-size models: WASM (full profile)');
+    expect(markdown).toContain('`real-embed` (90.0 MB)');
+    expect(markdown).toContain('`real-chat` (787.0 MB)');
+    expect(markdown).toContain('### One-text embedding (128 tokens');
+    expect(markdown).toMatch(/\| sw \| 12\.900 \| 15\.480 \| \+0\.900 \| \+7\.5% \|/);
+    expect(markdown).toContain('### One-token chat completion (32 prompt tokens');
+    expect(markdown).toMatch(/\| sw \| 91\.00 \| 109\.20 \| 19\.9 \| \+1\.00 ms \| 99\.5% \|/);
+    expect(markdown).toContain('2.50× the speed of sequential direct');
+    expect(markdown).toContain("99.0% of direct's throughput");
+    expect(markdown).toContain('Product overhead above the floor = (sw − direct) − (floor − floor worker) = 0.300 ms');
+  });
+
+  it('embeds each curve as a chart with a table of its points, and says which were not measured', async () => {
+    const { markdown, charts } = await realSizeReport(fixture, (name) => `run-${name}.svg`);
+    expect(charts.map((c) => c.file)).toEqual(['run-embedLatencyVsTokens.svg', 'run-embedThroughputVsConcurrency.svg']);
+    expect(markdown).toContain('![One-text embedding latency vs tokens](run-embedLatencyVsTokens.svg)');
+    expect(markdown).toContain('| tokens | sw (ms) | direct (ms) | floor (ms) |');
+    expect(markdown).toContain('| 256 | 26.6 | 25.6 | 0.600 |');
+    expect(markdown).toContain('Curves not measured: `ttftVsPromptTokens`, `decodeRateVsLength`, `memoryVsModels`.');
+    for (const c of charts) expect(c.svg.startsWith('<svg')).toBe(true);
+  });
+
+  it('judges every target met when the numbers are inside the limits', async () => {
+    expect(verdicts(fixture)).toEqual([true, true, true, true, true]);
+    const { markdown } = await realSizeReport(fixture, (n) => n);
+    expect(markdown).toContain('| 256 concurrent 1-text requests via SW ≥ 2× 256 sequential direct calls | 2.50× (1000 vs 2500 ms) | yes |');
+  });
+
+  it('judges each target not met just past its limit', () => {
+    const b = fixture.batching;
+    expect(verdicts({ ...fixture, batching: { ...b, sequentialDirect: s(1990) } })[0]).toBe(false);
+    expect(verdicts({ ...fixture, batching: { ...b, sequentialDirect: s(2000) } })[0]).toBe(true);
+    expect(verdicts({ ...fixture, batching: { ...b, oneRequestSw: s(1032) } })[1]).toBe(false); // 96.9%
+    expect(verdicts({ ...fixture, batching: { ...b, oneRequestSw: s(1030) } })[1]).toBe(true); // 97.1%
+    expect(verdicts(withStream({ first: 91, rate: 19.7 }))[2]).toBe(false); // 98.5%
+    expect(verdicts(withStream({ first: 92.1, rate: 19.9 }))[3]).toBe(false);
+    expect(verdicts(withStream({ first: 91.9, rate: 19.9 }))[3]).toBe(true);
+    const embed = (sw: number): RealSizeResult => ({ ...fixture, embedOne: { tokens: 128, paths: [{ name: 'sw', ms: s(sw) }, ...fixture.embedOne.paths.slice(1)] } });
+    expect(verdicts(embed(13.2))[4]).toBe(false); // 0.6 ms above the floor
+    expect(verdicts(embed(13.0))[4]).toBe(true); // 0.4 ms
+  });
+
+  it('says "not measured" for a missing path or curve without crashing', async () => {
+    const partial: RealSizeResult = {
+      ...fixture,
+      embedOne: { tokens: 128, paths: fixture.embedOne.paths.filter((p) => p.name !== 'floor') },
+      stream: { maxTokens: 64, paths: [fixture.stream.paths[1]!] },
+      curves: {},
+    };
+    const { markdown, charts } = await realSizeReport(partial, (n) => n);
+    expect(charts).toEqual([]);
+    expect(markdown).toContain('Curves not measured: `embedLatencyVsTokens`, `embedThroughputVsConcurrency`,');
+    expect(markdown).toContain('| floor | not measured |');
+    expect(markdown).toContain('| sw | not measured |');
+    expect(markdown).toContain('Product overhead above the floor = (sw − direct) − (floor − floor worker) = not measured');
+    expect(verdicts(partial)).toEqual([true, true, undefined, undefined, undefined]);
+    expect(markdown).toMatch(/\| time to first token via SW within 2 ms of direct \| not measured \| n\/a \|/);
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * The real-size report (bench/pages/real.ts on the models of `npm run models:real`): the service
+ * worker path against direct engine calls and the browser's floor, the issue's targets judged on
+ * them, and each curve as an SVG chart with its points.
+ * @module
+ */
+import type { Summary } from '../../pages/lib/stats.ts';
+import type { Curve, PathSummary, RealSizeResult } from '../real-size-results.ts';
+import { curvePaths, curveSvg } from './charts.ts';
+import { exact, f, percent, ratio, type Row, signed, table } from './format.ts';
+import { holds, type Target, targetsTable } from './targets.ts';
+
+export interface RealSizeReport {
+  markdown: string;
+  /** One SVG per curve drawn, under the name `chartFile` gave it (the markdown links to it). */
+  charts: { file: string; svg: string }[];
+}
+
+/** The curves the page draws, in report order; any other curve follows them. */
+const CURVES = ['embedLatencyVsTokens', 'embedThroughputVsConcurrency', 'ttftVsPromptTokens', 'decodeRateVsLength', 'memoryVsModels'];
+const NOT_MEASURED = 'not measured';
+
+const mb = (bytes: number | undefined) => (bytes === undefined ? '?' : `${(bytes / 1048576).toFixed(1)} MB`);
+/** `a` over `b` in ms and in % of `b`. */
+const over = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? ['', ''] : [signed(a - b), `${signed(((a - b) / b) * 100, 1)}%`]);
+
+/** What the one-text embedding costs the product above the browser's floor (see {@link embedTarget}). */
+export function productOverhead(embed: RealSizeResult['embedOne'] | undefined): number | undefined {
+  const [sw, direct, floor, floorWorker = 0] = ['sw', 'direct', 'floor', 'floor worker'].map((n) => exact(embed?.paths, n)?.ms.median);
+  return sw === undefined || direct === undefined || floor === undefined ? undefined : sw - direct - (floor - floorWorker);
+}
+
+function pathTable(paths: readonly PathSummary[] | undefined, names: string[]): string {
+  const direct = exact(paths, 'direct')?.ms.median;
+  const rows: Row[] = names.map((name) => {
+    const p = exact(paths, name);
+    if (!p) return [name, NOT_MEASURED, '', '', ''];
+    return [name, f(p.ms.median), f(p.ms.p95), ...(name === 'sw' ? over(p.ms.median, direct) : ['', ''])];
+  });
+  return table(['path', 'median ms', 'p95 ms', 'sw over direct: ms', 'sw over direct: %'], rows);
+}
+
+function streamTable(stream: RealSizeResult['stream'] | undefined): string {
+  const find = (name: string) => exact(stream?.paths, name);
+  const [sw, direct] = [find('sw'), find('direct')];
+  const names = [...new Set(['sw', 'direct', ...(stream?.paths.map((p) => p.name) ?? [])])];
+  const rows: Row[] = names.map((name) => {
+    const p = find(name);
+    if (!p) return [name, NOT_MEASURED, '', '', '', ''];
+    const vs = name === 'sw' && direct;
+    return [
+      name,
+      f(p.firstTokenMs.median, 2),
+      f(p.firstTokenMs.p95, 2),
+      f(p.decodeTokensPerSec.median, 1),
+      vs ? `${signed(p.firstTokenMs.median - direct.firstTokenMs.median, 2)} ms` : '',
+      vs ? percent(p.decodeTokensPerSec.median, direct.decodeTokensPerSec.median) : '',
+    ];
+  });
+  return [
+    `### Streaming (${stream?.maxTokens ?? '?'} tokens per stream)`,
+    table(['path', 'first token ms median', 'first token ms p95', 'decode tokens/s median', 'first token: sw − direct', 'decode rate: sw of direct'], rows),
+    ...(sw && direct ? [] : ['', `Streaming through the service worker or directly: ${NOT_MEASURED}.`]),
+  ].join('\n');
+}
+
+function batchingTable(b: RealSizeResult['batching'] | undefined): string {
+  if (!b) return ['### Batching', NOT_MEASURED].join('\n');
+  const row = (what: string, s: Summary | undefined, compared: string): Row =>
+    s ? [what, f(s.median, 1), f(s.p95, 1), f((b.texts / s.median) * 1000, 0), compared] : [what, NOT_MEASURED, '', '', ''];
+  const { concurrentSw: conc, sequentialDirect: seq, oneRequestSw: oneSw, oneRequestDirect: oneDirect } = b;
+  return [
+    `### Batching (${b.texts} texts; ms from the first call to the last vector in hand)`,
+    table(
+      ['what', 'median ms', 'p95 ms', 'texts/s', 'compared'],
+      [
+        row(`${b.texts} concurrent 1-text requests: sw`, conc, conc && seq ? `${ratio(seq.median / conc.median)} the speed of sequential direct` : ''),
+        row(`${b.texts} sequential 1-text calls: direct`, seq, ''),
+        row(`1 request × ${b.texts} texts: sw`, oneSw, oneSw && oneDirect ? `${percent(oneDirect.median, oneSw.median)} of direct's throughput` : ''),
+        row(`1 request × ${b.texts} texts: direct`, oneDirect, ''),
+      ],
+    ),
+  ].join('\n');
+}
+
+/** Compact digits for a curve's values: ms from tenths of a millisecond to seconds, rates, MB. */
+const compact = (v: number | undefined) =>
+  v !== undefined && Number.isInteger(v) ? String(v) : f(v, v === undefined ? 0 : Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : Math.abs(v) >= 1 ? 2 : 3);
+
+function curveTable(curve: Curve): string {
+  const paths = curvePaths(curve);
+  return table([curve.x, ...paths.map((p) => `${p} (${curve.y})`)], curve.points.map((pt) => [compact(pt.x), ...paths.map((p) => compact(pt.values[p]))]));
+}
+
+async function curveSections(curves: RealSizeResult['curves'] | undefined, chartFile: (name: string) => string) {
+  const all = curves ?? {};
+  const names = [...CURVES, ...Object.keys(all).filter((n) => !CURVES.includes(n))];
+  const markdown: string[] = [];
+  const charts: RealSizeReport['charts'] = [];
+  const missing: string[] = [];
+  for (const name of names) {
+    const curve = all[name];
+    if (!curve || curve.points.length === 0) {
+      missing.push(`\`${name}\``);
+      continue;
+    }
+    const file = chartFile(name);
+    charts.push({ file, svg: await curveSvg(curve) });
+    markdown.push('', `### ${curve.title}`, `![${curve.title}](${file})`, '', curveTable(curve));
+  }
+  if (missing.length) markdown.push('', `Curves ${NOT_MEASURED}: ${missing.join(', ')}.`);
+  return { markdown, charts };
+}
+
+/** A target judged on `value`, or "not measured" when a number it needs is missing. */
+function target(name: string, value: number | undefined, at: 'most' | 'least', limit: number, unit: string, measured: (v: number) => string): Target {
+  if (value === undefined || !Number.isFinite(value)) return { target: name, measured: NOT_MEASURED, met: undefined };
+  const check = { value, limit, at, unit };
+  return { target: name, measured: measured(value), met: holds(check), check };
+}
+
+/**
+ * One-text embedding: the product's overhead above the floor = (sw − direct) − (floor − floor
+ * worker), medians. sw − direct is what the HTTP-shaped path adds to the same engine call made
+ * directly (comlink to the worker); floor is a bare service worker relaying to a bare worker with
+ * no engine (no product code), and floor worker that bare worker asked directly: their difference
+ * is the browser's own cost of the HTTP-shaped route. Without `floor worker` the whole floor is
+ * subtracted (reading low by one bare page ⇄ worker round trip).
+ */
+function embedTarget(embed: RealSizeResult['embedOne'] | undefined): Target {
+  return target(`product overhead above the floor ≤ 0.5 ms (one-text embedding, ${embed?.tokens ?? '?'} tokens)`, productOverhead(embed), 'most', 0.5, ' ms', (v) => `${f(v)} ms = (sw − direct) − (floor − floor worker)`);
+}
+
+/** `a / b`, the same in %, and `a − b`; or undefined when either is missing. */
+const div = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a / b);
+const pct = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : (a / b) * 100);
+const sub = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b);
+
+export function realSizeTargets(r: RealSizeResult): Target[] {
+  const b = r.batching;
+  const [conc, seq, oneSw, oneDirect] = [b?.concurrentSw, b?.sequentialDirect, b?.oneRequestSw, b?.oneRequestDirect].map((s) => s?.median);
+  const sw = exact(r.stream?.paths, 'sw');
+  const direct = exact(r.stream?.paths, 'direct');
+  const [swRate, directRate] = [sw, direct].map((p) => p?.decodeTokensPerSec.median);
+  const [swFirst, directFirst] = [sw, direct].map((p) => p?.firstTokenMs.median);
+  const texts = b?.texts ?? '?';
+  return [
+    target(`${texts} concurrent 1-text requests via SW ≥ 2× ${texts} sequential direct calls`, div(seq, conc), 'least', 2, '×', (v) => `${ratio(v)} (${f(conc, 0)} vs ${f(seq, 0)} ms)`),
+    target(`1 request × ${texts} texts via SW ≥ 97% of direct throughput`, pct(oneDirect, oneSw), 'least', 97, '%', (v) => `${f(v, 1)}% (${f(oneSw, 1)} vs ${f(oneDirect, 1)} ms)`),
+    target('streaming via SW ≥ 99% of direct tokens/s (first-to-last-token decode rate)', pct(swRate, directRate), 'least', 99, '%', (v) => `${f(v, 1)}% (${f(swRate, 1)} vs ${f(directRate, 1)} tokens/s)`),
+    target('time to first token via SW within 2 ms of direct', sub(swFirst, directFirst), 'most', 2, ' ms', (v) => `${signed(v, 2)} ms (${f(swFirst, 2)} vs ${f(directFirst, 2)} ms)`),
+    embedTarget(r.embedOne),
+  ];
+}
+
+function header(r: RealSizeResult): string {
+  const env = r.env ?? {};
+  const checks = Object.entries(r.checks ?? {});
+  return [
+    `## Real-size models: ${r.device.toUpperCase()} (${r.profile} profile)`,
+    '',
+    `- Models (real-shaped, generated by \`npm run models:real\`): embedding \`${r.models?.embed.id ?? '?'}\` (${mb(r.models?.embed.bytes)}), chat \`${r.models?.chat.id ?? '?'}\` (${mb(r.models?.chat.bytes)}).`,
+    `- Device: ${r.device.toUpperCase()}${env.webgpuAdapter ? ` (WebGPU adapter: ${String(env.webgpuAdapter)})` : ''}; ${String(env.hardwareConcurrency ?? '?')} hardware threads. Paths: **sw** = the product's service worker to its engine worker; **direct** = the same engine called over comlink (createWorkerEngine); **floor** = a bare service worker relaying to a bare worker, no engine.`,
+    ...(checks.length ? [`- Checks: ${checks.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join('; ')}.`] : []),
+  ].join('\n');
+}
+
+/** The markdown of one real-size run and its charts, each SVG named by `chartFile(curve name)`. */
+export async function realSizeReport(result: RealSizeResult, chartFile: (name: string) => string): Promise<RealSizeReport> {
+  const curves = await curveSections(result.curves, chartFile);
+  const overhead = productOverhead(result.embedOne);
+  const markdown = [
+    header(result),
+    '',
+    `### One-text embedding (${result.embedOne?.tokens ?? '?'} tokens, one request at a time)`,
+    pathTable(result.embedOne?.paths, ['sw', 'direct', 'floor', 'floor worker']),
+    '',
+    `Product overhead above the floor = (sw − direct) − (floor − floor worker) = ${overhead === undefined ? NOT_MEASURED : `${f(overhead)} ms`} (medians).`,
+    '',
+    `### One-token chat completion (${result.chatOne?.promptTokens ?? '?'} prompt tokens, whole response)`,
+    pathTable(result.chatOne?.paths, ['sw', 'direct']),
+    '',
+    streamTable(result.stream),
+    '',
+    batchingTable(result.batching),
+    ...curves.markdown,
+    '',
+    backendTable(result),
+    '',
+    '### Targets',
+    targetsTable(realSizeTargets(result)),
+    '',
+    'Product overhead above the floor = (sw − direct) − (floor − floor worker), medians of the one-text embedding: sw − direct is what the HTTP-shaped path adds to the same engine call made directly; floor is a bare service worker relaying to a bare worker (no engine, no product code), floor worker that bare worker asked directly, so their difference is the browser’s own cost of the HTTP-shaped route.',
+  ];
+  return { markdown: markdown.join('\n'), charts: curves.charts };
+}
+
+/** The same work on WASM and on WebGPU: what `device: 'auto'` weighs (docs/decisions/auto-backend.md). */
+function backendTable(result: RealSizeResult): string {
+  const rows = result.backends ?? [];
+  if (rows.length === 0) return `### Backends\n${NOT_MEASURED}`;
+  return [
+    `### Backends: the same work on WASM and on WebGPU (${String(result.env.webgpuAdapter ?? 'adapter unknown')})`,
+    '| backend | embedder, 16 tokens (ms) | embedder, 128 tokens (ms) | tiny-chat decode (tokens/s) |',
+    '|---|---:|---:|---:|',
+    ...rows.map((b) => `| ${b.name} | ${f(b.embed16Ms, 1)} | ${f(b.embed128Ms, 1)} | ${f(b.tinyChatTokensPerSec, 0)} |`),
+  ].join('\n');
+}
