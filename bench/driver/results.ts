@@ -52,6 +52,8 @@ export interface MainResult {
 export interface LoadResult {
   engine: 'product' | 'raw';
   device: Device;
+  /** The models loaded, `chat + embedding` (absent in results from before `--models real`: the tiny ones). */
+  models?: string;
   cold: boolean;
   startToLoadedMs: number;
   loadCallsMs: number;

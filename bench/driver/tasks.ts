@@ -37,12 +37,13 @@ export function planTasks(options: Options, devices: readonly DeviceRun[], real?
   if (options.models === 'real') {
     // WebGPU through SwiftShader runs a 0.5B decoder at a token every few seconds: only when asked alone.
     const realDevices = options.device === 'webgpu' ? devices : devices.filter((d) => d.device === 'wasm');
-    for (let run = 1; run <= options.runs; run++) {
+    for (let run = 1; run <= (options.main ? options.runs : 0); run++) {
       for (const d of realDevices) {
         const name = options.runs > 1 ? `real-${d.device}-run${run}` : `real-${d.device}`;
         tasks.push({ name, page: '/bench/pages/real.html', config: { device: d.device, profile: d.profile, real }, results: 1, timeoutMs: 40 * 60_000 });
       }
     }
+    if (options.load) tasks.push(...loadTasks(realDevices, real, 15 * 60_000));
     return tasks;
   }
   for (let run = 1; run <= options.runs; run++) {
@@ -51,15 +52,19 @@ export function planTasks(options: Options, devices: readonly DeviceRun[], real?
       tasks.push({ name, page: '/bench/pages/bench.html', config: { device: d.device, profile: d.profile, sections: d.sections }, results: 1, timeoutMs: (d.profile === 'full' ? 15 : 12) * 60_000 });
     }
   }
-  if (options.load) {
-    // Fresh profiles per engine (each: one cold load, then warm reloads), product and raw alternating.
-    for (const d of devices) {
-      const colds = d.profile === 'full' ? 3 : 1;
-      const iterations = 1 + (d.profile === 'full' ? 3 : d.profile === 'short' ? 2 : 1);
-      for (let i = 0; i < colds; i++) {
-        for (const engine of i % 2 === 0 ? (['product', 'raw'] as const) : (['raw', 'product'] as const)) {
-          tasks.push({ name: `load-${engine}-${d.device}-${i}`, page: '/bench/pages/load.html', config: { device: d.device, profile: d.profile, engine, iteration: 0, iterations }, results: iterations, timeoutMs: 3 * 60_000 });
-        }
+  if (options.load) tasks.push(...loadTasks(devices, undefined, 3 * 60_000));
+  return tasks;
+}
+
+/** Fresh profiles per engine (each: one cold load, then warm reloads), product and raw alternating. */
+function loadTasks(devices: readonly DeviceRun[], real: RealWorkload | undefined, timeoutMs: number): Task[] {
+  const tasks: Task[] = [];
+  for (const d of devices) {
+    const colds = d.profile === 'full' ? 3 : 1;
+    const iterations = 1 + (d.profile === 'full' ? 3 : d.profile === 'short' ? 2 : 1);
+    for (let i = 0; i < colds; i++) {
+      for (const engine of i % 2 === 0 ? (['product', 'raw'] as const) : (['raw', 'product'] as const)) {
+        tasks.push({ name: `load-${engine}-${d.device}-${i}`, page: '/bench/pages/load.html', config: { device: d.device, profile: d.profile, engine, iteration: 0, iterations, ...(real ? { real } : {}) }, results: iterations, timeoutMs });
       }
     }
   }

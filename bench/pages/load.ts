@@ -1,16 +1,24 @@
 /**
- * Load timing: the default models (tiny-chat, tiny-embed) loaded by the product runtime
+ * Load timing: the default models (tiny-chat, tiny-embed), or the real-shaped ones, loaded by the product runtime
  * (`startInference` then `inference.load`) or by transformers.js called directly in a plain worker
  * (`pipeline()`, same files, same device). Iteration 0 runs in a fresh browser profile (cold:
  * empty HTTP cache, no service worker); the page then reloads itself for the warm iterations.
  * @module
  */
 import { startInference } from '../../src/client/index.ts';
+import type { ModelEntry } from '../../src/contracts/worker-config.ts';
 import { config, fail, finish, log } from './lib/channel.ts';
 import { spawnRawEngine } from './lib/raw-engine.ts';
 
-const CHAT_MODEL = 'tiny-chat';
-const EMBED_MODEL = 'tiny-embed';
+// The default models, or (`--models real`) the real-shaped ones, given to the product as app
+// models with their files' sizes and hashes, as a user's catalog would.
+const real = config.real;
+const CHAT_MODEL = real?.chat.id ?? 'tiny-chat';
+const EMBED_MODEL = real?.embed.id ?? 'tiny-embed';
+const models: ModelEntry[] | undefined = real && [
+  { engine: 'transformers', id: EMBED_MODEL, kind: 'embedding', source: EMBED_MODEL, dtype: real.embed.dtype, contextWindow: 512, files: real.embed.files },
+  { engine: 'transformers', id: CHAT_MODEL, kind: 'chat', source: CHAT_MODEL, dtype: real.chat.dtype, contextWindow: 4096, files: real.chat.files },
+];
 
 interface LoadTiming {
   /** From navigation start to this script's first line (the page and its script, both paths alike). */
@@ -29,7 +37,7 @@ interface LoadTiming {
 }
 
 async function product(t0: number): Promise<Omit<LoadTiming, 'scriptStartMs' | 'resources'>> {
-  const inference = await startInference({ engine: { device: config.device } });
+  const inference = await startInference({ engine: { device: config.device, ...(models ? { models } : {}) } });
   const controlled = performance.now();
   await inference.status();
   const ready = performance.now();
@@ -60,7 +68,7 @@ async function main(): Promise<void> {
     transferSize: e.transferSize,
     durationMs: e.duration,
   }));
-  const result = { engine: config.engine, device: config.device, iteration, cold: iteration === 0, scriptStartMs: t0, ...timing, resources, userAgent: navigator.userAgent, hardwareConcurrency: navigator.hardwareConcurrency };
+  const result = { engine: config.engine, device: config.device, models: `${CHAT_MODEL} + ${EMBED_MODEL}`, iteration, cold: iteration === 0, scriptStartMs: t0, ...timing, resources, userAgent: navigator.userAgent, hardwareConcurrency: navigator.hardwareConcurrency };
   log(`load ${config.engine} ${iteration === 0 ? 'cold' : 'warm'}: ${timing.startToLoadedMs.toFixed(1)} ms to loaded, load calls ${timing.loadCallsMs.toFixed(1)} ms`);
   await finish(result);
   if (iteration + 1 < (config.iterations ?? 1)) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../core/errors.ts';
-import { integrityOf } from './file-integrity.ts';
+import { CHECKED_HEADER, integrityOf } from './file-integrity.ts';
 import { checkedModelFetch } from './model-file-fetch.ts';
 import { insufficientStorage } from './storage.ts';
 
@@ -53,9 +53,12 @@ describe('checkedModelFetch', () => {
     const fetchWith = (body: Uint8Array, check: { bytes?: number; integrity?: string }) =>
       checkedModelFetch(async () => new Response(body.slice(), { headers: { 'content-type': 'application/octet-stream' } }), { check: (u) => (u === url ? check : undefined) });
 
-    it('passes a file of the right size and hash, whole', async () => {
-      const response = await fetchWith(weights, { bytes: 300, integrity: await integrityOf(weights) })(url);
+    it('passes a file of the right size and hash, whole, stamped with the hash it was checked against', async () => {
+      const integrity = await integrityOf(weights);
+      const response = await fetchWith(weights, { bytes: 300, integrity })(url);
       expect(new Uint8Array(await response.arrayBuffer())).toEqual(weights);
+      // The engine's cache keeps the headers: a copy stamped so is not hashed again at every load.
+      expect(response.headers.get(CHECKED_HEADER)).toBe(integrity);
     });
 
     it('refuses one flipped byte by its hash, naming the URL and both hashes', async () => {

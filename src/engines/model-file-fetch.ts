@@ -9,7 +9,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
-import { verifyFile, type FileCheck } from './file-integrity.ts';
+import { CHECKED_HEADER, verifyFile, type FileCheck } from './file-integrity.ts';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -47,7 +47,10 @@ export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {
     // Hashing needs the whole file; the engine reads it whole anyway.
     const bytes = await readWhole(namingFailures(response, url, length));
     await verifyFile(url, bytes, check);
-    return new Response(bytes as Uint8Array<ArrayBuffer>, { status: response.status, statusText: response.statusText, headers: response.headers });
+    // transformers.js stores the file with these headers: the cache then knows it was checked.
+    const headers = new Headers(response.headers);
+    if (check.integrity !== undefined) headers.set(CHECKED_HEADER, check.integrity);
+    return new Response(bytes as Uint8Array<ArrayBuffer>, { status: response.status, statusText: response.statusText, headers });
   };
 }
 

@@ -39,10 +39,10 @@ export function loadReport(device: Device, results: LoadResult[]): LoadSummary {
     }
   }
   const markdown = [
-    `### Load of the default models (tiny-chat + tiny-embed) on ${device.toUpperCase()} (ms)`,
+    `### Load of ${results.find((r) => r.device === device)?.models ?? 'the default models (tiny-chat + tiny-embed)'} on ${device.toUpperCase()} (ms)`,
     table(['path', 'n', 'start → loaded median', 'p95', 'ratio to transformers.js', 'worker answering', 'load calls alone', 'ratio (load calls)'], rows),
     '',
-    'start → loaded: from the page script’s first line (before the runtime or worker exists) to both models loaded; load calls alone: tiny-chat then tiny-embed, with the worker already answering. Cold = a fresh browser profile (empty HTTP cache, no service worker); warm = reloads of the same profile.',
+    'start → loaded: from the page script’s first line (before the runtime or worker exists) to both models loaded; load calls alone: the chat model then the embedder, with the worker already answering. Cold = a fresh browser profile (empty HTTP cache, no service worker); warm = reloads of the same profile.',
   ].join('\n');
   const pw = stats['product-false']?.median;
   const rw = stats['raw-false']?.median;

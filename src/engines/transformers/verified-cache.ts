@@ -3,7 +3,8 @@
  * would use itself, with three differences:
  * - a cached file is checked before it is trusted: its body must be as long as it was when stored,
  *   and match the catalog's size and hash where there are some; one that does not is evicted, so
- *   the engine fetches it again;
+ *   the engine fetches it again. A file stamped as checked on its way in (`CHECKED_HEADER`, with the
+ *   catalog's hash) and of the catalog's size is not hashed again;
  * - a quota failure while storing is remembered for the load that met it (transformers.js logs it
  *   and goes on), so the load can be reported as out of storage rather than pass half-cached;
  * - which files came from the cache is remembered, so progress can tell bytes fetched from bytes
@@ -11,7 +12,7 @@
  * @module
  */
 import { TRANSFORMERS_CACHE } from '../model-cache.ts';
-import { corruptFile, verifyFile, type FileCheck } from '../file-integrity.ts';
+import { CHECKED_HEADER, corruptFile, verifyFile, type FileCheck } from '../file-integrity.ts';
 import { isQuotaError } from '../storage.ts';
 
 export interface VerifiedCache {
@@ -49,6 +50,14 @@ export function createVerifiedCache(check: (url: string) => FileCheck | undefine
       const expected = check(url);
       try {
         if (verified.get(url) === body.size) {
+          hits.add(url);
+          return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+        }
+        // Checked on its way in (the fetch stamped it), and still the right size: trusted.
+        const checkedAs = response.headers.get(CHECKED_HEADER);
+        const stamped = expected?.integrity !== undefined && checkedAs === expected.integrity && (expected.bytes === undefined || body.size === expected.bytes);
+        if (stamped && (stored <= 0 || body.size === stored)) {
+          verified.set(url, body.size);
           hits.add(url);
           return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
         }
