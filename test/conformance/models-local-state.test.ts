@@ -60,7 +60,7 @@ describe.each(ROUTES)('model states on $name', (route) => {
       expect(list.data.map((m) => m.id)).toEqual(['tiny-chat', 'tiny-embed']);
       for (const m of list.data) expect(m).toMatchObject({ object: 'model', owned_by: 'local', created: expect.any(Number) });
       // On Node there is no Cache Storage: the bundled files are read from local disk, by the CPU backend.
-      expect(localOf(list.data[0])).toEqual({ state: 'loaded', downloaded: true, size_bytes: 0, runnable: true, backend: 'cpu', requires: [] });
+      expect(localOf(list.data[0])).toEqual({ state: 'loaded', downloaded: true, size_bytes: 0, runnable: true, backend: 'cpu', backend_reason: 'set to cpu', requires: [] });
       expect(localOf(list.data[1])).toMatchObject({ state: 'available', runnable: true, backend: 'cpu' });
 
       const retrieved = await oa.models.retrieve('tiny-chat');
@@ -69,7 +69,7 @@ describe.each(ROUTES)('model states on $name', (route) => {
       await expect(oa.models.retrieve('no-such-model')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
 
       const raw = await (await h.fetch(`${BASE}/models/tiny-embed`)).json();
-      expect(Object.keys(raw.local).sort()).toEqual(['backend', 'downloaded', 'requires', 'runnable', 'size_bytes', 'state']);
+      expect(Object.keys(raw.local).sort()).toEqual(['backend', 'backend_reason', 'downloaded', 'requires', 'runnable', 'size_bytes', 'state']);
     });
 
     it('anthropic: list, auto-pagination and retrieve work unchanged, and each model carries its local state', async () => {
@@ -86,7 +86,7 @@ describe.each(ROUTES)('model states on $name', (route) => {
 
       const raw = await (await h.fetch(`${BASE}/models`, { headers: ANTHROPIC_HEADERS })).json();
       expect(raw).toMatchObject({ has_more: false, first_id: 'tiny-chat', last_id: 'tiny-embed' });
-      expect(raw.data[0].local).toEqual({ state: 'loaded', downloaded: true, size_bytes: 0, runnable: true, backend: 'cpu', requires: [] });
+      expect(raw.data[0].local).toEqual({ state: 'loaded', downloaded: true, size_bytes: 0, runnable: true, backend: 'cpu', backend_reason: 'set to cpu', requires: [] });
     });
 
     it('a key limited to some models sees only their states', async () => {
