@@ -3,38 +3,156 @@
  * The `inpage-llm` command.
  *
  *   npx inpage-llm init <public folder> [--models]
+ *   npx inpage-llm serve [--port 8080] [--host 127.0.0.1] [--models <dir> | --tiny] [--api-key KEY]...
  *
  * `init` copies the service worker and the engine's files into the folder the app serves as its
  * site root (like `msw init`); run it again after updating the package. `--models` adds the tiny
  * generated models (offline defaults for demos and tests).
+ *
+ * `serve` runs the same gateway as an HTTP server on onnxruntime-node (src/node/serve.ts), so any
+ * OpenAI or Anthropic client can use it; SIGINT/SIGTERM close it gracefully and exit 0.
  * @module
  */
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../contracts/control-messages.ts';
 import { SERVICE_WORKER_FILE, RUNTIME_DIR } from '../contracts/runtime-layout.ts';
 import { runtimeFiles } from '../install/runtime-files.ts';
 import { writeRuntimeFiles } from '../install/write-runtime-files.ts';
 
 const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
+       npx inpage-llm serve [options]
 
   init    Copies the service worker (${SERVICE_WORKER_FILE}) and the engine's files (${RUNTIME_DIR}/)
           into the folder your app serves at its site root (public/ in vite apps).
-          --models   also write the tiny generated models (tiny-embed, tiny-chat)`;
+          --models   also write the tiny generated models (tiny-embed, tiny-chat)
+
+  serve   Runs the OpenAI- and Anthropic-compatible API as an HTTP server, on onnxruntime-node (CPU).
+          --port N          the port (default 8080; 0 takes any free one)
+          --host ADDR       the interface (default 127.0.0.1: this machine only; 0.0.0.0 for all)
+          --models DIR      the folder of local models, one sub-folder per model (default ./models)
+          --tiny            serve the tiny generated models (tiny-chat, tiny-embed), written to a
+                            temporary folder: offline, real inference on random weights
+          --api-key KEY     accept only requests with this key (repeatable; default: any caller)
+          --allow-remote    fetch catalog models missing from the folder from the Hugging Face hub
+          --remote-host URL fetch them from this mirror of the hub instead
+          --max-loaded N    models kept in memory at once (default 2)`;
+
+const COMMON = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } } as const satisfies ParseArgsConfig['options'];
+const INIT_OPTIONS = { ...COMMON, models: { type: 'boolean' } } as const satisfies ParseArgsConfig['options'];
+const SERVE_OPTIONS = {
+  ...COMMON,
+  port: { type: 'string' },
+  host: { type: 'string' },
+  models: { type: 'string' },
+  tiny: { type: 'boolean' },
+  'api-key': { type: 'string', multiple: true },
+  'allow-remote': { type: 'boolean' },
+  'remote-host': { type: 'string' },
+  'max-loaded': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** A mistake in the command line: printed with the usage, exit code 1. */
+class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { models: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } } });
+  // The command comes first; each has its own options (`--models` is a flag for init, a folder for serve).
+  const command = argv[0]?.startsWith('-') === false ? argv[0] : undefined;
+  const args = command === undefined ? argv : argv.slice(1);
+  try {
+    if (command === 'init') return await init(args);
+    if (command === 'serve') return await serve(args);
+    const { values } = parseArgs({ args, options: COMMON });
+    if (values.version) return console.log(VERSION), 0;
+    if (command !== undefined) throw new UsageError(`Unknown command "${command}".`);
+    return console.log(USAGE), values.help ? 0 : 1;
+  } catch (error) {
+    // parseArgs reports unknown or malformed options with a TypeError whose code starts ERR_PARSE_ARGS.
+    const parse = error instanceof TypeError && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+    if (!(error instanceof UsageError) && !parse) throw error;
+    return console.error(`${error.message}\n\n${USAGE}`), 1;
+  }
+}
+
+async function init(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: INIT_OPTIONS });
+  if (values.help) return console.log(USAGE), 0;
   if (values.version) return console.log(VERSION), 0;
-  const [command, folder, ...rest] = positionals;
-  if (values.help || command === undefined) return console.log(USAGE), command === undefined && !values.help ? 1 : 0;
-  if (command !== 'init') return console.error(`Unknown command "${command}".\n\n${USAGE}`), 1;
-  if (folder === undefined || rest.length > 0) return console.error(`init takes one folder.\n\n${USAGE}`), 1;
+  const [folder, ...rest] = positionals;
+  if (folder === undefined || rest.length > 0) throw new UsageError('init takes one folder.');
   const publicDir = resolve(folder);
   const files = await runtimeFiles({ models: values.models ?? false });
   const bytes = await writeRuntimeFiles(publicDir, files);
   console.log(`inpage-llm ${VERSION}: wrote ${files.length} files (${(bytes / 1e6).toFixed(1)} MB) to ${publicDir}`);
   console.log(`  ${SERVICE_WORKER_FILE}, ${RUNTIME_DIR}/ — serve them from your site root; startInference() finds them there.`);
   return 0;
+}
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: SERVE_OPTIONS });
+  if (values.help) return console.log(USAGE), 0;
+  if (values.version) return console.log(VERSION), 0;
+  if (values.tiny && values.models !== undefined) throw new UsageError('--tiny and --models each name the models folder: give one.');
+  const port = integerOption('--port', values.port, 8080, 0, 65_535);
+  const maxLoaded = integerOption('--max-loaded', values['max-loaded'], undefined, 1, 1_000);
+  const host = values.host ?? '127.0.0.1';
+  const apiKeys = values['api-key'] ?? [];
+
+  // Loaded here, not at the top: `init` must run where onnxruntime-node's native part was never
+  // installed (a browser app may skip its install script).
+  const { createNodeEngine, serveGateway, writeTinyModels } = await import('../node/index.ts');
+  const tinyDir = values.tiny ? await mkdtemp(join(tmpdir(), 'inpage-llm-tiny-')) : undefined;
+  const removeTiny = () => (tinyDir === undefined ? Promise.resolve() : rm(tinyDir, { recursive: true, force: true }));
+  try {
+    if (tinyDir !== undefined) await writeTinyModels(tinyDir);
+    const modelDir = tinyDir ?? resolve(values.models ?? 'models');
+    const engine = createNodeEngine({
+      localModelPath: modelDir,
+      allowRemoteModels: values['allow-remote'] ?? false,
+      ...(values['remote-host'] !== undefined ? { remoteHost: values['remote-host'] } : {}),
+      ...(maxLoaded !== undefined ? { maxLoaded } : {}),
+    });
+    const server = await serveGateway({ engine, port, host, apiKeys });
+    // Exactly one line in this form: scripts and tests read the URL from it.
+    console.log(`inpage-llm ${VERSION} listening on ${server.url}`);
+    const states = new Map((await engine.modelStates()).map((state) => [state.id, state]));
+    const remote = values['allow-remote'] ?? false;
+    console.log(`  models (${tinyDir !== undefined ? 'the tiny generated ones' : modelDir}):`);
+    for (const model of await engine.listModels()) {
+      const where = states.get(model.id)?.downloaded ? 'on disk' : remote ? 'fetched on first use' : 'not on disk (--allow-remote fetches it)';
+      console.log(`    ${model.id.padEnd(28)} ${model.kind.padEnd(10)} ${where}`);
+    }
+    console.log(`  OpenAI SDK baseURL ${server.url}, Anthropic SDK baseURL ${server.url.replace(/\/v1$/, '')}; ${apiKeys.length ? `${apiKeys.length} API key(s) required` : 'no API key required'}.`);
+    if (apiKeys.length === 0 && !isLoopback(host)) console.warn(`  warning: listening on ${host} without --api-key: anyone who can reach this port can use it.`);
+
+    const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
+      process.once('SIGINT', resolveSignal);
+      process.once('SIGTERM', resolveSignal);
+    });
+    // A second signal while requests finish ends the process at once.
+    const force = () => process.exit(1);
+    process.once('SIGINT', force);
+    process.once('SIGTERM', force);
+    console.log(`inpage-llm: ${signal}, closing: requests in flight may finish (up to 10 s).`);
+    await server.close();
+    console.log('inpage-llm: closed.');
+    return 0;
+  } finally {
+    await removeTiny();
+  }
+}
+
+function integerOption(name: string, text: string | undefined, fallback: number | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`${name} takes a whole number from ${min} to ${max}, not '${text}'.`);
+  return value;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 main(process.argv.slice(2)).then(

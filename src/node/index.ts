@@ -1,9 +1,11 @@
 /**
  * The gateway in Node: the same endpoints over transformers.js on onnxruntime-node (CPU), for
- * servers, tests and scripts. Pair `createNodeEngine` with `createGateway` and any server that
- * speaks `Request`/`Response`:
+ * servers, tests and scripts. `serveGateway` runs it as an HTTP server (what `npx inpage-llm serve`
+ * does); or pair `createNodeEngine` with `createGateway` and any server that speaks `Request`/`Response`:
  *
- *   const gateway = createGateway({ engine: createNodeEngine({ localModelPath: './models' }), baseUrl: 'http://localhost:8080/v1' });
+ *   const engine = createNodeEngine({ localModelPath: './models' });
+ *   const server = await serveGateway({ engine, port: 8080 });   // server.url: http://127.0.0.1:8080/v1
+ *   const gateway = createGateway({ engine, baseUrl: 'http://localhost:8080/v1' });   // or the gateway alone
  *
  * @module
  */
@@ -16,6 +18,8 @@ import { createTransformersAdapter } from '../engines/transformers/index.ts';
 import { generateTinyModels } from '../tiny-models/generate.ts';
 
 export { createGateway } from '../gateway/create-gateway.ts';
+export { serveGateway, type GatewayServer, type ServeOptions } from './serve.ts';
+export type { ApiKey } from '../gateway/auth.ts';
 export type { Gateway, GatewayOptions } from '../gateway/create-gateway.ts';
 export type { ModelHost } from '../engines/model-host.ts';
 export type { ModelEntry, TransformersModelEntry } from '../contracts/worker-config.ts';

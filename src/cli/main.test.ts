@@ -1,0 +1,78 @@
+/**
+ * The `inpage-llm` command as a user runs it: a child process on the project's Node, from source.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const NODE = join(ROOT, 'node_modules/.bin/node');
+const LISTENING = /^inpage-llm \S+ listening on (http:\/\/\S+\/v1)$/m;
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  // A failed test must not leave its server running.
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+function cli(...args: string[]) {
+  const child = spawn(NODE, ['src/cli/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (data: Buffer) => (stdout += data.toString('utf8')));
+  child.stderr!.on('data', (data: Buffer) => (stderr += data.toString('utf8')));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { child, exited, output: () => ({ stdout, stderr }) };
+}
+
+async function waitFor<T>(probe: () => T | undefined, ms: number, what: () => string): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('npx inpage-llm serve', () => {
+  it('serves the tiny models, answers the OpenAI SDK, and exits 0 on SIGTERM', async () => {
+    const run = cli('serve', '--tiny', '--port', '0');
+    const show = () => JSON.stringify(run.output());
+    const url = await waitFor(() => LISTENING.exec(run.output().stdout)?.[1], 20_000, show);
+    expect(run.output().stdout.match(new RegExp(LISTENING.source, 'gm'))).toHaveLength(1);
+    expect(run.output().stdout).toMatch(/tiny-chat +chat +on disk/);
+
+    const client = new OpenAI({ baseURL: url, apiKey: 'local', maxRetries: 0 });
+    const chat = await client.chat.completions.create({ model: 'tiny-chat', max_tokens: 4, messages: [{ role: 'user', content: 'hello' }] });
+    expect(chat.usage?.completion_tokens).toBeGreaterThan(0);
+
+    const signalled = Date.now();
+    run.child.kill('SIGTERM');
+    const code = await Promise.race([run.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 5000))]);
+    expect(code, show()).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(5000);
+    expect(run.output().stdout).toContain('closed.');
+    await expect(fetch(`${url}/models`)).rejects.toThrow();
+  });
+
+  it('refuses a malformed option with the usage and exit code 1', async () => {
+    const run = cli('serve', '--port', 'eighty');
+    expect(await run.exited).toBe(1);
+    expect(run.output().stderr).toMatch(/--port takes a whole number/);
+    expect(run.output().stderr).toMatch(/npx inpage-llm serve \[options\]/);
+    const both = cli('serve', '--tiny', '--models', 'x');
+    expect(await both.exited).toBe(1);
+    expect(both.output().stderr).toMatch(/--tiny and --models/);
+  });
+
+  it('lists serve in the usage', async () => {
+    const run = cli('--help');
+    expect(await run.exited).toBe(0);
+    expect(run.output().stdout).toMatch(/serve +Runs the OpenAI- and Anthropic-compatible API/);
+  });
+});
