@@ -3,7 +3,7 @@
  * like many single-page-app hosts, it answers an unknown path with index.html and a 200, which is
  * exactly what a model file fetched from a wrong or missing location gets.
  */
-import type { Page } from '@playwright/test';
+import type { CDPSession, Page } from '@playwright/test';
 import { engineWorker, expect, startRuntime, test } from './fixtures.ts';
 import { serveModel, type ModelServer } from './model-server.ts';
 
@@ -32,6 +32,18 @@ test('an HTML page served where a model file belongs is a clear 503 naming the U
  * embedding model as an app's model `faulty-embed` under a hub layout on another origin, whose
  * files the catalog entry names with their sizes and SRI hashes.
  */
+/** The origin's usage once it stops growing (the service worker caches the app shell after start). */
+async function settledUsage(cdp: CDPSession, origin: string): Promise<number> {
+  let last = -1;
+  for (let i = 0; i < 20; i++) {
+    const { usage } = await cdp.send('Storage.getUsageAndQuota', { origin });
+    if (usage === last) return usage;
+    last = usage;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return last;
+}
+
 test.describe('a model host that misbehaves', () => {
   let server: ModelServer;
   test.beforeEach(async () => {
@@ -138,7 +150,7 @@ test.describe('a model host that misbehaves', () => {
     const origin = new URL(page.url()).origin;
     const cdp = await page.context().newCDPSession(page);
     const total = Object.values(server.files).reduce((sum, f) => sum + f.bytes, 0);
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: (await cdp.send('Storage.getUsageAndQuota', { origin })).usage + Math.floor(total / 4) });
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: (await settledUsage(cdp, origin)) + Math.floor(total / 4) });
     // This Chromium tells pages and workers a quota of their usage plus 10 GiB whatever the real
     // limit (against fingerprinting), so the engine worker's estimate is made to tell the limit
     // the browser enforces, as browsers that report it do.
@@ -165,7 +177,7 @@ test.describe('a model host that misbehaves', () => {
     const origin = new URL(page.url()).origin;
     const cdp = await page.context().newCDPSession(page);
     const size = server.files[weights]!.bytes;
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: (await cdp.send('Storage.getUsageAndQuota', { origin })).usage + 4 * size });
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: (await settledUsage(cdp, origin)) + 4 * size });
     server.fault(weights, 'hold');
     const answer = embed(page);
     await expect.poll(() => server.requests.includes(weights)).toBe(true);
@@ -174,7 +186,7 @@ test.describe('a model host that misbehaves', () => {
     const { usage, quota } = await cdp.send('Storage.getUsageAndQuota', { origin });
     await page.evaluate(async (bytes) => {
       const filler = await caches.open('app-data');
-      await filler.put('/app-data/blob', new Response(new Uint8Array(bytes)));
+      if (bytes > 0) await filler.put('/app-data/blob', new Response(new Uint8Array(bytes)));
     }, quota - usage - Math.floor(size / 2));
     server.release();
     const full = await answer;

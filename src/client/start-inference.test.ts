@@ -273,4 +273,19 @@ describe('startInference, an engine worker that ends on its own', () => {
     // Other tabs and the service worker drop their links to the old worker.
     expect(container.ofType('HOST_GONE').length).toBeGreaterThan(0);
   });
+
+  it('ends a load waiting on the worker when the worker ends, with the reason, instead of leaving it pending', async () => {
+    stubBrowser(false);
+    // A worker that never answers a call: a load sent to it would wait forever.
+    const silent = Object.assign(new EventTarget(), { postMessage() {}, terminate() {} });
+    let spawned = 0;
+    const inference = await startInference({ engineWorker: () => (spawned++ === 0 ? silent : inThreadEngineWorker().create()) as unknown as Worker });
+    const load = inference.load('scripted-chat').then(() => 'loaded', (error: { code?: string; message?: string }) => `${error.code}: ${error.message}`);
+    const exit = { reason: 'device_lost', message: 'The GPU device was lost (unknown).', at: '2026-11-23T00:00:00.000Z' } as const;
+    silent.dispatchEvent(new MessageEvent('message', { data: { type: 'EXITING', exit } }));
+    expect(await load).toBe('device_lost: The GPU device was lost (unknown). The engine is being rebuilt: retry the request.');
+    // The fresh worker answers the retry.
+    await inference.load('scripted-chat');
+    expect(spawned).toBe(2);
+  });
 });

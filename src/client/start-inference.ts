@@ -18,6 +18,7 @@ import { BUILD, describeExit, PROTOCOL, VERSION, type EngineExit, type PageMessa
 import { createEngineConnection, type EngineConnection } from '../rpc/engine-connection.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { SERVICE_WORKER_FILE } from '../contracts/runtime-layout.ts';
+import { GatewayError } from '../core/errors.ts';
 import { installFetchShim } from './fetch-shim.ts';
 import { engineWorkerAt, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
 
@@ -151,10 +152,18 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
       { onProgress: progressed, previousExit, onExit: (exit) => void replaceWorker(describeExit(exit).reason, exit) },
       options.engineWorker ?? engineWorkerAt(options.engineWorkerUrl),
     );
+  /**
+   * Calls made to the worker itself (`load`, `status`: comlink, which never settles once its
+   * worker is gone) end with the worker: each waits against this, which the replacement rejects.
+   */
+  let workerGone = goneSignal();
+  const untilGone = <T>(call: Promise<T>): Promise<T> => Promise.race([call, workerGone.promise]);
   /** A fresh engine worker in place of this tab's: every link to the old one is cut. */
   const replaceWorker = (reason: string, exit?: EngineExit) => {
     if (!engine) return;
     engine.terminate();
+    workerGone.reject(new GatewayError(exit ? describeExit(exit).code : 'engine_unavailable', reason, { retryAfter: 1 }));
+    workerGone = goneSignal();
     // Staying: this tab keeps its place as host while it offers the new worker.
     post({ type: 'HOST_GONE', staying: true, ...(exit ? { exit } : {}) });
     own?.detach(reason, exit ? describeExit(exit).code : 'engine_unavailable');
@@ -212,7 +221,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
     own?.attach(engine.connect(), SELF);
     offer();
     options.onHostChange?.(true);
-    for (const model of options.preload ?? []) void engine.api.load(model).catch(() => {});
+    for (const model of options.preload ?? []) void untilGone(engine.api.load(model)).catch(() => {});
     started?.();
     await new Promise<void>((resolve) => (stopHosting = resolve));
     post({ type: 'HOST_GONE' });
@@ -239,11 +248,11 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
       return engine !== undefined;
     },
     async status() {
-      return engine ? engine.api.status() : null;
+      return engine ? untilGone(engine.api.status()) : null;
     },
     async load(model) {
       if (!engine) throw new Error('This tab does not host the engine.');
-      await engine.api.load(model);
+      await untilGone(engine.api.load(model));
     },
     async restartWorker() {
       if (!engine) throw new Error('This tab does not host the engine.');
@@ -258,6 +267,14 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
       return { usage, quota, ...(granted !== undefined ? { persisted: granted } : {}) };
     },
   };
+}
+
+/** A promise that only ever rejects, when `reject` is called; unobserved, its rejection is no error. */
+function goneSignal(): { promise: Promise<never>; reject(error: unknown): void } {
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<never>((_, fail) => (reject = fail));
+  promise.catch(() => {});
+  return { promise, reject };
 }
 
 function keyText(key: ApiKey | undefined): string | undefined {

@@ -5,8 +5,9 @@
  * engine failing or hanging on every later call. Watching `GPUAdapter.prototype.requestDevice`
  * sees each device whoever asks for it, without reaching into either library.
  *
- * A device an engine destroys itself while a model is released (web-llm's `unload()` does) is not a
- * loss: releases run inside `releasingGpu`, and devices destroyed meanwhile are left out.
+ * A device an engine destroys itself is not a loss: web-llm destroys its device in `unload()`, and
+ * in `reload()` when a buffer does not fit in GPU memory (then failing the load with its own clear
+ * error). Those calls run inside `releasingGpu`, and devices destroyed meanwhile are left out.
  * @module
  */
 
@@ -35,7 +36,7 @@ export function onGpuDeviceLost(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Runs an engine's release of a model: devices it destroys meanwhile are not reported as lost. */
+/** Runs engine work during which the engine may destroy its own device (a release, a failed load): those are not reported as lost. */
 export async function releasingGpu<T>(work: () => Promise<T>): Promise<T> {
   releasing++;
   try {

@@ -65,7 +65,8 @@ describe('checkedModelFetch', () => {
       const flipped = weights.slice();
       flipped[150]! ^= 0x01;
       const expected = await integrityOf(weights);
-      const error = await fails(fetchWith(flipped, { bytes: 300, integrity: expected })(url));
+      // The response comes at once (a size probe that never reads it costs nothing); its last read fails.
+      const error = await fails((await fetchWith(flipped, { bytes: 300, integrity: expected })(url)).arrayBuffer());
       expect(error.code).toBe('model_unavailable');
       expect(error.message).toContain(url);
       expect(error.message).toContain(`the catalog says ${expected}`);
@@ -73,7 +74,7 @@ describe('checkedModelFetch', () => {
     });
 
     it('refuses a short file by its size', async () => {
-      const error = await fails(fetchWith(weights.subarray(0, 200), { bytes: 300 })(url));
+      const error = await fails((await fetchWith(weights.subarray(0, 200), { bytes: 300 })(url)).arrayBuffer());
       expect(error.message).toMatch(/it is 200 bytes, the catalog says 300/);
     });
   });
@@ -114,5 +115,13 @@ describe('checkedModelFetch', () => {
     const error = await fails(response.arrayBuffer());
     expect(error.code).toBe('model_unavailable');
     expect(error.message).toMatch(/download of https:\/\/hub\.test\/m\/resolve\/main\/onnx\/model\.onnx was cut off after 40 of 100 bytes \(network error\)/);
+  });
+
+  it('drops a stamp the server sent itself, and checks external-data chunks like the main file', async () => {
+    const forged = checkedModelFetch(async () => new Response(new Uint8Array(8), { headers: { [CHECKED_HEADER]: 'sha256-forged' } }));
+    expect((await forged('/m/onnx/model.onnx')).headers.has(CHECKED_HEADER)).toBe(false);
+    expect((await forged('/m/config.json')).headers.has(CHECKED_HEADER)).toBe(false);
+    const html = serving(HTML, { 'content-type': 'text/html' });
+    expect((await fails(html('/m/onnx/model.onnx_data_1'))).message).toMatch(/an HTML page/);
   });
 });

@@ -15,7 +15,8 @@ type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Resp
 
 /** Files that are JSON, and files that are binary; anything else is passed through unchecked. */
 const JSON_FILE = /\.json$/i;
-const BINARY_FILE = /\.(onnx|onnx_data|bin|safetensors|wasm)$/i;
+// transformers.js splits large external data into `model.onnx_data`, `model.onnx_data_1`, ...
+const BINARY_FILE = /\.(onnx|onnx_data(_\d+)?|bin|safetensors|wasm)$/i;
 
 export interface ModelFetchChecks {
   /** What the file at this URL must be, when the catalog says. */
@@ -32,26 +33,53 @@ export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {
     const json = JSON_FILE.test(path);
     const binary = BINARY_FILE.test(path);
     // Failures (a 404 for a missing file) are the engine's to report, as they are today.
-    if (!response.ok || (!json && !binary)) return response;
+    if (!response.ok || (!json && !binary)) return unstamped(response);
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type === 'text/html' || (await startsLikeHtml(response))) throw notTheFile(url, 'an HTML page', type);
     // A JSON error body where weights belong: a proxy or a hub answering with an error object.
     if (binary && type === 'application/json') throw notTheFile(url, 'a JSON document', type);
     // A range (transformers.js reads a file's size with `Range: bytes=0-0`) is a piece, not the file.
-    if (response.status === 206) return response;
+    if (response.status === 206) return unstamped(response);
     const check = checks.check?.(url);
     // The length header is the encoded size; a check's `bytes` is the file's own.
     const length = Number(response.headers.get('content-length')) || undefined;
     if (binary) await checks.room?.(check?.bytes ?? length ?? 0, url);
-    if (!check || (check.bytes === undefined && check.integrity === undefined)) return binary ? namingFailures(response, url, length) : response;
-    // Hashing needs the whole file; the engine reads it whole anyway.
-    const bytes = await readWhole(namingFailures(response, url, length));
-    await verifyFile(url, bytes, check);
-    // transformers.js stores the file with these headers: the cache then knows it was checked.
-    const headers = new Headers(response.headers);
-    if (check.integrity !== undefined) headers.set(CHECKED_HEADER, check.integrity);
-    return new Response(bytes as Uint8Array<ArrayBuffer>, { status: response.status, statusText: response.statusText, headers });
+    if (!check || (check.bytes === undefined && check.integrity === undefined)) return unstamped(binary ? namingFailures(response, url, length) : response);
+    return checkedWhileRead(namingFailures(response, url, length), url, check);
   };
+}
+
+/** A server's own copy of the stamp means nothing: only a check made here may set it. */
+function unstamped(response: Response): Response {
+  if (!response.headers.has(CHECKED_HEADER)) return response;
+  const headers = new Headers(response.headers);
+  headers.delete(CHECKED_HEADER);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * The response as it arrives (so a reader sees progress, and a size probe that never reads the
+ * body costs nothing), with its bytes checked when the last one has come: a file that is not what
+ * the catalog says fails its final read, before the engine (or its cache) can keep it. Hashing
+ * needs the whole file, which the engine holds whole anyway. transformers.js stores the file with
+ * these headers, stamped with the hash it was checked against: the cache then knows it was checked.
+ */
+function checkedWhileRead(response: Response, url: string, check: FileCheck): Response {
+  const chunks: Uint8Array[] = [];
+  const checked = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      chunks.push(chunk);
+      controller.enqueue(chunk);
+    },
+    async flush() {
+      await verifyFile(url, concat(chunks), check);
+      chunks.length = 0;
+    },
+  });
+  const headers = new Headers(response.headers);
+  if (check.integrity !== undefined) headers.set(CHECKED_HEADER, check.integrity);
+  else headers.delete(CHECKED_HEADER);
+  return new Response(response.body!.pipeThrough(checked), { status: response.status, statusText: response.statusText, headers });
 }
 
 /**
@@ -83,20 +111,8 @@ function namingFailures(response: Response, url: string, length: number | undefi
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/**
- * The body's bytes, read from its stream: `arrayBuffer()` would turn the stream's own error into
- * a bare "Failed to fetch" in Chromium, losing which file and how far.
- */
-async function readWhole(response: Response): Promise<Uint8Array<ArrayBuffer>> {
-  const reader = response.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
+function concat(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {

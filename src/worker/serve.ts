@@ -13,7 +13,11 @@ import { createHostService, type HostService } from '../rpc/expose-host.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
-/** How long the answers to calls cut off by a device loss get to leave before the worker closes. */
+/**
+ * How long after a device loss the worker waits before closing itself. The page that started it
+ * replaces it as soon as it reads `EXITING` (its callers' calls were answered just before); the
+ * close is for a host that does not act on `EXITING`, whose callers then see the worker end.
+ */
 const CLOSE_DELAY_MS = 100;
 
 export function serveEngineWorker<Config extends object>(createHost: (config: Config, onProgress: (progress: LoadProgress) => void) => ModelHost): void {

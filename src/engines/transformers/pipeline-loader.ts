@@ -89,7 +89,9 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>, 
 async function checkRoomFor(model: LoadRequest): Promise<void> {
   if (!model.files) return;
   const total = Object.values(model.files).reduce((sum, file) => sum + (file.bytes ?? 0), 0);
-  const stored = bytesOf(groupsForModel(await listCachedModels('transformers'), { id: model.id, engine: 'transformers' }));
+  // Cached files are grouped by the folder they came from, which an app's model may name apart from its id.
+  const folder = model.source.split('/').filter(Boolean).at(-1) ?? model.id;
+  const stored = bytesOf(groupsForModel(await listCachedModels('transformers'), { id: folder, engine: 'transformers' }));
   await checkRoom(total - stored, `the model "${model.id}"`);
 }
 

@@ -99,7 +99,9 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
       });
       slot.engine = engine;
       slot.variant = variant;
-      await engine.reload(variant);
+      // web-llm destroys its own device when a buffer does not fit in GPU memory, and reports that
+      // as the load's failure: not a loss that should rebuild the engine worker (a retry would loop).
+      await releasingGpu(() => engine.reload(variant));
     } catch (error) {
       throw lib.loadFailure(model, record, error, progress.phase);
     }
