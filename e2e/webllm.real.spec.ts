@@ -116,7 +116,7 @@ test.describe('web-llm on a real local model', () => {
   });
 
   test('opens a required tool call as the grammar forces it', async ({ page }) => {
-    test.skip(!process.env.WEBLLM_TOOLS, 'prefilling the tool prompt (about 450 tokens) takes about 20 minutes on a CPU: set WEBLLM_TOOLS=1 to run it');
+    test.skip(!process.env.WEBLLM_TOOLS, 'prefilling the tool prompt (about 450 tokens) takes about 20 minutes on a CPU: run with WEBLLM_TOOLS=1 as well as WEBLLM_MODEL_DIR and WEBLLM_MODEL (see the skip above)');
     const result = await askStreamed(page, { max_tokens: MAX_TOKENS, tools: [{ type: 'function', function: { name: 'get_weather', parameters: CITY } }], tool_choice: 'required' });
     console.log(`web-llm tool_choice required: ${JSON.stringify(result)}`);
     // Its first tokens are forced; cut before the name is complete, the opening comes back as text.

@@ -6,7 +6,7 @@
  *
  *   npm run models:real                       # both models into .models/real/
  *   npm run models:real -- --only embed       # embed | chat (repeatable)
- *   npm run models:real -- --seed 7 --out /tmp/real --force --verify
+ *   npm run models:real -- --seed 7 --out ../real-models --force --verify
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -14,7 +14,7 @@ import type { ChatRequest } from '../../src/core/engine.ts';
 import type { ModelEntry } from '../../src/contracts/worker-config.ts';
 import type { CurvePoint, RealSizeResult } from '../driver/real-size-results.ts';
 import { byProfile, config, fail, finish, log } from './lib/channel.ts';
-import { summarize, type Summary } from './lib/stats.ts';
+import { summarize, timeEach } from './lib/stats.ts';
 import { expectOk, nativeFetch } from './main/client.ts';
 import { firstVector } from './main/embedding-requests.ts';
 import { environment } from './main/environment.ts';
@@ -48,17 +48,12 @@ async function rounds<T extends string>(count: number, paths: readonly T[], run:
   return samples;
 }
 
-async function times(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    out.push(performance.now() - t0);
-  }
-  return out;
-}
-
 const median = (values: readonly number[]) => summarize(values).median;
+
+/** Time to the first token from `t0`, and the rate from the first token to the last. */
+function streamFigures(t0: number, arrivals: readonly number[]): { first: number; rate: number } {
+  return { first: arrivals[0]! - t0, rate: (arrivals.length - 1) / ((arrivals.at(-1)! - arrivals[0]!) / 1000) };
+}
 
 async function main(): Promise<void> {
   const env = await environment();
@@ -95,13 +90,13 @@ async function main(): Promise<void> {
     await readSSE(response, (data) => {
       if (data !== '[DONE]' && JSON.parse(data).choices?.[0]?.delta?.content) arrivals.push(performance.now());
     });
-    return { first: arrivals[0]! - t0, rate: (arrivals.length - 1) / ((arrivals.at(-1)! - arrivals[0]!) / 1000) };
+    return streamFigures(t0, arrivals);
   };
   const directStream = async (tokens: number, maxTokens: number) => {
     const t0 = performance.now();
     const arrivals: number[] = [];
     for await (const event of direct.chat(chatRequest(tokens, maxTokens), { signal })) if (event.type === 'token') arrivals.push(performance.now());
-    return { first: arrivals[0]! - t0, rate: (arrivals.length - 1) / ((arrivals.at(-1)! - arrivals[0]!) / 1000) };
+    return streamFigures(t0, arrivals);
   };
 
   // One text, one request at a time: the product against direct calls and the browser's floor.
@@ -111,15 +106,15 @@ async function main(): Promise<void> {
   // floor: a bare service worker relaying to a bare worker; floor worker: that worker asked directly.
   const embedOne = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker'] as const, async (path) => {
     const n = byProfile({ quick: 10, short: 20, full: 30 });
-    if (path === 'sw') return times(n, () => swEmbed(oneText));
-    if (path === 'direct') return times(n, () => directEmbed(oneText));
+    if (path === 'sw') return timeEach(n, () => swEmbed(oneText));
+    if (path === 'direct') return timeEach(n, () => directEmbed(oneText));
     await floor.refresh();
     return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody);
   });
 
   await log('real-size: one-token chat');
   const chatOne = await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, (path) =>
-    times(byProfile({ quick: 3, short: 5, full: 8 }), () => (path === 'sw' ? swChatWhole(16) : directChatWhole(16))),
+    timeEach(byProfile({ quick: 3, short: 5, full: 8 }), () => (path === 'sw' ? swChatWhole(16) : directChatWhole(16))),
   );
 
   await log('real-size: streaming');
@@ -148,7 +143,7 @@ async function main(): Promise<void> {
   const reps = byProfile({ quick: 3, short: 5, full: 10 });
   const embedLatencyVsTokens: CurvePoint[] = [];
   for (const tokens of [8, 32, 128, 512]) {
-    const s = await rounds(1, ['sw', 'direct'] as const, (path) => times(reps, () => (path === 'sw' ? swEmbed(text(tokens)) : directEmbed(text(tokens)))));
+    const s = await rounds(1, ['sw', 'direct'] as const, (path) => timeEach(reps, () => (path === 'sw' ? swEmbed(text(tokens)) : directEmbed(text(tokens)))));
     embedLatencyVsTokens.push({ x: tokens, values: { sw: median(s.sw), direct: median(s.direct) } });
   }
   const embedThroughputVsConcurrency: CurvePoint[] = [];
@@ -195,34 +190,34 @@ async function main(): Promise<void> {
     const engine = createWorkerEngine({ device: backend, models: [models[0]!], maxLoaded: 2 });
     try {
       await engine.embed({ model: EMBED, input: ['warm'] }, { signal });
-      const embed16 = median(await times(reps, () => engine.embed({ model: EMBED, input: [text(16)] }, { signal })));
-      const embed128 = median(await times(reps, () => engine.embed({ model: EMBED, input: [text(128)] }, { signal })));
+      const embed16 = median(await timeEach(reps, () => engine.embed({ model: EMBED, input: [text(16)] }, { signal })));
+      const embed128 = median(await timeEach(reps, () => engine.embed({ model: EMBED, input: [text(128)] }, { signal })));
+      const t0 = performance.now();
       const arrivals: number[] = [];
       for await (const event of engine.chat({ model: 'tiny-chat', messages: prompt(16), maxTokens: 40, stop: [] }, { signal })) if (event.type === 'token') arrivals.push(performance.now());
-      backends.push({ name: backend, embed16Ms: embed16, embed128Ms: embed128, tinyChatTokensPerSec: (arrivals.length - 1) / ((arrivals.at(-1)! - arrivals[0]!) / 1000) });
+      backends.push({ name: backend, embed16Ms: embed16, embed128Ms: embed128, tinyChatTokensPerSec: streamFigures(t0, arrivals).rate });
     } finally {
       engine.terminate();
     }
   }
 
-  const summary = (values: readonly number[]): Summary => summarize(values);
   const result: RealSizeResult = {
     device,
     profile: config.profile,
     env,
     models: { embed: { id: EMBED, bytes: real.embed.bytes }, chat: { id: CHAT, bytes: real.chat.bytes } },
-    embedOne: { tokens: 16, paths: Object.entries(embedOne).map(([name, ms]) => ({ name, ms: summary(ms) })) },
-    chatOne: { promptTokens: 16, paths: Object.entries(chatOne).map(([name, ms]) => ({ name, ms: summary(ms) })) },
+    embedOne: { tokens: 16, paths: Object.entries(embedOne).map(([name, ms]) => ({ name, ms: summarize(ms) })) },
+    chatOne: { promptTokens: 16, paths: Object.entries(chatOne).map(([name, ms]) => ({ name, ms: summarize(ms) })) },
     stream: {
       maxTokens,
-      paths: (['sw', 'direct'] as const).map((name) => ({ name, firstTokenMs: summary(streams[name].map((s) => s.first)), decodeTokensPerSec: summary(streams[name].map((s) => s.rate)) })),
+      paths: (['sw', 'direct'] as const).map((name) => ({ name, firstTokenMs: summarize(streams[name].map((s) => s.first)), decodeTokensPerSec: summarize(streams[name].map((s) => s.rate)) })),
     },
     batching: {
       texts: texts.length,
-      concurrentSw: summary(batching.concurrentSw),
-      sequentialDirect: summary(batching.sequentialDirect),
-      oneRequestSw: summary(batching.oneRequestSw),
-      oneRequestDirect: summary(batching.oneRequestDirect),
+      concurrentSw: summarize(batching.concurrentSw),
+      sequentialDirect: summarize(batching.sequentialDirect),
+      oneRequestSw: summarize(batching.oneRequestSw),
+      oneRequestDirect: summarize(batching.oneRequestDirect),
     },
     curves: {
       embedLatencyVsTokens: { title: 'Embedding latency against input length (one text)', x: 'input tokens', y: 'ms per request (median)', logX: true, points: embedLatencyVsTokens },

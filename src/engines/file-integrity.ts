@@ -54,15 +54,23 @@ export function corruptFile(url: string, why: string): GatewayError {
 
 /** The check for `url`, when it is one of the files of a model whose folder path is a prefix of it. */
 export function checkFor(url: string, folders: ReadonlyMap<string, FileChecks>): FileCheck | undefined {
-  const path = pathOf(url);
   for (const [folder, files] of folders) {
-    const marker = `/${folder.replace(/^\/+|\/+$/g, '')}/`;
-    const at = path.indexOf(marker);
-    if (at === -1) continue;
-    const rest = path.slice(at + marker.length).replace(/^resolve\/[^/]+\//, '');
-    if (Object.hasOwn(files, rest)) return files[rest];
+    const file = fileInFolder(url, folder);
+    if (file !== undefined && Object.hasOwn(files, file)) return files[file];
   }
   return undefined;
+}
+
+/**
+ * The path of `url` inside the model folder `folder` (`onnx/model.onnx`), in the local layout
+ * (`…/<folder>/<file>`) or the hub's (`…/<folder>/resolve/<revision>/<file>`); undefined when the
+ * URL is not under that folder.
+ */
+export function fileInFolder(url: string, folder: string): string | undefined {
+  const path = pathOf(url);
+  const marker = `/${folder.replace(/^\/+|\/+$/g, '')}/`;
+  const at = path.indexOf(marker);
+  return at === -1 ? undefined : path.slice(at + marker.length).replace(/^resolve\/[^/]+\//, '');
 }
 
 function pathOf(url: string): string {

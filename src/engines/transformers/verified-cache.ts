@@ -12,7 +12,7 @@
  * @module
  */
 import { TRANSFORMERS_CACHE } from '../model-cache.ts';
-import { CHECKED_HEADER, corruptFile, verifyFile, type FileCheck } from '../file-integrity.ts';
+import { CHECKED_HEADER, corruptFile, fileInFolder, verifyFile, type FileCheck } from '../file-integrity.ts';
 import { isQuotaError } from '../storage.ts';
 
 export interface VerifiedCache {
@@ -48,27 +48,24 @@ export function createVerifiedCache(check: (url: string) => FileCheck | undefine
       const body = await response.blob();
       const stored = Number(response.headers.get('content-length'));
       const expected = check(url);
-      try {
-        if (verified.get(url) === body.size) {
-          hits.add(url);
-          return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      // Checked by this engine already, or on its way in (the fetch stamped it) and still the size
+      // it was stored at and the catalog's: trusted without hashing it again.
+      const stamped =
+        expected?.integrity !== undefined &&
+        response.headers.get(CHECKED_HEADER) === expected.integrity &&
+        (expected.bytes === undefined || body.size === expected.bytes) &&
+        (stored <= 0 || body.size === stored);
+      if (verified.get(url) !== body.size && !stamped) {
+        try {
+          if (stored > 0 && body.size !== stored) throw corruptFile(url, `the cached copy is ${body.size} bytes, ${stored} were stored`);
+          if (expected?.integrity !== undefined) await verifyFile(url, await body.arrayBuffer(), expected);
+          else if (expected?.bytes !== undefined && body.size !== expected.bytes) throw corruptFile(url, `it is ${body.size} bytes, the catalog says ${expected.bytes}`);
+        } catch (error) {
+          // Evicted: the engine then fetches the file again, and the fresh copy is checked on the way in.
+          console.warn(`inpage-llm: ${error instanceof Error ? error.message : String(error)} Fetching it again.`);
+          await cache.delete(key);
+          return undefined;
         }
-        // Checked on its way in (the fetch stamped it), and still the right size: trusted.
-        const checkedAs = response.headers.get(CHECKED_HEADER);
-        const stamped = expected?.integrity !== undefined && checkedAs === expected.integrity && (expected.bytes === undefined || body.size === expected.bytes);
-        if (stamped && (stored <= 0 || body.size === stored)) {
-          verified.set(url, body.size);
-          hits.add(url);
-          return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-        }
-        if (stored > 0 && body.size !== stored) throw corruptFile(url, `the cached copy is ${body.size} bytes, ${stored} were stored`);
-        if (expected?.integrity !== undefined) await verifyFile(url, await body.arrayBuffer(), expected);
-        else if (expected?.bytes !== undefined && body.size !== expected.bytes) throw corruptFile(url, `it is ${body.size} bytes, the catalog says ${expected.bytes}`);
-      } catch (error) {
-        // Evicted: the engine then fetches the file again, and the fresh copy is checked on the way in.
-        console.warn(`inpage-llm: ${error instanceof Error ? error.message : String(error)} Fetching it again.`);
-        await cache.delete(key);
-        return undefined;
       }
       verified.set(url, body.size);
       hits.add(url);
@@ -91,18 +88,12 @@ export function createVerifiedCache(check: (url: string) => FileCheck | undefine
       return (await open()).delete(key);
     },
     takeQuotaFailures(folder) {
-      const marker = `/${folder.replace(/^\/+|\/+$/g, '')}/`;
-      const mine = quotaFailures.filter((f) => decodeURIComponent(new URL(f.url).pathname).includes(marker));
+      const mine = quotaFailures.filter((f) => fileInFolder(f.url, folder) !== undefined);
       for (const failure of mine) quotaFailures.splice(quotaFailures.indexOf(failure), 1);
       return mine;
     },
     wasCached(folder, file) {
-      const suffix = `/${folder.replace(/^\/+|\/+$/g, '')}/`;
-      for (const url of hits) {
-        const path = decodeURIComponent(new URL(url).pathname);
-        const at = path.indexOf(suffix);
-        if (at !== -1 && path.slice(at + suffix.length).replace(/^resolve\/[^/]+\//, '') === file) return true;
-      }
+      for (const url of hits) if (fileInFolder(url, folder) === file) return true;
       return false;
     },
   };
