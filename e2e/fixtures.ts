@@ -21,6 +21,10 @@ export interface StartArgs {
   readonly transformersRemoteHost?: string;
   /** The app's own models (the product engine's `engine.models`). */
   readonly models?: readonly ModelEntry[];
+  /** Each model's fallback (the product engine's `engine.fallbacks`). */
+  readonly fallbacks?: Readonly<Record<string, string>>;
+  /** The onnxruntime wasm file (the product engine's `engine.wasmUrl`): a missing one leaves transformers.js no WASM path. */
+  readonly wasmUrl?: string;
 }
 
 /** What the test page records: load progress and host changes, for assertions. */
@@ -35,14 +39,14 @@ export interface PageLog {
 export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
   await page.goto(SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
-  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, transformersRemoteHost, models }) => {
+  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, transformersRemoteHost, models, fallbacks, wasmUrl }) => {
     const log: PageLog = { progress: [], hostChanges: [], engineExits: [] };
     Object.assign(window, { log });
     const inference = await window.harness.startInference({
       baseUrl,
       apiKeys,
       inPage,
-      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href, models } }),
+      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href, models, fallbacks, wasmUrl } }),
       onProgress: (p) => log.progress.push(p),
       onHostChange: (isHost) => log.hostChanges.push(isHost),
       onEngineExit: (exit) => log.engineExits.push(exit ?? null),

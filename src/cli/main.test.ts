@@ -3,6 +3,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
@@ -68,6 +70,45 @@ describe('npx inpage-llm serve', () => {
     const both = cli('serve', '--tiny', '--models', 'x');
     expect(await both.exited).toBe(1);
     expect(both.output().stderr).toMatch(/--tiny and --models/);
+  });
+
+  it('puts another server behind this one with --config: a remote model, translated to the Anthropic API it speaks', async () => {
+    const upstream = cli('serve', '--tiny', '--port', '0', '--api-key', 'sk-upstream');
+    const upstreamUrl = await waitFor(() => LISTENING.exec(upstream.output().stdout)?.[1], 20_000, () => JSON.stringify(upstream.output()));
+    const dir = await mkdtemp(join(tmpdir(), 'inpage-cli-config-'));
+    try {
+      const config = join(dir, 'routes.json');
+      await writeFile(config, JSON.stringify({ models: [{ engine: 'remote', id: 'team-chat', upstream: { baseURL: upstreamUrl, model: 'tiny-chat', speaks: ['anthropic'], apiKey: 'sk-upstream' } }] }));
+      const front = cli('serve', '--tiny', '--port', '0', '--config', config);
+      const url = await waitFor(() => LISTENING.exec(front.output().stdout)?.[1], 20_000, () => JSON.stringify(front.output()));
+      expect(front.output().stdout).toMatch(new RegExp(`team-chat +chat +forwarded to ${upstreamUrl.replace(/[.]/g, '\\.')}`));
+
+      const client = new OpenAI({ baseURL: url, apiKey: 'local', maxRetries: 0 });
+      const { data, response } = await client.chat.completions.create({ model: 'team-chat', max_tokens: 4, messages: [{ role: 'user', content: 'hello' }] }).withResponse();
+      expect(data.object).toBe('chat.completion');
+      expect(data.usage?.completion_tokens).toBeGreaterThan(0);
+      expect(response.headers.get('x-inpage-llm-served-by')).toBe('team-chat');
+      expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstreamUrl);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['not json', /--config .*routes\.json: .*JSON/],
+    [JSON.stringify({ model: [] }), /unknown key\(s\) "model"; expected "models" and\/or "fallbacks"/],
+    [JSON.stringify({ fallbacks: { 'tiny-chat': 'nowhere' } }), /The fallback of "tiny-chat" must be another model's id, not "nowhere"/],
+    [JSON.stringify({ models: [{ engine: 'remote', id: 'r', upstream: { baseURL: 'localhost:11434' } }] }), /"r": upstream\.baseURL must be http\(s\) URLs/],
+  ])('refuses the config %s with a message that names the mistake, exit code 1', async (text, message) => {
+    const dir = await mkdtemp(join(tmpdir(), 'inpage-cli-config-'));
+    try {
+      await writeFile(join(dir, 'routes.json'), text);
+      const run = cli('serve', '--tiny', '--port', '0', '--config', join(dir, 'routes.json'));
+      expect(await run.exited).toBe(1);
+      expect(run.output().stderr).toMatch(message);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('lists serve in the usage', async () => {

@@ -3,7 +3,7 @@
  * The `inpage-llm` command.
  *
  *   npx inpage-llm init <public folder> [--models]
- *   npx inpage-llm serve [--port 8080] [--host 127.0.0.1] [--models <dir> | --tiny] [--api-key KEY]...
+ *   npx inpage-llm serve [--port 8080] [--host 127.0.0.1] [--models <dir> | --tiny] [--config routes.json] [--api-key KEY]...
  *
  * `init` copies the service worker and the engine's files into the folder the app serves as its
  * site root (like `msw init`); run it again after updating the package. `--models` adds the tiny
@@ -13,11 +13,12 @@
  * OpenAI or Anthropic client can use it; SIGINT/SIGTERM close it gracefully and exit 0.
  * @module
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../contracts/control-messages.ts';
+import type { ModelEntry } from '../contracts/worker-config.ts';
 import { SERVICE_WORKER_FILE, RUNTIME_DIR } from '../contracts/runtime-layout.ts';
 import { runtimeFiles } from '../install/runtime-files.ts';
 import { writeRuntimeFiles } from '../install/write-runtime-files.ts';
@@ -35,6 +36,10 @@ const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
           --models DIR      the folder of local models, one sub-folder per model (default ./models)
           --tiny            serve the tiny generated models (tiny-chat, tiny-embed), written to a
                             temporary folder: offline, real inference on random weights
+          --config FILE     a JSON file with models of your own and fallbacks, the shape of
+                            startInference's engine config: {"models": [...], "fallbacks": {...}};
+                            remote entries ({"engine": "remote", "upstream": {...}}) put vLLM,
+                            Ollama, LM Studio or llama.cpp servers behind this one
           --api-key KEY     accept only requests with this key (repeatable; default: any caller)
           --allow-remote    fetch catalog models missing from the folder from the Hugging Face hub
           --remote-host URL fetch them from this mirror of the hub instead
@@ -49,6 +54,7 @@ const SERVE_OPTIONS = {
   models: { type: 'string' },
   tiny: { type: 'boolean' },
   'api-key': { type: 'string', multiple: true },
+  config: { type: 'string' },
   'allow-remote': { type: 'boolean' },
   'remote-host': { type: 'string' },
   'max-loaded': { type: 'string' },
@@ -99,6 +105,7 @@ async function serve(args: string[]): Promise<number> {
   const maxLoaded = integerOption('--max-loaded', values['max-loaded'], undefined, 1, 1_000);
   const host = values.host ?? '127.0.0.1';
   const apiKeys = values['api-key'] ?? [];
+  const config = values.config === undefined ? {} : await readConfig(values.config);
 
   // Loaded here, not at the top: `init` must run where onnxruntime-node's native part was never
   // installed (a browser app may skip its install script).
@@ -113,6 +120,7 @@ async function serve(args: string[]): Promise<number> {
       allowRemoteModels: values['allow-remote'] ?? false,
       ...(values['remote-host'] !== undefined ? { remoteHost: values['remote-host'] } : {}),
       ...(maxLoaded !== undefined ? { maxLoaded } : {}),
+      ...config,
     });
     const server = await serveGateway({ engine, port, host, apiKeys });
     // Exactly one line in this form: scripts and tests read the URL from it.
@@ -121,7 +129,13 @@ async function serve(args: string[]): Promise<number> {
     const remote = values['allow-remote'] ?? false;
     console.log(`  models (${tinyDir !== undefined ? 'the tiny generated ones' : modelDir}):`);
     for (const model of await engine.listModels()) {
-      const where = states.get(model.id)?.downloaded ? 'on disk' : remote ? 'fetched on first use' : 'not on disk (--allow-remote fetches it)';
+      const where = model.upstream
+        ? `forwarded to ${[model.upstream.baseURL].flat().join(', ')}`
+        : states.get(model.id)?.downloaded
+          ? 'on disk'
+          : remote
+            ? 'fetched on first use'
+            : 'not on disk (--allow-remote fetches it)';
       console.log(`    ${model.id.padEnd(28)} ${model.kind.padEnd(10)} ${where}`);
     }
     console.log(`  OpenAI SDK baseURL ${server.url}, Anthropic SDK baseURL ${server.url.replace(/\/v1$/, '')}; ${apiKeys.length ? `${apiKeys.length} API key(s) required` : 'no API key required'}.`);
@@ -142,6 +156,23 @@ async function serve(args: string[]): Promise<number> {
   } finally {
     await removeTiny();
   }
+}
+
+/** The `--config` file: the models and fallbacks parts of startInference's engine config. */
+async function readConfig(path: string): Promise<{ models?: ModelEntry[]; fallbacks?: Record<string, string> }> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(resolve(path), 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--config ${path}: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--config ${path}: expected a JSON object with "models" and/or "fallbacks".`);
+  const { models, fallbacks, ...rest } = parsed as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length) throw new UsageError(`--config ${path}: unknown key(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}; expected "models" and/or "fallbacks".`);
+  if (models !== undefined && !Array.isArray(models)) throw new UsageError(`--config ${path}: "models" must be an array of model entries.`);
+  if (fallbacks !== undefined && (typeof fallbacks !== 'object' || fallbacks === null || Array.isArray(fallbacks))) throw new UsageError(`--config ${path}: "fallbacks" must map model ids to model ids.`);
+  return { ...(models ? { models: models as ModelEntry[] } : {}), ...(fallbacks ? { fallbacks: fallbacks as Record<string, string> } : {}) };
 }
 
 function integerOption(name: string, text: string | undefined, fallback: number | undefined, min: number, max: number): number | undefined {

@@ -7,3 +7,5 @@ export { createWorkerEngine } from './worker-engine.ts';
 export type { LoadProgress } from '../contracts/model-progress.ts';
 export type { ModelStatus } from '../contracts/model-progress.ts';
 export type { EngineExit } from '../contracts/control-messages.ts';
+export type { WorkerConfig, ModelEntry, TransformersModelEntry, WebLLMModelEntry, RemoteModelEntry } from '../contracts/worker-config.ts';
+export type { UpstreamSpec, UpstreamFlavour } from '../remote/upstream-spec.ts';

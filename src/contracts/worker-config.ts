@@ -3,6 +3,7 @@
  * control-messages.ts) before the first connection. Everything is optional.
  * @module
  */
+import type { UpstreamSpec } from '../remote/upstream-spec.ts';
 
 /** transformers.js backend: `auto` (WebGPU when there is an adapter, else WASM), or one of them. */
 export type DeviceOption = 'cpu' | 'wasm' | 'webgpu' | 'auto';
@@ -33,10 +34,15 @@ export interface WorkerConfig {
   readonly wasmUrl?: string;
   /** The app's own models, added to the catalog (an entry with a catalog model's id replaces it). */
   readonly models?: readonly ModelEntry[];
+  /**
+   * For any model, the catalog's included: the id of the model that serves its requests when it
+   * cannot (see `ModelEntryBase.fallback`), e.g. `{ 'Qwen2.5-1.5B-Instruct': 'team-server' }`.
+   */
+  readonly fallbacks?: Readonly<Record<string, string>>;
 }
 
-/** A model of the app's own, on either engine. */
-export type ModelEntry = TransformersModelEntry | WebLLMModelEntry;
+/** A model of the app's own: on one of the in-page engines, or on another server. */
+export type ModelEntry = TransformersModelEntry | WebLLMModelEntry | RemoteModelEntry;
 
 interface ModelEntryBase {
   /** The id clients send as `model`. */
@@ -44,6 +50,31 @@ interface ModelEntryBase {
   readonly displayName?: string;
   /** Prompt plus output tokens (default 2048 for chat, 512 for embeddings). */
   readonly contextWindow?: number;
+  /**
+   * The id of another model (of the same kind) that serves a request when this one cannot: its
+   * load failed (no WebGPU and no WASM path, no room, a lost device, a missing file), or, for a
+   * remote model, its server cannot be reached. A local model with a remote fallback prefers the
+   * device; a remote one with a local fallback prefers the server. The response names the model
+   * that served it in `x-inpage-llm-served-by`.
+   */
+  readonly fallback?: string;
+}
+
+/**
+ * A model served by another server that speaks the OpenAI or Anthropic API (vLLM, SGLang, Ollama,
+ * LM Studio, llama.cpp, a hosted API): requests for it are forwarded there, streams passed through
+ * as they come, and translated where the server does not speak the caller's flavour. The server
+ * must allow this app's origin (CORS); recipes in the README.
+ */
+export interface RemoteModelEntry extends ModelEntryBase {
+  readonly engine: 'remote';
+  /** Default `chat`. Embedding models need an upstream that speaks the OpenAI API. */
+  readonly kind?: 'chat' | 'embedding';
+  readonly upstream: UpstreamSpec;
+  /** Chat models: the largest `max_tokens`, and what a translated request asks for when it gives none (default 4096). */
+  readonly maxOutputTokens?: number;
+  /** Embedding models: the vector length, shown in the models list. */
+  readonly dimensions?: number;
 }
 
 /** A transformers.js (ONNX) model. */

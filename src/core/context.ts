@@ -1,4 +1,5 @@
 /** What the gateway hands each endpoint handler. @module */
+import type { RemoteState } from '../remote/remote-router.ts';
 import type { Engine, ModelInfo } from './engine.ts';
 import type { ModelScope } from './models.ts';
 
@@ -20,6 +21,8 @@ export interface RequestContext {
   body(): Promise<Record<string, unknown>>;
   /** Path parameters after the endpoint prefix, e.g. the id in `/models/{id}`. */
   readonly rest: string;
+  /** Where the remote models among `models` run and whether they can be reached now, by id. */
+  remoteStates(models: readonly ModelInfo[]): Promise<ReadonlyMap<string, RemoteState>>;
 }
 
 export type Handler = (context: RequestContext) => Promise<Response>;

@@ -3,6 +3,7 @@
  * Engines see only these neutral types, never a wire format (OpenAI or Anthropic).
  * @module
  */
+import type { UpstreamSpec } from '../remote/upstream-spec.ts';
 
 /** What an engine says about one model it can serve. Drives validation and `GET /models`. */
 export interface ModelInfo {
@@ -27,6 +28,17 @@ export interface ModelInfo {
   readonly structuredOutput?: boolean;
   /** Chat models that can call tools (`tools`): their calls are constrained by a grammar too. */
   readonly toolCalling?: boolean;
+  /**
+   * A remote model: the gateway forwards its requests to this server instead of the engine
+   * (src/remote), translating between the flavours where the server does not speak the caller's.
+   */
+  readonly upstream?: UpstreamSpec;
+  /**
+   * The id of the model that serves a request this one cannot: a local model whose load fails (no
+   * backend, no room, a lost device), or a remote one whose server cannot be reached. The response
+   * names the model that served it (`x-inpage-llm-served-by`).
+   */
+  readonly fallback?: string;
 }
 
 export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';

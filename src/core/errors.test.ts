@@ -16,6 +16,8 @@ const EXPECTED_STATUS: Record<GatewayErrorCode, number> = {
   engine_unavailable: 503,
   device_lost: 503,
   insufficient_storage: 507,
+  upstream_unreachable: 502,
+  upstream_timeout: 504,
   aborted: 499,
 };
 
@@ -54,6 +56,8 @@ describe('GatewayError', () => {
     ['internal', true],
     ['engine_unavailable', true],
     ['device_lost', true],
+    ['upstream_unreachable', true],
+    ['upstream_timeout', true],
     ['insufficient_storage', false],
     ['invalid_request', false],
     ['authentication', false],

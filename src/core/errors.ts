@@ -22,6 +22,10 @@ export const STATUS_BY_CODE = {
   device_lost: 503,
   /** The browser's storage cannot hold the model's files: the message says how much is needed and free. */
   insufficient_storage: 507,
+  /** A remote model's upstream server(s) could not be reached (refused, reset, DNS): a retry may find one up. */
+  upstream_unreachable: 502,
+  /** A remote model's upstream did not send its response headers in time. */
+  upstream_timeout: 504,
   /** The client went away; nobody reads this status, but it must not look like a success. */
   aborted: 499,
 } as const;
@@ -59,7 +63,7 @@ export class GatewayError extends Error implements GatewayErrorData {
    * a model that cannot be fetched) are not retryable, so the SDKs are told not to retry them.
    */
   get retryable(): boolean {
-    return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.code === 'device_lost' || this.retryAfter !== undefined;
+    return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.code === 'device_lost' || this.code === 'upstream_unreachable' || this.code === 'upstream_timeout' || this.retryAfter !== undefined;
   }
 
   toJSON(): GatewayErrorData & { name: 'GatewayError' } {

@@ -37,13 +37,18 @@ export const LOCAL_STATES_TIMEOUT_MS = 3000;
 /** The engine's states by model id; empty when it offers none, fails, or is slower than `timeoutMs`. */
 export async function readLocalStates(engine: Engine, timeoutMs = LOCAL_STATES_TIMEOUT_MS): Promise<ReadonlyMap<string, ModelLocalState>> {
   if (!engine.modelStates) return new Map();
+  const states = await readWithin(() => engine.modelStates!(), timeoutMs);
+  return new Map(states?.map((s) => [s.id, s]));
+}
+
+/** What `read` gives within `timeoutMs`, else undefined (also when it fails): a listing never waits long for extras. */
+export async function readWithin<T>(read: () => Promise<T>, timeoutMs: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, timeoutMs, undefined)));
   try {
-    const states = await Promise.race([engine.modelStates(), late]);
-    return new Map(states?.map((s) => [s.id, s]));
+    return await Promise.race([read(), late]);
   } catch {
-    return new Map();
+    return undefined;
   } finally {
     clearTimeout(timer);
   }

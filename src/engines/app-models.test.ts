@@ -49,9 +49,51 @@ describe('the app models', () => {
     [{ engine: 'transformers', id: 'x', kind: 'chat' }, /"x": source must name/],
     [{ engine: 'transformers', id: 'x', kind: 'chat', source: 'https://other.example/m' }, /"x".*not from https:\/\/other\.example.*transformersRemoteHost/],
     [{ engine: 'webllm', id: 'x', modelUrl: '/m/' }, /"x": modelLib must be a URL/],
-    [{ engine: 'onnx', id: 'x' }, /"x": engine must be "transformers" or "webllm"/],
+    [{ engine: 'onnx', id: 'x' }, /"x": engine must be "transformers", "webllm" or "remote"/],
+    [{ engine: 'remote', id: 'x', upstream: {} }, /"x": upstream.baseURL must be the server's API URL/],
+    [{ engine: 'remote', id: 'x', upstream: { baseURL: 'ftp://h/v1' } }, /"x": upstream.baseURL must be http\(s\) URLs/],
+    [{ engine: 'remote', id: 'x', upstream: { baseURL: 'http://h/v1', speaks: ['grpc'] } }, /"x": upstream.speaks lists/],
+    [{ engine: 'remote', id: 'x', kind: 'embedding', upstream: { baseURL: 'http://h/v1', speaks: ['anthropic'] } }, /"x": an embedding model needs an upstream that speaks the OpenAI API/],
   ])('names the mistake in %j', (entry, message) => {
     expect(() => withAppModels(catalog, [entry as unknown as ModelEntry], ORIGIN)).toThrow(message);
+  });
+
+  it('lists remote entries as models of the remote engine, with their upstream and fallbacks', () => {
+    const result = withAppModels(
+      catalog,
+      [
+        { engine: 'remote', id: 'team', upstream: { baseURL: ['http://a:8000/v1', 'http://b:8000/v1'], model: 'Qwen/Qwen2.5-7B-Instruct', apiKey: 'k' }, fallback: 'tiny-chat' },
+        { engine: 'remote', id: 'vec', kind: 'embedding', dimensions: 768, upstream: { baseURL: 'http://o:11434/v1' } },
+      ],
+      ORIGIN,
+      { 'Qwen2.5-0.5B-Instruct': 'team' },
+    );
+    expect(result.remote).toEqual([
+      {
+        id: 'team',
+        kind: 'chat',
+        engine: 'remote',
+        contextWindow: 32768,
+        maxOutputTokens: 4096,
+        structuredOutput: true,
+        toolCalling: true,
+        upstream: { baseURL: ['http://a:8000/v1', 'http://b:8000/v1'], model: 'Qwen/Qwen2.5-7B-Instruct', apiKey: 'k', speaks: ['openai'] },
+        fallback: 'tiny-chat',
+      },
+      { id: 'vec', kind: 'embedding', engine: 'remote', contextWindow: 8192, dimensions: 768, upstream: { baseURL: 'http://o:11434/v1', speaks: ['openai'] } },
+    ]);
+    expect(result.webllm.find((spec) => spec.info.id === 'Qwen2.5-0.5B-Instruct')!.info.fallback).toBe('team');
+    expect(result.transformers.find((spec) => spec.info.id === 'tiny-chat')!.info.fallback).toBeUndefined();
+  });
+
+  it.each([
+    [{ nope: 'tiny-chat' }, /engine.fallbacks names "nope", which is not a model/],
+    [{ 'tiny-chat': 'nope' }, /fallback of "tiny-chat" must be another model's id, not "nope"/],
+    [{ 'tiny-chat': 'tiny-chat' }, /fallback of "tiny-chat" must be another model's id/],
+    [{ 'tiny-chat': 'tiny-embed' }, /fallback of "tiny-chat" \(a chat model\) must be a chat model too; "tiny-embed" is an embedding model/],
+    [{ 'tiny-chat': 'Qwen2.5-0.5B-Instruct', 'Qwen2.5-0.5B-Instruct': 'tiny-chat' }, /go round in a circle \(tiny-chat → Qwen2.5-0.5B-Instruct → tiny-chat\)/],
+  ])('refuses the fallbacks %j', (fallbacks, message) => {
+    expect(() => withAppModels(catalog, [], ORIGIN, fallbacks)).toThrow(message);
   });
 
   it('refuses two entries with one id', () => {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ModelInfo } from '../core/engine.ts';
-import type { ModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../contracts/worker-config.ts';
+import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../contracts/worker-config.ts';
 import { isIntegrity, type FileChecks } from './file-integrity.ts';
 import type { TransformersModelSpec } from './transformers/transformers-engine.ts';
 import type { WebLLMModelSpec } from './webllm/app-config.ts';
@@ -13,28 +13,92 @@ import type { WebLLMModelSpec } from './webllm/app-config.ts';
 export interface Catalog {
   readonly transformers: readonly TransformersModelSpec[];
   readonly webllm: readonly WebLLMModelSpec[];
+  /** Models served by other servers: listed by the model host, forwarded by the gateway. */
+  readonly remote?: readonly ModelInfo[];
 }
 
-/** The catalog with the app's entries added; an entry with a catalog model's id replaces it. */
-export function withAppModels(catalog: Catalog, entries: readonly ModelEntry[] = [], origin?: string): Catalog {
+/**
+ * The catalog with the app's entries added (an entry with a catalog model's id replaces it), and
+ * each model's fallback set, from its entry or from `fallbacks` (which may name catalog models).
+ */
+export function withAppModels(catalog: Catalog, entries: readonly ModelEntry[] = [], origin?: string, fallbacks: Readonly<Record<string, string>> = {}): Required<Catalog> {
   const ids = new Set<string>();
   for (const entry of entries) {
     if (typeof entry?.id !== 'string' || entry.id === '') throw new Error('Each of engine.models needs an `id` (the name clients send as `model`).');
     if (ids.has(entry.id)) throw new Error(`engine.models names "${entry.id}" twice.`);
+    if (!ENGINES.includes(entry.engine)) throw new Error(`engine.models "${entry.id}": engine must be "transformers", "webllm" or "remote", not ${JSON.stringify((entry as { engine?: unknown }).engine)}.`);
     ids.add(entry.id);
   }
   const kept = <T extends { info: ModelInfo }>(specs: readonly T[]) => specs.filter((spec) => !ids.has(spec.info.id));
-  return {
+  const merged = {
     transformers: [...kept(catalog.transformers), ...entries.filter(isTransformers).map((e) => transformersSpec(e, origin))],
     webllm: [...kept(catalog.webllm), ...entries.filter(isWebLLM).map(webllmSpec)],
+    remote: [...(catalog.remote ?? []).filter((info) => !ids.has(info.id)), ...entries.filter(isRemote).map(remoteInfo)],
+  };
+  return withFallbacks(merged, { ...Object.fromEntries(entries.flatMap((e) => (e.fallback === undefined ? [] : [[e.id, e.fallback]]))), ...fallbacks });
+}
+
+const ENGINES: readonly unknown[] = ['transformers', 'webllm', 'remote'];
+const isTransformers = (entry: ModelEntry): entry is TransformersModelEntry => entry.engine === 'transformers';
+const isWebLLM = (entry: ModelEntry): entry is WebLLMModelEntry => entry.engine === 'webllm';
+const isRemote = (entry: ModelEntry): entry is RemoteModelEntry => entry.engine === 'remote';
+
+/**
+ * Sets each named model's `fallback`, after checking it names another model of the same kind, and
+ * that following fallbacks never comes back to where it started (a request would go round forever).
+ */
+function withFallbacks(catalog: Required<Catalog>, fallbacks: Readonly<Record<string, string>>): Required<Catalog> {
+  const infos = new Map([...catalog.transformers, ...catalog.webllm].map((spec) => [spec.info.id, spec.info] as const));
+  for (const info of catalog.remote) infos.set(info.id, info);
+  for (const [id, target] of Object.entries(fallbacks)) {
+    const from = infos.get(id);
+    const to = infos.get(target);
+    if (!from) throw new Error(`engine.fallbacks names "${id}", which is not a model.`);
+    if (!to || target === id) throw new Error(`The fallback of "${id}" must be another model's id, not ${JSON.stringify(target)}.`);
+    if (to.kind !== from.kind) throw new Error(`The fallback of "${id}" (${aKind(from)}) must be ${aKind(from)} too; "${target}" is ${aKind(to)}.`);
+  }
+  for (const id of Object.keys(fallbacks)) {
+    const seen = new Set([id]);
+    for (let next = fallbacks[id]; next !== undefined; next = fallbacks[next]) {
+      if (seen.has(next)) throw new Error(`The fallbacks of "${id}" go round in a circle (${[...seen, next].join(' → ')}).`);
+      seen.add(next);
+    }
+  }
+  const set = <T extends { info: ModelInfo }>(spec: T): T => (Object.hasOwn(fallbacks, spec.info.id) ? { ...spec, info: { ...spec.info, fallback: fallbacks[spec.info.id] } } : spec);
+  return {
+    transformers: catalog.transformers.map(set),
+    webllm: catalog.webllm.map(set),
+    remote: catalog.remote.map((info) => set({ info }).info),
   };
 }
 
-const isTransformers = (entry: ModelEntry): entry is TransformersModelEntry => entry.engine === 'transformers';
-const isWebLLM = (entry: ModelEntry): entry is WebLLMModelEntry => {
-  if (entry.engine === 'webllm' || entry.engine === 'transformers') return entry.engine === 'webllm';
-  throw new Error(`engine.models "${(entry as ModelEntry).id}": engine must be "transformers" or "webllm", not ${JSON.stringify((entry as { engine?: unknown }).engine)}.`);
-};
+const aKind = (info: ModelInfo) => (info.kind === 'chat' ? 'a chat model' : 'an embedding model');
+
+function remoteInfo(entry: RemoteModelEntry): ModelInfo {
+  const kind = entry.kind ?? 'chat';
+  if (kind !== 'chat' && kind !== 'embedding') throw new Error(`engine.models "${entry.id}": kind must be "chat" or "embedding".`);
+  const upstream = entry.upstream as RemoteModelEntry['upstream'] | undefined;
+  const urls = typeof upstream?.baseURL === 'string' ? [upstream.baseURL] : (upstream?.baseURL ?? []);
+  if (!Array.isArray(urls) || urls.length === 0) throw new Error(`engine.models "${entry.id}": upstream.baseURL must be the server's API URL (e.g. "http://127.0.0.1:11434/v1"), or a list of them.`);
+  for (const url of urls) {
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) throw new Error(`engine.models "${entry.id}": upstream.baseURL must be http(s) URLs, not ${JSON.stringify(url)}.`);
+  }
+  const speaks = upstream!.speaks ?? ['openai'];
+  if (!Array.isArray(speaks) || speaks.length === 0 || speaks.some((f) => f !== 'openai' && f !== 'anthropic')) throw new Error(`engine.models "${entry.id}": upstream.speaks lists "openai" and/or "anthropic".`);
+  if (kind === 'embedding' && !speaks.includes('openai')) throw new Error(`engine.models "${entry.id}": an embedding model needs an upstream that speaks the OpenAI API (Anthropic's has no embeddings).`);
+  const contextWindow = entry.contextWindow ?? (kind === 'chat' ? 32_768 : 8192);
+  return {
+    id: entry.id,
+    kind,
+    engine: 'remote',
+    contextWindow,
+    ...(entry.displayName !== undefined ? { displayName: entry.displayName } : {}),
+    // The upstream enforces its own limits and features: the gateway forwards what it is sent.
+    ...(kind === 'chat' ? { maxOutputTokens: entry.maxOutputTokens ?? 4096, structuredOutput: true, toolCalling: true } : {}),
+    ...(entry.dimensions !== undefined ? { dimensions: entry.dimensions } : {}),
+    upstream: { ...upstream!, speaks },
+  };
+}
 
 function transformersSpec(entry: TransformersModelEntry, origin: string | undefined): TransformersModelSpec {
   if (entry.kind !== 'chat' && entry.kind !== 'embedding') throw new Error(`engine.models "${entry.id}": kind must be "chat" or "embedding".`);

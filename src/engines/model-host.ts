@@ -15,6 +15,11 @@ import { createEmbedBatcher, type EmbedBatcherOptions } from './embed-batcher.ts
 
 export interface ModelHostOptions {
   readonly adapters: readonly EngineAdapter[];
+  /**
+   * Models served by other servers (`upstream` set): listed with the others, so every gateway
+   * linked to this host forwards their requests; the host itself never runs them.
+   */
+  readonly remoteModels?: readonly ModelInfo[];
   /** Models kept loaded at once. Default 2 (one chat and one embedding model). */
   readonly maxLoaded?: number;
   /** Calls allowed to wait per model behind the running one. Default 16. */
@@ -61,13 +66,19 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       models.push(info);
     }
   }
+  for (const info of options.remoteModels ?? []) {
+    if (slots.has(info.id) || models.some((m) => m.id === info.id)) throw new Error(`Model id '${info.id}' is served by two adapters.`);
+    models.push(info);
+  }
   let clock = 0;
   let previousExit: EngineExit | undefined;
 
   const slotOf = (model: string): Slot => {
     const slot = slots.get(model);
-    if (!slot) throw modelNotFound(model);
-    return slot;
+    if (slot) return slot;
+    // Only a caller past the gateway (the engine's own API) gets here for a remote model.
+    if (models.some((m) => m.id === model)) throw new GatewayError('invalid_request', `The model '${model}' runs on another server: send its requests through the gateway, which forwards them.`, { param: 'model' });
+    throw modelNotFound(model);
   };
 
   async function ensureLoaded(model: string, slot: Slot): Promise<void> {

@@ -11,8 +11,10 @@ import { randomId } from '../core/ids.ts';
 import { readJsonObject } from '../core/json-body.ts';
 import * as anthropic from '../protocol/anthropic/routes.ts';
 import * as openai from '../protocol/openai/routes.ts';
+import { createRemoteRouter, type Endpoint } from '../remote/remote-router.ts';
 import { authenticate, createKeyTable, type ApiKey } from './auth.ts';
 import { flavourOf, renderError } from './flavour.ts';
+import { serveModelRequest, SERVED_HEADERS } from './model-routing.ts';
 
 export interface GatewayOptions {
   readonly engine: Engine;
@@ -33,6 +35,12 @@ export interface GatewayOptions {
    * unknown length is counted as it streams in, so an endless one is cut off at `maxBodyBytes`.
    */
   readonly readBodyWhole?: boolean;
+  /**
+   * How requests for remote models (those with an `upstream`) reach their servers. Default: the
+   * global `fetch` as it is when the gateway is made, so a fetch shim installed after it is not
+   * asked to answer the gateway's own upstream requests.
+   */
+  readonly fetch?: typeof fetch;
 }
 
 /** What the runtime asks of a request beyond the Request itself (as in hono's execution context). */
@@ -58,21 +66,24 @@ interface Route {
   readonly methods: Readonly<Record<string, Handler>>;
   /** Matches `path` exactly, or `path/{rest}` when true. */
   readonly withRest?: boolean;
+  /** An endpoint that names a model: its POST may be forwarded to a remote model or to a fallback. */
+  readonly endpoint?: Endpoint;
 }
 
 const ROUTES: Readonly<Record<string, Route>> = {
-  '/chat/completions': { methods: { POST: openai.chatCompletions } },
-  '/embeddings': { methods: { POST: openai.embeddings } },
-  '/messages': { methods: { POST: anthropic.messages } },
+  '/chat/completions': { methods: { POST: openai.chatCompletions }, endpoint: 'chat' },
+  '/embeddings': { methods: { POST: openai.embeddings }, endpoint: 'embeddings' },
+  '/messages': { methods: { POST: anthropic.messages }, endpoint: 'messages' },
   '/models': { methods: { GET: (ctx) => (ctx.flavour === 'anthropic' ? anthropic.models(ctx) : openai.models(ctx)) }, withRest: true },
 };
 
-const EXPOSED_HEADERS = 'x-request-id, request-id, retry-after, x-should-retry';
+const EXPOSED_HEADERS = `x-request-id, request-id, retry-after, x-should-retry, ${SERVED_HEADERS.join(', ')}`;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const base = parseBase(options.baseUrl ?? '/v1');
   const keys = createKeyTable(options.apiKeys);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const remote = createRemoteRouter(options.fetch ? { fetch: options.fetch } : {});
 
   const pathOf = (url: URL): string | null => {
     if (base.origin !== null && url.origin !== base.origin) return null;
@@ -99,6 +110,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         return response;
       }
       const scope = authenticate(request.headers, flavour, keys);
+      let body: Promise<Record<string, unknown>> | undefined;
       const context: RequestContext = {
         request,
         requestId,
@@ -107,9 +119,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         models: await options.engine.listModels(),
         scope,
         rest: rest ? decodePathPart(rest, request.method, url.pathname) : '',
-        body: () => readJsonObject(request, maxBodyBytes, { whole: options.readBodyWhole }),
+        // Read once: the model routing reads `model` before the handler reads the rest.
+        body: () => (body ??= readJsonObject(request, maxBodyBytes, { whole: options.readBodyWhole })),
+        remoteStates: (models) => remote.states(models),
         signal,
       };
+      if (route.endpoint) return await serveModelRequest(context, route.endpoint, handler, remote);
       return await handler(context);
     } catch (error) {
       return renderError(signal.aborted ? abortReason(signal) : GatewayError.from(error), flavour, requestId);

@@ -22,7 +22,8 @@ export { serveGateway, type GatewayServer, type ServeOptions } from './serve.ts'
 export type { ApiKey } from '../gateway/auth.ts';
 export type { Gateway, GatewayOptions } from '../gateway/create-gateway.ts';
 export type { ModelHost } from '../engines/model-host.ts';
-export type { ModelEntry, TransformersModelEntry } from '../contracts/worker-config.ts';
+export type { ModelEntry, RemoteModelEntry, TransformersModelEntry } from '../contracts/worker-config.ts';
+export type { UpstreamSpec, UpstreamFlavour } from '../remote/upstream-spec.ts';
 
 export interface NodeEngineOptions {
   /** The folder holding local models, one sub-folder per model (`writeTinyModels` fills one). */
@@ -31,8 +32,10 @@ export interface NodeEngineOptions {
   readonly allowRemoteModels?: boolean;
   /** A mirror with the hub's layout to fetch remote models from. */
   readonly remoteHost?: string;
-  /** Models of your own (transformers.js entries; web-llm needs a browser's WebGPU). */
+  /** Models of your own: transformers.js entries, and remote ones (web-llm needs a browser's WebGPU). */
   readonly models?: readonly ModelEntry[];
+  /** Each model's fallback by id (catalog models included), see `ModelEntry.fallback`. */
+  readonly fallbacks?: Readonly<Record<string, string>>;
   /** Models kept in memory at once (default 2). */
   readonly maxLoaded?: number;
 }
@@ -41,7 +44,7 @@ export interface NodeEngineOptions {
 export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
   const webllm = options.models?.find((entry) => entry.engine === 'webllm');
   if (webllm) throw new Error(`Model "${webllm.id}" runs on web-llm, which needs a browser's WebGPU; in Node, use transformers.js models.`);
-  const catalog = withAppModels({ transformers: transformersModels, webllm: [] }, options.models);
+  const catalog = withAppModels({ transformers: transformersModels, webllm: [] }, options.models, undefined, options.fallbacks);
   const adapter = createTransformersAdapter({
     models: catalog.transformers,
     ...(options.localModelPath !== undefined ? { localModelPath: options.localModelPath } : {}),
@@ -50,7 +53,7 @@ export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
     device: 'cpu',
     grammar: loadXGrammar,
   });
-  return createModelHost({ adapters: [adapter], ...(options.maxLoaded !== undefined ? { maxLoaded: options.maxLoaded } : {}) });
+  return createModelHost({ adapters: [adapter], remoteModels: catalog.remote, ...(options.maxLoaded !== undefined ? { maxLoaded: options.maxLoaded } : {}) });
 }
 
 /** Writes the tiny generated models (`tiny-embed`, `tiny-chat`: random weights, seeded) into a folder. */

@@ -32,6 +32,10 @@ export interface ApiModel {
   readonly supportsDimensions: boolean;
   /** Absent when the engine did not report states. */
   readonly local?: ApiLocalState;
+  /** A model served by another server: its URLs and whether they answered lately. */
+  readonly remote?: { readonly available: boolean; readonly upstreams: readonly { readonly url: string; readonly state: string }[] };
+  /** The model that serves its requests when it cannot. */
+  readonly fallback?: string;
 }
 
 interface WireModel {
@@ -43,6 +47,8 @@ interface WireModel {
   dimensions?: number;
   supports_dimensions?: boolean;
   local?: WireLocalState;
+  remote?: { available: boolean; upstreams: { url: string; state: string }[] };
+  fallback?: string;
 }
 
 interface WireLocalState {
@@ -89,6 +95,8 @@ function toApiModels(list: { data: WireModel[] }): ApiModel[] {
     dimensions: m.dimensions,
     supportsDimensions: m.supports_dimensions ?? false,
     ...(m.local ? { local: toLocal(m.local) } : {}),
+    ...(m.remote ? { remote: { available: m.remote.available, upstreams: m.remote.upstreams.map(({ url, state }) => ({ url, state })) } } : {}),
+    ...(m.fallback ? { fallback: m.fallback } : {}),
   }));
 }
 

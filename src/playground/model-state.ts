@@ -9,7 +9,7 @@ import { formatBytes, formatMs, formatPercent } from './format.ts';
 import type { LoadView } from './load-progress.ts';
 import type { ApiLocalState, ApiModel } from './model-list.ts';
 
-export type RowState = 'loading' | 'loaded' | 'needs-webgpu' | 'unsupported' | 'failed' | 'offline' | 'available' | 'unknown';
+export type RowState = 'remote' | 'loading' | 'loaded' | 'needs-webgpu' | 'unsupported' | 'failed' | 'offline' | 'available' | 'unknown';
 
 export interface ModelFacts {
   readonly model: ApiModel;
@@ -22,11 +22,23 @@ export interface ModelFacts {
 }
 
 export function describeState(facts: ModelFacts): { state: RowState; parts: HTMLElement[] } {
-  const described = describeLoadState(facts);
+  const described = facts.model.remote ? describeRemote(facts.model.remote) : describeLoadState(facts);
   const exit = facts.local?.lastExit;
   // The engine came back on its own: say so beside whatever state the model is in now.
   if (exit) described.parts.push(h('small', { class: 'exit-note', 'data-testid': 'last-exit', title: exit.message }, exitNote(exit)));
+  if (facts.model.fallback) described.parts.push(h('small', { 'data-testid': 'fallback' }, `falls back to ${facts.model.fallback}`));
   return described;
+}
+
+/** A model on another server: nothing to load here; whether its servers answered when listed. */
+function describeRemote(remote: NonNullable<ApiModel['remote']>): { state: RowState; parts: HTMLElement[] } {
+  return {
+    state: 'remote',
+    parts: [
+      h('span', { class: 'state-label' }, remote.available ? 'On a server' : 'Server not answering'),
+      h('small', {}, remote.upstreams.map((u) => `${u.url} (${u.state})`).join(', ')),
+    ],
+  };
 }
 
 function exitNote(exit: NonNullable<ApiLocalState['lastExit']>): string {

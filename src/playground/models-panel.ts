@@ -38,7 +38,7 @@ interface Row {
   confirmTimer?: number;
 }
 
-const ENGINE_NAMES: Record<string, string> = { transformers: 'transformers.js', webllm: 'WebLLM' };
+const ENGINE_NAMES: Record<string, string> = { transformers: 'transformers.js', webllm: 'WebLLM', remote: 'remote server' };
 const BACKEND_NAMES: Record<string, string> = { webgpu: 'WebGPU', wasm: 'WASM', cpu: 'CPU' };
 const REQUIREMENT_NAMES: Record<string, string> = { webgpu: 'WebGPU', 'shader-f16': 'shader-f16' };
 
@@ -209,13 +209,13 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     const { model, local } = row;
     const view = options.loads.get(model.id);
     const bytes = bytesOf(row);
-    row.backend.textContent = backendText(local);
+    row.backend.textContent = model.remote ? 'server' : backendText(local);
     // Why it cannot run here, or why this backend (auto passes over a software WebGPU adapter).
     const why = local && !local.runnable ? local.reason : local?.backendReason;
     if (why) row.backend.title = why;
     else row.backend.removeAttribute('title');
     row.backend.dataset.reason = why ?? '';
-    row.disk.replaceChildren(local === undefined ? h('span', { class: 'muted' }, '…') : bytes > 0 ? h('span', {}, formatBytes(bytes)) : h('span', { class: 'muted' }, 'not cached'));
+    row.disk.replaceChildren(model.remote ? h('span', { class: 'muted' }, '—') : local === undefined ? h('span', { class: 'muted' }, '…') : bytes > 0 ? h('span', {}, formatBytes(bytes)) : h('span', { class: 'muted' }, 'not cached'));
     // Delete removes what the engines' caches hold of it, in the same grouping the size counts.
     row.remove.hidden = bytes === 0 || row.groups.length === 0;
     if (row.remove.hidden) resetRemove(row);
@@ -223,6 +223,8 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     const { state, parts } = describeState({ model, local, view, online: navigator.onLine, error: row.state.dataset.error });
     row.tr.dataset.state = state;
     row.state.replaceChildren(...parts);
+    // A remote model has nothing to load on this device.
+    row.load.hidden = state === 'remote';
     row.load.disabled = state === 'loading' || state === 'loaded' || state === 'needs-webgpu' || state === 'unsupported' || state === 'offline';
     row.load.textContent = state === 'failed' ? 'Retry' : 'Load';
     row.load.setAttribute('aria-label', `${row.load.textContent} ${model.id}`);

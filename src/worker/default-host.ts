@@ -19,7 +19,7 @@ import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
 
 export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void): ModelHost {
   const here = self.location.href;
-  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels }, config.models, self.location.origin);
+  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels }, config.models, self.location.origin, config.fallbacks);
   const transformers = createTransformersAdapter({
     models: catalog.transformers,
     // A path, not a URL: transformers.js skips local lookup for anything that parses as a URL.
@@ -32,5 +32,5 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     grammar: loadXGrammar,
   });
   const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost, grammar: loadXGrammar });
-  return createModelHost({ adapters: [transformers, webllm], onProgress, maxLoaded: config.maxLoaded });
+  return createModelHost({ adapters: [transformers, webllm], remoteModels: catalog.remote, onProgress, maxLoaded: config.maxLoaded });
 }

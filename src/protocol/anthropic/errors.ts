@@ -21,6 +21,8 @@ const TYPES: Record<GatewayErrorCode, string> = {
   engine_unavailable: 'overloaded_error',
   device_lost: 'overloaded_error',
   insufficient_storage: 'api_error',
+  upstream_unreachable: 'api_error',
+  upstream_timeout: 'timeout_error',
   aborted: 'invalid_request_error',
 };
 

@@ -141,7 +141,8 @@ function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): 
   return { tools, toolChoice: choice.choice, parallelToolCalls: choice.parallel };
 }
 
-function parseToolChoice(value: unknown): { choice: ToolChoice; parallel: boolean } {
+/** Anthropic's `tool_choice` (absent: `auto`, parallel calls allowed); also read by the translation to OpenAI servers. */
+export function parseToolChoice(value: unknown): { choice: ToolChoice; parallel: boolean } {
   if (value === undefined || value === null) return { choice: 'auto', parallel: true };
   if (!isRecord(value)) throw invalid('tool_choice', `tool_choice: Input should be an object, got ${describe(value)}`);
   const parallel = !(optionalBoolean(value, 'disable_parallel_tool_use', 'tool_choice.disable_parallel_tool_use') ?? false);

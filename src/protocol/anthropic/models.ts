@@ -8,9 +8,11 @@
 import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { checkNumber, invalid } from '../../core/fields.ts';
 import { toWireLocalState } from '../../core/local-state.ts';
+import { wireRouting } from '../../core/remote-state.ts';
+import type { RemoteState } from '../../remote/remote-router.ts';
 
-/** `local`: the model's state on this device, when the engine reports it (see core/local-state.ts). */
-export function toAnthropicModel(model: ModelInfo, local?: ModelLocalState) {
+/** `local`, `remote` and `fallback` as in the OpenAI flavour (see toOpenAIModel). */
+export function toAnthropicModel(model: ModelInfo, local?: ModelLocalState, remote?: RemoteState) {
   return {
     type: 'model',
     id: model.id,
@@ -19,10 +21,16 @@ export function toAnthropicModel(model: ModelInfo, local?: ModelLocalState) {
     max_input_tokens: model.contextWindow,
     max_tokens: model.maxOutputTokens ?? null,
     ...(local ? { local: toWireLocalState(local) } : {}),
+    ...wireRouting(model, remote),
   };
 }
 
-export function toAnthropicModelPage(models: readonly ModelInfo[], query: URLSearchParams, local: ReadonlyMap<string, ModelLocalState> = new Map()) {
+export function toAnthropicModelPage(
+  models: readonly ModelInfo[],
+  query: URLSearchParams,
+  local: ReadonlyMap<string, ModelLocalState> = new Map(),
+  remote: ReadonlyMap<string, RemoteState> = new Map(),
+) {
   const rawLimit = query.get('limit');
   const limit = rawLimit === null ? 20 : checkNumber(Number(rawLimit), { integer: true, min: 1, max: 1000 }, 'limit');
   const afterId = query.get('after_id');
@@ -44,7 +52,7 @@ export function toAnthropicModelPage(models: readonly ModelInfo[], query: URLSea
     hasMore = start + limit < models.length;
   }
   return {
-    data: page.map((model) => toAnthropicModel(model, local.get(model.id))),
+    data: page.map((model) => toAnthropicModel(model, local.get(model.id), remote.get(model.id))),
     has_more: hasMore,
     first_id: page[0]?.id ?? null,
     last_id: page.at(-1)?.id ?? null,

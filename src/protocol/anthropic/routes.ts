@@ -2,6 +2,7 @@
 import { jsonResponse, type RequestContext } from '../../core/context.ts';
 import { requiredString } from '../../core/fields.ts';
 import { readLocalStates } from '../../core/local-state.ts';
+import { readRemoteStates } from '../../core/remote-state.ts';
 import { startGeneration } from '../../core/generation.ts';
 import { randomId } from '../../core/ids.ts';
 import { findModel, visibleModels } from '../../core/models.ts';
@@ -24,8 +25,11 @@ export async function messages(ctx: RequestContext): Promise<Response> {
 export async function models(ctx: RequestContext): Promise<Response> {
   if (ctx.rest) {
     const model = findModel(ctx.models, ctx.rest, ctx.scope);
-    return jsonResponse(toAnthropicModel(model, (await readLocalStates(ctx.engine)).get(model.id)));
+    const [local, remote] = await Promise.all([readLocalStates(ctx.engine), readRemoteStates(ctx, [model])]);
+    return jsonResponse(toAnthropicModel(model, local.get(model.id), remote.get(model.id)));
   }
   const query = new URL(ctx.request.url).searchParams;
-  return jsonResponse(toAnthropicModelPage(visibleModels(ctx.models, ctx.scope), query, await readLocalStates(ctx.engine)));
+  const models = visibleModels(ctx.models, ctx.scope);
+  const [local, remote] = await Promise.all([readLocalStates(ctx.engine), readRemoteStates(ctx, models)]);
+  return jsonResponse(toAnthropicModelPage(models, query, local, remote));
 }

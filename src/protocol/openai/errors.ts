@@ -21,6 +21,8 @@ const WIRE: Record<GatewayErrorCode, { type: string; code: string | null }> = {
   engine_unavailable: { type: 'service_unavailable_error', code: 'engine_unavailable' },
   device_lost: { type: 'service_unavailable_error', code: 'device_lost' },
   insufficient_storage: { type: 'server_error', code: 'insufficient_storage' },
+  upstream_unreachable: { type: 'server_error', code: 'upstream_unreachable' },
+  upstream_timeout: { type: 'server_error', code: 'upstream_timeout' },
   aborted: { type: 'invalid_request_error', code: 'request_aborted' },
 };
 

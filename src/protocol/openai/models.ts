@@ -6,9 +6,15 @@
  */
 import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { toWireLocalState } from '../../core/local-state.ts';
+import { wireRouting } from '../../core/remote-state.ts';
+import type { RemoteState } from '../../remote/remote-router.ts';
 
-/** `local`: the model's state on this device, when the engine reports it (see core/local-state.ts). */
-export function toOpenAIModel(model: ModelInfo, local?: ModelLocalState) {
+/**
+ * `local`: the model's state on this device, when the engine reports it (see core/local-state.ts);
+ * `remote`: where a remote model runs and whether it is up; `fallback`: the model that serves
+ * when this one cannot (core/remote-state.ts).
+ */
+export function toOpenAIModel(model: ModelInfo, local?: ModelLocalState, remote?: RemoteState) {
   return {
     id: model.id,
     object: 'model',
@@ -20,9 +26,10 @@ export function toOpenAIModel(model: ModelInfo, local?: ModelLocalState) {
     ...(model.maxOutputTokens !== undefined ? { max_output_tokens: model.maxOutputTokens } : {}),
     ...(model.dimensions !== undefined ? { dimensions: model.dimensions, supports_dimensions: model.supportsDimensions ?? false } : {}),
     ...(local ? { local: toWireLocalState(local) } : {}),
+    ...wireRouting(model, remote),
   };
 }
 
-export function toOpenAIModelList(models: readonly ModelInfo[], local: ReadonlyMap<string, ModelLocalState> = new Map()) {
-  return { object: 'list', data: models.map((model) => toOpenAIModel(model, local.get(model.id))) };
+export function toOpenAIModelList(models: readonly ModelInfo[], local: ReadonlyMap<string, ModelLocalState> = new Map(), remote: ReadonlyMap<string, RemoteState> = new Map()) {
+  return { object: 'list', data: models.map((model) => toOpenAIModel(model, local.get(model.id), remote.get(model.id))) };
 }

@@ -2,6 +2,7 @@
 import { jsonResponse, type RequestContext } from '../../core/context.ts';
 import { requiredString } from '../../core/fields.ts';
 import { readLocalStates } from '../../core/local-state.ts';
+import { readRemoteStates } from '../../core/remote-state.ts';
 import { startGeneration } from '../../core/generation.ts';
 import { randomId } from '../../core/ids.ts';
 import { findModel, visibleModels } from '../../core/models.ts';
@@ -31,7 +32,10 @@ export async function embeddings(ctx: RequestContext): Promise<Response> {
 export async function models(ctx: RequestContext): Promise<Response> {
   if (ctx.rest) {
     const model = findModel(ctx.models, ctx.rest, ctx.scope);
-    return jsonResponse(toOpenAIModel(model, (await readLocalStates(ctx.engine)).get(model.id)));
+    const [local, remote] = await Promise.all([readLocalStates(ctx.engine), readRemoteStates(ctx, [model])]);
+    return jsonResponse(toOpenAIModel(model, local.get(model.id), remote.get(model.id)));
   }
-  return jsonResponse(toOpenAIModelList(visibleModels(ctx.models, ctx.scope), await readLocalStates(ctx.engine)));
+  const models = visibleModels(ctx.models, ctx.scope);
+  const [local, remote] = await Promise.all([readLocalStates(ctx.engine), readRemoteStates(ctx, models)]);
+  return jsonResponse(toOpenAIModelList(models, local, remote));
 }

@@ -1,0 +1,460 @@
+/**
+ * Remote models end to end over real HTTP on 127.0.0.1, with the official SDKs as clients: a front
+ * gateway forwards to an upstream (the project's own Node server on the tiny models, which speaks
+ * both flavours) and to a scripted upstream (test/support/scripted-upstream.ts) for the behaviour
+ * a model cannot be made to show on demand: paced streams, late headers, chosen errors, closes.
+ * Each answer through the front is compared with the same question asked of the upstream directly.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedUpstream, type ScriptedUpstream, type UpstreamReply } from '../../test/support/scripted-upstream.ts';
+import { createNodeEngine, serveGateway, writeTinyModels, type GatewayServer, type ModelEntry } from './index.ts';
+
+const SCRIPTED_KEY = 'sk-upstream-secret-4f9a';
+const CALLER_KEY = 'sk-caller-own-key-77';
+const user = (content: string) => [{ role: 'user' as const, content }];
+// Spread into Anthropic requests: SDK 1.x's types follow the newest API version, which has no temperature.
+const GREEDY = { temperature: 0 };
+const openai = (server: GatewayServer, apiKey = CALLER_KEY) => new OpenAI({ baseURL: server.url, apiKey, maxRetries: 0 });
+// The Anthropic SDK appends /v1 itself. Its default version (2026-10-21) has no `temperature`, and
+// only temperature 0 makes the tiny model's answers comparable between two servers.
+const anthropic = (server: GatewayServer, apiKey = CALLER_KEY) =>
+  new Anthropic({ baseURL: server.url.replace(/\/v1$/, ''), apiKey, maxRetries: 0, defaultHeaders: { 'anthropic-version': '2023-06-01' } });
+
+let dir: string;
+let upstream: GatewayServer;
+let scripted: ScriptedUpstream;
+let front: GatewayServer;
+let closedURL: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'inpage-remote-'));
+  await writeTinyModels(dir);
+  upstream = await serveGateway({ engine: createNodeEngine({ localModelPath: dir }), port: 0 });
+  scripted = await startScriptedUpstream();
+  closedURL = await closedPortURL();
+  const models: ModelEntry[] = [
+    { engine: 'remote', id: 'up-openai', upstream: { baseURL: upstream.url, speaks: ['openai'], model: 'tiny-chat' } },
+    { engine: 'remote', id: 'up-anthropic', upstream: { baseURL: upstream.url, speaks: ['anthropic'], model: 'tiny-chat' } },
+    { engine: 'remote', id: 'up-embed', kind: 'embedding', upstream: { baseURL: upstream.url, model: 'tiny-embed' } },
+    { engine: 'remote', id: 'scripted', upstream: { baseURL: scripted.url, model: 'scripted-model', apiKey: SCRIPTED_KEY } },
+    { engine: 'remote', id: 'slow-headers', upstream: { baseURL: scripted.url, model: 'scripted-model', apiKey: SCRIPTED_KEY, timeoutMs: 300 } },
+    { engine: 'remote', id: 'down', upstream: { baseURL: closedURL, model: 'tiny-chat' }, fallback: 'tiny-chat' },
+    { engine: 'remote', id: 'down-alone', upstream: { baseURL: closedURL, model: 'tiny-chat' } },
+    { engine: 'remote', id: 'cluster', upstream: { baseURL: [closedURL, upstream.url], model: 'tiny-chat' } },
+    { engine: 'transformers', id: 'broken', kind: 'chat', source: 'no-such-model', fallback: 'up-openai' },
+  ];
+  front = await serveGateway({ engine: createNodeEngine({ localModelPath: dir, models }), port: 0 });
+});
+
+afterAll(async () => {
+  await Promise.all([front?.close(), upstream?.close(), scripted?.close()]);
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('remote models: answers through the front equal the upstream’s own', () => {
+  it('OpenAI client → OpenAI upstream: passed through, JSON and stream', async () => {
+    const ask = { max_tokens: 8, temperature: 0, messages: user('Tell me about the sea.') };
+    const direct = await openai(upstream).chat.completions.create({ ...ask, model: 'tiny-chat' });
+    const { data, response } = await openai(front).chat.completions.create({ ...ask, model: 'up-openai' }).withResponse();
+    expect(data.choices[0]!.message.content).toBe(direct.choices[0]!.message.content);
+    expect(data.choices[0]!.finish_reason).toBe(direct.choices[0]!.finish_reason);
+    expect(data.usage).toEqual(direct.usage);
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('up-openai');
+    expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
+    expect(response.headers.get('x-inpage-llm-fallback-from')).toBeNull();
+
+    const streamed = await openai(front).chat.completions.create({ ...ask, model: 'up-openai', stream: true, stream_options: { include_usage: true } }).withResponse();
+    expect(streamed.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(streamed.response.headers.get('x-inpage-llm-served-by')).toBe('up-openai');
+    expect(streamed.response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of streamed.data) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      usage = chunk.usage ?? usage;
+    }
+    expect(text).toBe(direct.choices[0]!.message.content);
+    expect(usage).toEqual(direct.usage);
+  });
+
+  it('Anthropic client → OpenAI upstream: translated, whole and streamed', async () => {
+    const ask = { ...GREEDY, max_tokens: 8, messages: user('Tell me about the hills.') };
+    const direct = await anthropic(upstream).messages.create({ ...ask, model: 'tiny-chat' });
+    expect(direct.content).toEqual([expect.objectContaining({ type: 'text', text: expect.stringMatching(/\S/) })]);
+    const { data, response } = await anthropic(front).messages.create({ ...ask, model: 'up-openai' }).withResponse();
+    expect(data).toMatchObject({ type: 'message', role: 'assistant', model: 'up-openai' });
+    expect(data.id).toMatch(/^msg_/);
+    expect(data.content).toEqual([{ type: 'text', text: textOf(direct) }]);
+    expect(data.stop_reason).toBe(direct.stop_reason);
+    expect(tokens(data.usage)).toEqual(tokens(direct.usage));
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('up-openai');
+    expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
+
+    const stream = anthropic(front).messages.stream({ ...ask, model: 'up-openai' });
+    let deltas = '';
+    stream.on('text', (delta) => (deltas += delta));
+    const final = await stream.finalMessage();
+    expect(textOf(final)).toBe(textOf(direct));
+    expect(deltas).toBe(textOf(direct));
+    expect(final.stop_reason).toBe(direct.stop_reason);
+    expect(tokens(final.usage)).toEqual(tokens(direct.usage));
+  });
+
+  it('OpenAI client → Anthropic upstream: translated, whole and streamed', async () => {
+    const ask = { max_tokens: 8, temperature: 0, messages: user('Tell me about the rivers.') };
+    const direct = await openai(upstream).chat.completions.create({ ...ask, model: 'tiny-chat' });
+    const { data, response } = await openai(front).chat.completions.create({ ...ask, model: 'up-anthropic' }).withResponse();
+    expect(data).toMatchObject({ object: 'chat.completion', model: 'up-anthropic' });
+    expect(data.choices).toHaveLength(1);
+    expect(data.choices[0]!.message).toMatchObject({ role: 'assistant', content: direct.choices[0]!.message.content });
+    expect(data.choices[0]!.finish_reason).toBe(direct.choices[0]!.finish_reason);
+    expect(pick(data.usage!, 'prompt_tokens', 'completion_tokens', 'total_tokens')).toEqual(pick(direct.usage!, 'prompt_tokens', 'completion_tokens', 'total_tokens'));
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('up-anthropic');
+    expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
+
+    const final = await openai(front)
+      .chat.completions.stream({ ...ask, model: 'up-anthropic', stream_options: { include_usage: true } })
+      .finalChatCompletion();
+    expect(final.choices[0]!.message.content).toBe(direct.choices[0]!.message.content);
+    expect(final.choices[0]!.finish_reason).toBe(direct.choices[0]!.finish_reason);
+    expect(pick(final.usage!, 'prompt_tokens', 'completion_tokens', 'total_tokens')).toEqual(pick(direct.usage!, 'prompt_tokens', 'completion_tokens', 'total_tokens'));
+  });
+
+  it('tools both ways: the same call as asked directly, and the result answered in a second turn', async () => {
+    const question = user('What is the weather in Paris?');
+    const anthropicTool: Anthropic.Tool = {
+      name: 'get_weather',
+      description: 'The weather in a city.',
+      // An enum: the tiny model's free strings never close (random words until max_tokens), so a
+      // free-text argument would leave every call cut off.
+      input_schema: { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'London', 'Tokyo'] } }, required: ['city'] },
+    };
+    const anthropicAsk = { ...GREEDY, max_tokens: 120, messages: question, tools: [anthropicTool], tool_choice: { type: 'any' as const } };
+    const direct = await anthropic(upstream).messages.create({ ...anthropicAsk, model: 'tiny-chat' });
+    const viaFront = await anthropic(front).messages.create({ ...anthropicAsk, model: 'up-openai' });
+    const directUse = direct.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')!;
+    const frontUse = viaFront.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')!;
+    expect(direct.stop_reason).toBe('tool_use');
+    expect(directUse.input).toEqual({ city: expect.stringMatching(/^(Paris|London|Tokyo)$/) });
+    expect(frontUse).toEqual({ type: 'tool_use', id: expect.any(String), name: directUse.name, input: directUse.input });
+    expect(viaFront.stop_reason).toBe('tool_use');
+
+    // Anthropic's tool_result goes to the OpenAI upstream as a `tool` message: the model reads the
+    // same conversation as when asked directly, so it gives the same answer.
+    const result = {
+      ...GREEDY,
+      max_tokens: 6,
+      tools: [anthropicTool],
+      tool_choice: { type: 'none' as const },
+      messages: [...question, { role: 'assistant' as const, content: viaFront.content }, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: frontUse.id, content: 'Sunny, 21 °C.' }] }],
+    };
+    const secondTurn = await anthropic(front).messages.create({ ...result, model: 'up-openai' }).withResponse();
+    expect(secondTurn.response.status).toBe(200);
+    expect(secondTurn.data.content).toEqual([{ type: 'text', text: expect.stringMatching(/\S/) }]);
+    const secondDirect = await anthropic(upstream).messages.create({ ...result, model: 'tiny-chat' });
+    expect(secondTurn.data.content).toEqual(secondDirect.content);
+
+    const openaiTool: OpenAI.ChatCompletionTool = { type: 'function', function: { name: 'get_weather', description: 'The weather in a city.', parameters: anthropicTool.input_schema } };
+    const openaiAsk = { max_tokens: 120, temperature: 0, messages: question, tools: [openaiTool], tool_choice: 'required' as const };
+    const directCalls = (await openai(upstream).chat.completions.create({ ...openaiAsk, model: 'tiny-chat' })).choices[0]!;
+    const frontCalls = (await openai(front).chat.completions.create({ ...openaiAsk, model: 'up-anthropic' })).choices[0]!;
+    expect(directCalls.finish_reason).toBe('tool_calls');
+    const functions = (choice: OpenAI.ChatCompletion.Choice) =>
+      choice.message.tool_calls!.map((call) => (call.type === 'function' ? { name: call.function.name, arguments: JSON.parse(call.function.arguments) } : call));
+    expect(functions(frontCalls)).toEqual(functions(directCalls));
+    expect(frontCalls.finish_reason).toBe('tool_calls');
+
+    // OpenAI's `tool` message goes to the Anthropic upstream as a tool_result block.
+    const call = frontCalls.message.tool_calls![0]!;
+    const followUp = {
+      max_tokens: 6,
+      temperature: 0,
+      tools: [openaiTool],
+      tool_choice: 'none' as const,
+      messages: [...question, { role: 'assistant' as const, content: null, tool_calls: frontCalls.message.tool_calls! }, { role: 'tool' as const, tool_call_id: call.id, content: 'Sunny, 21 °C.' }],
+    };
+    const answered = await openai(front).chat.completions.create({ ...followUp, model: 'up-anthropic' }).withResponse();
+    expect(answered.response.status).toBe(200);
+    expect(answered.data.choices[0]!.message.content).toMatch(/\S/);
+    const answeredDirect = await openai(upstream).chat.completions.create({ ...followUp, model: 'tiny-chat' });
+    expect(answered.data.choices[0]!.message.content).toBe(answeredDirect.choices[0]!.message.content);
+  });
+
+  it('embeddings through the front equal the upstream’s, as floats and as base64', async () => {
+    const input = ['the cat sleeps', 'a dog runs'];
+    const direct = await openai(upstream).embeddings.create({ model: 'tiny-embed', input, encoding_format: 'float' });
+    const { data, response } = await openai(front).embeddings.create({ model: 'up-embed', input, encoding_format: 'float' }).withResponse();
+    expect(data.data.map((d) => d.embedding)).toEqual(direct.data.map((d) => d.embedding));
+    expect(data.usage).toEqual(direct.usage);
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('up-embed');
+    expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
+    // The SDK's default asks for base64 and decodes it: the bytes pass through unchanged.
+    const decoded = await openai(front).embeddings.create({ model: 'up-embed', input });
+    expect(decoded.data.map((d) => d.embedding)).toEqual(direct.data.map((d) => d.embedding.map(Math.fround)));
+  });
+});
+
+describe('remote models: streams, aborts, errors, timeouts (scripted upstream)', () => {
+  const PACED: UpstreamReply = { chunks: ['one', ' two', ' three', ' four', ' five'], chunkDelayMs: 300 };
+
+  it('passes a paced stream on chunk by chunk (OpenAI client, same flavour)', async () => {
+    scripted.reply = () => PACED;
+    const stream = await openai(front).chat.completions.create({ model: 'scripted', stream: true, max_tokens: 10, messages: user('Go.') });
+    const arrivals: { text: string; at: number }[] = [];
+    for await (const chunk of stream) {
+      const text = chunk.choices[0]?.delta.content;
+      if (text) arrivals.push({ text, at: performance.now() });
+    }
+    expect(arrivals.map((a) => a.text)).toEqual(PACED.chunks);
+    expectSpreadOut(arrivals, scripted.posts().at(-1)!.chunkSentAt);
+  });
+
+  it('passes a paced stream on chunk by chunk while translating it (Anthropic client → OpenAI upstream)', async () => {
+    scripted.reply = () => PACED;
+    const stream = await anthropic(front).messages.create({ model: 'scripted', stream: true, max_tokens: 10, messages: user('Go.') });
+    const arrivals: { text: string; at: number }[] = [];
+    for await (const event of stream) {
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') arrivals.push({ text: event.delta.text, at: performance.now() });
+    }
+    expect(arrivals.map((a) => a.text)).toEqual(PACED.chunks);
+    expectSpreadOut(arrivals, scripted.posts().at(-1)!.chunkSentAt);
+  });
+
+  it.each([
+    ['OpenAI client, passed through', 'openai'],
+    ['Anthropic client, translated', 'anthropic'],
+  ] as const)('a client that aborts mid-stream closes the upstream connection (%s)', async (_, flavour) => {
+    scripted.reply = () => ({ chunks: Array.from({ length: 40 }, (_, i) => ` w${i}`), chunkDelayMs: 100 });
+    const controller = new AbortController();
+    const before = scripted.posts().length;
+    // Both SDKs end a stream's loop quietly when its signal aborts; the count shows it ended early.
+    let received = 0;
+    if (flavour === 'openai') {
+      const stream = await openai(front).chat.completions.create({ model: 'scripted', stream: true, max_tokens: 50, messages: user('Go.') }, { signal: controller.signal });
+      for await (const chunk of stream) if (chunk.choices[0]?.delta.content && ++received === 1) controller.abort();
+    } else {
+      const stream = await anthropic(front).messages.create({ model: 'scripted', stream: true, max_tokens: 50, messages: user('Go.') }, { signal: controller.signal });
+      for await (const event of stream) if (event.type === 'content_block_delta' && ++received === 1) controller.abort();
+    }
+    expect(received).toBeGreaterThanOrEqual(1);
+    expect(received).toBeLessThan(5);
+    const posted = scripted.posts();
+    expect(posted).toHaveLength(before + 1);
+    const closed = await within(posted.at(-1)!.closed, 3000);
+    expect(closed).toMatchObject({ early: true });
+    // Forty chunks 100 ms apart would take 4 s: the upstream stopped sending well before.
+    expect(posted.at(-1)!.chunkSentAt.length).toBeLessThan(20);
+  });
+
+  const VLLM_422 = { object: 'error', message: "This model's maximum context length is 2048 tokens. However, you requested 4096 tokens.", type: 'BadRequestError', param: null, code: 422 };
+  const cases = [
+    { status: 422, body: VLLM_422, said: VLLM_422.message, openaiClass: OpenAI.UnprocessableEntityError, anthropicClass: Anthropic.UnprocessableEntityError, anthropicType: 'invalid_request_error' },
+    {
+      status: 429,
+      headers: { 'retry-after': '7' },
+      body: { error: { message: 'Rate limit reached for requests.', type: 'rate_limit_error', code: 'rate_limit_exceeded' } },
+      said: 'Rate limit reached for requests.',
+      openaiClass: OpenAI.RateLimitError,
+      anthropicClass: Anthropic.RateLimitError,
+      anthropicType: 'rate_limit_error',
+    },
+    { status: 500, body: { error: { message: 'The model runner crashed.', type: 'server_error' } }, said: 'The model runner crashed.', openaiClass: OpenAI.InternalServerError, anthropicClass: Anthropic.InternalServerError, anthropicType: 'api_error' },
+    {
+      status: 503,
+      body: '<html><head><title>503 Service Temporarily Unavailable</title></head><body><center>nginx</center></body></html>',
+      said: '503 Service Temporarily Unavailable',
+      openaiClass: OpenAI.InternalServerError,
+      anthropicClass: Anthropic.ServiceUnavailableError,
+      anthropicType: 'api_error',
+    },
+    {
+      status: 529,
+      // Node knows no reason phrase for 529 (it would send "unknown").
+      statusText: 'Overloaded',
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      said: 'Overloaded',
+      openaiClass: OpenAI.InternalServerError,
+      anthropicClass: Anthropic.OverloadedError,
+      anthropicType: 'overloaded_error',
+    },
+  ];
+
+  it.each(cases)('an upstream $status reaches both SDKs as their $status error, with the upstream’s message', async (c) => {
+    const statusText = c.statusText ?? { 422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }[c.status];
+    const expected = `The upstream ${scripted.url} answered ${c.status} ${statusText}: ${c.said}`;
+    scripted.reply = () => ({ status: c.status, body: c.body, ...(c.statusText ? { statusText: c.statusText } : {}), ...(c.headers ? { headers: c.headers } : {}) });
+
+    const oa = await caught(openai(front).chat.completions.create({ model: 'scripted', max_tokens: 5, messages: user('Hi.') }));
+    expect(oa).toBeInstanceOf(c.openaiClass);
+    expect(oa).toMatchObject({ status: c.status, message: `${c.status} ${expected}` });
+    expect(oa.error).toMatchObject({ message: expected });
+    expect(oa.headers.get('x-inpage-llm-upstream')).toBe(scripted.url);
+    expect(oa.headers.get('retry-after')).toBe(c.headers?.['retry-after'] ?? null);
+    if (c.status === 429) expect(oa).toMatchObject({ code: 'rate_limit_exceeded', type: 'rate_limit_error' });
+
+    const an = await caught(anthropic(front).messages.create({ model: 'scripted', max_tokens: 5, messages: user('Hi.') }));
+    expect(an).toBeInstanceOf(c.anthropicClass);
+    expect(an.status).toBe(c.status);
+    expect(an.error).toEqual({ type: 'error', error: { type: c.anthropicType, message: expected }, request_id: expect.stringMatching(/^req_/) });
+    expect(an.headers.get('retry-after')).toBe(c.headers?.['retry-after'] ?? null);
+  });
+
+  it('answers 504 when the upstream sends no headers within timeoutMs', async () => {
+    scripted.reply = () => ({ headersDelayMs: 2000 });
+    const started = performance.now();
+    const oa = await caught(openai(front).chat.completions.create({ model: 'slow-headers', max_tokens: 5, messages: user('Hi.') }));
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(oa).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(oa.status).toBe(504);
+    expect(oa.error).toMatchObject({ message: `The upstream ${scripted.url} sent no response headers within 300 ms.` });
+    const an = await caught(anthropic(front).messages.create({ model: 'slow-headers', max_tokens: 5, messages: user('Hi.') }));
+    expect(an).toBeInstanceOf(Anthropic.GatewayTimeoutError);
+    expect(an.status).toBe(504);
+    expect(an.error).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
+  });
+});
+
+describe('remote models: unreachable upstreams, fallbacks, clusters', () => {
+  it('answers 502 naming the URL when the only upstream cannot be reached and there is no fallback', async () => {
+    const oa = await caught(openai(front).chat.completions.create({ model: 'down-alone', max_tokens: 5, messages: user('Hi.') }));
+    expect(oa.status).toBe(502);
+    expect(oa.error).toMatchObject({ message: expect.stringContaining(`Could not reach the upstream ${closedURL}`) });
+    expect(oa.message).toContain('ECONNREFUSED');
+    const an = await caught(anthropic(front).messages.create({ model: 'down-alone', max_tokens: 5, messages: user('Hi.') }));
+    expect(an.status).toBe(502);
+    expect(an.error).toMatchObject({ type: 'error', error: { message: expect.stringContaining(closedURL) } });
+  });
+
+  it('serves an unreachable model by its fallback, and says so in the headers', async () => {
+    const ask = { max_tokens: 6, temperature: 0, messages: user('Tell me about the forest.') };
+    const direct = await openai(upstream).chat.completions.create({ ...ask, model: 'tiny-chat' });
+    const { data, response } = await openai(front).chat.completions.create({ ...ask, model: 'down' }).withResponse();
+    expect(data.choices[0]!.message.content).toBe(direct.choices[0]!.message.content);
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('tiny-chat');
+    expect(response.headers.get('x-inpage-llm-fallback-from')).toBe('down');
+    expect(response.headers.get('x-inpage-llm-fallback-reason')).toBe('upstream_unreachable');
+    expect(response.headers.get('x-inpage-llm-upstream')).toBeNull();
+  });
+
+  it('moves a cluster’s request past a closed port to the next URL', async () => {
+    const ask = { max_tokens: 6, temperature: 0, messages: user('Tell me about the stars.') };
+    const direct = await openai(upstream).chat.completions.create({ ...ask, model: 'tiny-chat' });
+    const { data, response } = await openai(front).chat.completions.create({ ...ask, model: 'cluster' }).withResponse();
+    expect(data.choices[0]!.message.content).toBe(direct.choices[0]!.message.content);
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('cluster');
+    expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
+    expect(response.headers.get('x-inpage-llm-fallback-from')).toBeNull();
+  });
+
+  it('serves a local model whose files are missing by its remote fallback', async () => {
+    const ask = { max_tokens: 6, temperature: 0, messages: user('Tell me about the moon.') };
+    const direct = await openai(upstream).chat.completions.create({ ...ask, model: 'tiny-chat' });
+    const { data, response } = await openai(front).chat.completions.create({ ...ask, model: 'broken' }).withResponse();
+    expect(data.choices[0]!.message.content).toBe(direct.choices[0]!.message.content);
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('up-openai');
+    expect(response.headers.get('x-inpage-llm-fallback-from')).toBe('broken');
+    expect(response.headers.get('x-inpage-llm-fallback-reason')).toBe('model_unavailable');
+    expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
+  });
+});
+
+describe('remote models: credentials and the models list', () => {
+  it('sends the configured key upstream, never the caller’s, in both flavours', async () => {
+    scripted.reply = () => ({ chunks: ['ok'] });
+    const before = scripted.requests.length;
+    await openai(front).chat.completions.create({ model: 'scripted', max_tokens: 5, messages: user('Hi.') });
+    await anthropic(front).messages.create({ model: 'scripted', max_tokens: 5, messages: user('Hi.') });
+    const posts = scripted.requests.slice(before).filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(2);
+    for (const post of posts) {
+      expect(post.headers.authorization).toBe(`Bearer ${SCRIPTED_KEY}`);
+      expect(post.headers['x-api-key']).toBeUndefined();
+      expect(post.body!.model).toBe('scripted-model');
+    }
+    // Probes included: nothing the scripted server was ever sent carries a caller's key.
+    for (const request of scripted.requests) expect(JSON.stringify(request.headers)).not.toContain(CALLER_KEY);
+  });
+
+  it('lists remote models with their state and fallback, never their key', async () => {
+    await openai(front).chat.completions.create({ model: 'up-openai', max_tokens: 2, messages: user('Hi.') });
+    await caught(openai(front).chat.completions.create({ model: 'down-alone', max_tokens: 2, messages: user('Hi.') }));
+
+    type Listed = OpenAI.Model & { remote?: { speaks: string[]; available: boolean; upstreams: { url: string; state: string; in_flight: number; last_error?: string }[] }; fallback?: string };
+    const listed = (await openai(front).models.list()).data as Listed[];
+    const byId = new Map(listed.map((m) => [m.id, m]));
+    expect([...byId.keys()]).toEqual(expect.arrayContaining(['up-openai', 'up-anthropic', 'up-embed', 'scripted', 'slow-headers', 'down', 'down-alone', 'cluster', 'broken', 'tiny-chat']));
+    expect(byId.get('up-openai')!.remote).toEqual({ speaks: ['openai'], available: true, upstreams: [{ url: upstream.url, state: 'up', in_flight: 0, checked_at: expect.any(String) }] });
+    expect(byId.get('up-anthropic')!.remote).toMatchObject({ speaks: ['anthropic'], available: true });
+    expect(byId.get('down-alone')!.remote).toEqual({
+      speaks: ['openai'],
+      available: false,
+      upstreams: [{ url: closedURL, state: 'down', in_flight: 0, last_error: expect.stringContaining('ECONNREFUSED'), checked_at: expect.any(String) }],
+    });
+    expect(byId.get('cluster')!.remote).toMatchObject({ available: true, upstreams: [{ url: closedURL, state: 'down' }, { url: upstream.url, state: 'up' }] });
+    expect(byId.get('down')!.fallback).toBe('tiny-chat');
+    expect(byId.get('broken')!.fallback).toBe('up-openai');
+    expect(byId.get('broken')!.remote).toBeUndefined();
+    expect(byId.get('tiny-chat')!.remote).toBeUndefined();
+    expect(byId.get('up-openai')!.fallback).toBeUndefined();
+
+    // Both flavours' listings, and one model's own page: the key is in none of them.
+    const pages = await Promise.all([
+      fetch(`${front.url}/models`).then((r) => r.text()),
+      fetch(`${front.url}/models`, { headers: { 'anthropic-version': '2023-06-01' } }).then((r) => r.text()),
+      fetch(`${front.url}/models/scripted`).then((r) => r.text()),
+    ]);
+    for (const page of pages) {
+      expect(page).toContain(scripted.url);
+      expect(page).not.toContain(SCRIPTED_KEY);
+    }
+    expect(JSON.parse(pages[2]!)).toMatchObject({ id: 'scripted', remote: { speaks: ['openai'], available: true, upstreams: [{ url: scripted.url }] } });
+  });
+});
+
+/** A URL on 127.0.0.1 where nothing listens: a port the system handed out, then closed. */
+async function closedPortURL(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
+/** The error a call rejects with; fails the test if it resolves. */
+async function caught<T>(promise: PromiseLike<T>): Promise<Error & { status: number; error: unknown; headers: Headers; code?: unknown; type?: unknown }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as never;
+  }
+  throw new Error('Expected the call to fail, but it succeeded.');
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Not within ${ms} ms.`)), ms).unref())]);
+}
+
+/**
+ * Arrivals that followed the upstream's writes: buffered, every chunk would arrive after the last
+ * was written. Margins are wide (a slow machine may merge two chunks into one read).
+ */
+function expectSpreadOut(arrivals: readonly { at: number }[], sentAt: readonly number[]): void {
+  expect(sentAt).toHaveLength(arrivals.length);
+  const span = sentAt.at(-1)! - sentAt[0]!;
+  expect(span).toBeGreaterThan(4 * 300 * 0.9);
+  expect(arrivals[0]!.at - sentAt[0]!).toBeLessThan(span * 0.5);
+  expect(arrivals[0]!.at).toBeLessThan(sentAt.at(-1)!);
+  expect(arrivals.at(-1)!.at - arrivals[0]!.at).toBeGreaterThan(span * 0.5);
+}
+
+const textOf = (message: Anthropic.Message) => message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+const tokens = (usage: Anthropic.Usage) => ({ input_tokens: usage.input_tokens, output_tokens: usage.output_tokens });
+function pick<T extends object, K extends keyof T>(value: T, ...keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, value[key]])) as Pick<T, K>;
+}

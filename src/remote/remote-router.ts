@@ -1,0 +1,192 @@
+/**
+ * Requests for remote models, sent on to their upstream servers. A request in a flavour the
+ * upstream speaks goes as it came (only `model` renamed), and its answer comes back byte for byte,
+ * a stream chunk by chunk as the upstream sends it; any other is translated (translate/), its
+ * answer and stream events translated back. Upstream failures come back in the caller's flavour
+ * with the upstream's status; a caller that goes away closes the upstream connection.
+ * Pure: no DOM, no engine; `fetch` is the runtime's (a service worker's, Node's).
+ * @module
+ */
+import type { ModelInfo } from '../core/engine.ts';
+import { GatewayError } from '../core/errors.ts';
+import { createSSEParser, SSE_HEADERS, toSSEStream, type SSEEvent, type SSEMessage } from '../core/sse.ts';
+import { fromOpenAIChatCompletion, fromOpenAIStream, toOpenAIChatRequest } from './translate/anthropic-over-openai.ts';
+import { fromAnthropicMessage, fromAnthropicStream, toAnthropicMessagesRequest } from './translate/openai-over-anthropic.ts';
+import { readUpstreamFailure, renderUpstreamFailure } from './upstream-errors.ts';
+import { createUpstreamPool, type UpstreamHealth, type UpstreamPool } from './upstream-pool.ts';
+import type { UpstreamFlavour, UpstreamSpec } from './upstream-spec.ts';
+
+/** Which endpoint the caller used: it fixes the caller's flavour. */
+export type Endpoint = 'chat' | 'messages' | 'embeddings';
+
+export interface ForwardRequest {
+  /** A model with `upstream` set. */
+  readonly model: ModelInfo;
+  readonly endpoint: Endpoint;
+  readonly body: Readonly<Record<string, unknown>>;
+  /** The caller's headers: only `anthropic-version` and `anthropic-beta` are passed on, never credentials. */
+  readonly headers: Headers;
+  readonly signal: AbortSignal;
+  readonly requestId: string;
+}
+
+/** A remote model as `GET /models` shows it: where it runs and whether it can be reached now. */
+export interface RemoteState {
+  readonly speaks: readonly UpstreamFlavour[];
+  /** At least one upstream answered its last request or health check. */
+  readonly available: boolean;
+  readonly upstreams: readonly UpstreamHealth[];
+}
+
+export interface RemoteRouter {
+  /** The upstream's answer, in the caller's flavour; `x-inpage-llm-upstream` names the URL that gave it. Throws GatewayError when no upstream answered. */
+  forward(request: ForwardRequest): Promise<Response>;
+  /** The state of each remote model among `models`, its upstreams checked if not checked lately. */
+  states(models: readonly ModelInfo[]): Promise<ReadonlyMap<string, RemoteState>>;
+}
+
+export interface RemoteRouterOptions {
+  /** Default: the global `fetch` when the router is made (a fetch shim installed later is not called). */
+  readonly fetch?: typeof fetch;
+}
+
+/** The Anthropic API version asked of an Anthropic upstream when the caller spoke OpenAI. */
+const ANTHROPIC_VERSION = '2023-06-01';
+
+export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRouter {
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  // One pool per server (not per model): models on one Ollama share its concurrency limit and health.
+  const pools = new Map<string, UpstreamPool>();
+  const poolOf = (spec: UpstreamSpec): UpstreamPool => {
+    const urls = typeof spec.baseURL === 'string' ? [spec.baseURL] : [...spec.baseURL];
+    const key = JSON.stringify([urls, spec.apiKey, spec.headers, spec.maxConcurrent, spec.timeoutMs, speaksOf(spec)]);
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = createUpstreamPool({
+        urls,
+        fetch: fetchImpl,
+        ...(spec.maxConcurrent !== undefined ? { maxConcurrent: spec.maxConcurrent } : {}),
+        ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
+        probeHeaders: upstreamHeaders(spec, speaksOf(spec)[0]!, undefined),
+      });
+      pools.set(key, pool);
+    }
+    return pool;
+  };
+
+  return {
+    async forward(request) {
+      const spec = request.model.upstream;
+      if (!spec) throw new GatewayError('internal', `The model '${request.model.id}' has no upstream.`);
+      const caller: UpstreamFlavour = request.endpoint === 'messages' ? 'anthropic' : 'openai';
+      const speaks = speaksOf(spec);
+      const target = speaks.includes(caller) ? caller : speaks[0]!;
+      const upstreamModel = spec.model ?? request.model.id;
+      const stream = request.body.stream === true;
+
+      let body: Record<string, unknown>;
+      if (target === caller) body = { ...request.body, model: upstreamModel };
+      else if (caller === 'anthropic') body = toOpenAIChatRequest({ ...request.body }, upstreamModel);
+      else body = toAnthropicMessagesRequest({ ...request.body }, upstreamModel, request.model.maxOutputTokens ?? 4096);
+
+      // Cancelling a translated stream must close the upstream connection at once, even while the
+      // translator is waiting for the upstream's next chunk: one signal covers both.
+      const cut = new AbortController();
+      const signal = AbortSignal.any([request.signal, cut.signal]);
+      const path = request.endpoint === 'embeddings' ? '/embeddings' : target === 'anthropic' ? '/messages' : '/chat/completions';
+      const { response, url } = await poolOf(spec).send(
+        path,
+        { method: 'POST', headers: { ...upstreamHeaders(spec, target, target === caller ? request.headers : undefined), accept: stream ? 'text/event-stream' : 'application/json' }, body: JSON.stringify(body) },
+        signal,
+      );
+      const answered = (result: Response): Response => {
+        result.headers.set('x-inpage-llm-upstream', url);
+        return result;
+      };
+      if (!response.ok) return answered(renderUpstreamFailure(await readUpstreamFailure(response, url), caller, request.requestId));
+      if (target === caller) {
+        // As it came: only the type, since the runtime's fetch may have decoded a compressed body.
+        const headers = new Headers({ 'content-type': response.headers.get('content-type') ?? 'application/json' });
+        if (stream) for (const [name, value] of Object.entries(SSE_HEADERS)) headers.set(name, value);
+        return answered(new Response(response.body, { status: response.status, headers }));
+      }
+      if (!stream) {
+        const json = await readJson(response, url);
+        const translated = caller === 'anthropic' ? fromOpenAIChatCompletion(json, request.model.id) : fromAnthropicMessage(json, request.model.id);
+        return answered(new Response(JSON.stringify(translated), { headers: { 'content-type': 'application/json' } }));
+      }
+      const events = sseEvents(response.body);
+      const messages: AsyncGenerator<SSEMessage> =
+        caller === 'anthropic'
+          ? fromOpenAIStream(events, request.model.id)
+          : fromAnthropicStream(events, request.model.id, { includeUsage: includeUsage(request.body) });
+      return answered(new Response(toSSEStream(messages, () => cut.abort()), { headers: SSE_HEADERS }));
+    },
+
+    async states(models) {
+      const remote = models.filter((model) => model.upstream);
+      const entries = await Promise.all(
+        remote.map(async (model) => {
+          const upstreams = await poolOf(model.upstream!).health({ probe: true });
+          return [model.id, { speaks: speaksOf(model.upstream!), available: upstreams.some((u) => u.state === 'up'), upstreams }] as const;
+        }),
+      );
+      return new Map(entries);
+    },
+  };
+}
+
+const speaksOf = (spec: UpstreamSpec): readonly UpstreamFlavour[] => (spec.speaks?.length ? spec.speaks : ['openai']);
+
+/**
+ * What every request to the upstream carries: its own key in its flavour's header, and the
+ * config's headers. Of the caller's headers only the Anthropic version and betas pass, and only
+ * to an Anthropic upstream the caller spoke Anthropic to.
+ */
+function upstreamHeaders(spec: UpstreamSpec, target: UpstreamFlavour, caller: Headers | undefined): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (target === 'anthropic') {
+    headers['anthropic-version'] = caller?.get('anthropic-version') ?? ANTHROPIC_VERSION;
+    const beta = caller?.get('anthropic-beta');
+    if (beta) headers['anthropic-beta'] = beta;
+    if (spec.apiKey) headers['x-api-key'] = spec.apiKey;
+  } else if (spec.apiKey) {
+    headers.authorization = `Bearer ${spec.apiKey}`;
+  }
+  return { ...headers, ...spec.headers };
+}
+
+function includeUsage(body: Readonly<Record<string, unknown>>): boolean {
+  const options = body.stream_options;
+  return typeof options === 'object' && options !== null && (options as { include_usage?: unknown }).include_usage === true;
+}
+
+async function readJson(response: Response, url: string): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_unreachable', `The upstream ${url} answered with a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}.`);
+  }
+}
+
+/** The upstream's SSE body as events; stopping early cancels the body, which closes the connection. */
+async function* sseEvents(body: ReadableStream<Uint8Array> | null): AsyncGenerator<SSEEvent> {
+  if (!body) return;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = createSSEParser();
+  let done = false;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      yield* parser.feed(decoder.decode(chunk.value, { stream: true }));
+    }
+    done = true;
+    // A last event without its closing blank line still counts.
+    yield* parser.feed(`${decoder.decode()}\n\n`);
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+  }
+}
