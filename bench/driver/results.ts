@@ -61,6 +61,8 @@ export interface LoadResult {
   chatLoadMs: number;
   embedLoadMs: number;
   controlledMs?: number;
+  /** Product only: progress events that reached the page (absent in results from before they were counted). */
+  progressEvents?: number;
   userAgent?: string;
   hardwareConcurrency?: number;
 }

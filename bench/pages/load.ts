@@ -33,11 +33,14 @@ interface LoadTiming {
   readonly embedLoadMs: number;
   /** Product only: until startInference resolved (service worker registered and controlling). */
   readonly controlledMs?: number;
+  /** Product only: progress events that reached this page (each one a message from the engine worker). */
+  readonly progressEvents?: number;
   readonly resources: { name: string; transferSize: number; durationMs: number }[];
 }
 
 async function product(t0: number): Promise<Omit<LoadTiming, 'scriptStartMs' | 'resources'>> {
-  const inference = await startInference({ engine: { device: config.device, ...(models ? { models } : {}) } });
+  let progressEvents = 0;
+  const inference = await startInference({ engine: { device: config.device, ...(models ? { models } : {}) }, onProgress: () => void progressEvents++ });
   const controlled = performance.now();
   await inference.status();
   const ready = performance.now();
@@ -45,7 +48,7 @@ async function product(t0: number): Promise<Omit<LoadTiming, 'scriptStartMs' | '
   const chat = performance.now();
   await inference.load(EMBED_MODEL);
   const end = performance.now();
-  return { controlledMs: controlled - t0, workerReadyMs: ready - t0, startToLoadedMs: end - t0, loadCallsMs: end - ready, chatLoadMs: chat - ready, embedLoadMs: end - chat };
+  return { controlledMs: controlled - t0, workerReadyMs: ready - t0, startToLoadedMs: end - t0, loadCallsMs: end - ready, chatLoadMs: chat - ready, embedLoadMs: end - chat, progressEvents };
 }
 
 async function raw(t0: number): Promise<Omit<LoadTiming, 'scriptStartMs' | 'resources'>> {
@@ -69,7 +72,7 @@ async function main(): Promise<void> {
     durationMs: e.duration,
   }));
   const result = { engine: config.engine, device: config.device, models: `${CHAT_MODEL} + ${EMBED_MODEL}`, iteration, cold: iteration === 0, scriptStartMs: t0, ...timing, resources, userAgent: navigator.userAgent, hardwareConcurrency: navigator.hardwareConcurrency };
-  log(`load ${config.engine} ${iteration === 0 ? 'cold' : 'warm'}: ${timing.startToLoadedMs.toFixed(1)} ms to loaded, load calls ${timing.loadCallsMs.toFixed(1)} ms`);
+  log(`load ${config.engine} ${iteration === 0 ? 'cold' : 'warm'}: ${timing.startToLoadedMs.toFixed(1)} ms to loaded, load calls ${timing.loadCallsMs.toFixed(1)} ms${'progressEvents' in timing ? `, ${timing.progressEvents} progress events` : ''}`);
   await finish(result);
   if (iteration + 1 < (config.iterations ?? 1)) {
     const url = new URL(location.href);
