@@ -21,6 +21,11 @@ export interface RequestContext {
   body(): Promise<Record<string, unknown>>;
   /** Path parameters after the endpoint prefix, e.g. the id in `/models/{id}`. */
   readonly rest: string;
+  /**
+   * When the runtime cuts this request if its response has not begun (epoch ms), where it does
+   * (a service worker's fetch event): a remote model's wait for its server ends before it.
+   */
+  readonly respondBy?: number;
   /** Where the remote models among `models` run and whether they can be reached now, by id. */
   remoteStates(models: readonly ModelInfo[]): Promise<ReadonlyMap<string, RemoteState>>;
 }

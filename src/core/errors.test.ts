@@ -57,7 +57,7 @@ describe('GatewayError', () => {
     ['engine_unavailable', true],
     ['device_lost', true],
     ['upstream_unreachable', true],
-    ['upstream_timeout', true],
+    ['upstream_timeout', false],
     ['insufficient_storage', false],
     ['invalid_request', false],
     ['authentication', false],

@@ -24,7 +24,10 @@ export const STATUS_BY_CODE = {
   insufficient_storage: 507,
   /** A remote model's upstream server(s) could not be reached (refused, reset, DNS): a retry may find one up. */
   upstream_unreachable: 502,
-  /** A remote model's upstream did not send its response headers in time. */
+  /**
+   * A remote model's upstream did not send its response headers in time. Not retryable: the server
+   * may still be working on it, and a retry would ask it for the same work again.
+   */
   upstream_timeout: 504,
   /** The client went away; nobody reads this status, but it must not look like a success. */
   aborted: 499,
@@ -63,7 +66,7 @@ export class GatewayError extends Error implements GatewayErrorData {
    * a model that cannot be fetched) are not retryable, so the SDKs are told not to retry them.
    */
   get retryable(): boolean {
-    return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.code === 'device_lost' || this.code === 'upstream_unreachable' || this.code === 'upstream_timeout' || this.retryAfter !== undefined;
+    return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.code === 'device_lost' || this.code === 'upstream_unreachable' || this.retryAfter !== undefined;
   }
 
   toJSON(): GatewayErrorData & { name: 'GatewayError' } {

@@ -6,7 +6,14 @@ import { GatewayError } from './errors.ts';
 export type ModelScope = ReadonlySet<string> | undefined;
 
 export function visibleModels(models: readonly ModelInfo[], scope: ModelScope): ModelInfo[] {
-  return scope ? models.filter((m) => scope.has(m.id)) : [...models];
+  return scope ? models.filter((m) => scope.has(m.id)).map((m) => asSeenBy(m, scope)) : [...models];
+}
+
+/** The model as a caller with this scope may see it listed: a fallback it may not use is not named. */
+export function asSeenBy(model: ModelInfo, scope: ModelScope): ModelInfo {
+  if (!scope || model.fallback === undefined || scope.has(model.fallback)) return model;
+  const { fallback: _hidden, ...rest } = model;
+  return rest;
 }
 
 /**

@@ -53,6 +53,8 @@ describe('the app models', () => {
     [{ engine: 'remote', id: 'x', upstream: {} }, /"x": upstream.baseURL must be the server's API URL/],
     [{ engine: 'remote', id: 'x', upstream: { baseURL: 'ftp://h/v1' } }, /"x": upstream.baseURL must be http\(s\) URLs/],
     [{ engine: 'remote', id: 'x', upstream: { baseURL: 'http://h/v1', speaks: ['grpc'] } }, /"x": upstream.speaks lists/],
+    [{ engine: 'remote', id: 'x', upstream: { baseURL: 'http://admin:hunter2@h/v1' } }, /"x": upstream.baseURL must be the API's URL alone, without credentials/],
+    [{ engine: 'remote', id: 'x', upstream: { baseURL: 'https://h/v1?key=secret' } }, /"x": upstream.baseURL must be the API's URL alone/],
     [{ engine: 'remote', id: 'x', kind: 'embedding', upstream: { baseURL: 'http://h/v1', speaks: ['anthropic'] } }, /"x": an embedding model needs an upstream that speaks the OpenAI API/],
   ])('names the mistake in %j', (entry, message) => {
     expect(() => withAppModels(catalog, [entry as unknown as ModelEntry], ORIGIN)).toThrow(message);
@@ -91,6 +93,7 @@ describe('the app models', () => {
     [{ 'tiny-chat': 'nope' }, /fallback of "tiny-chat" must be another model's id, not "nope"/],
     [{ 'tiny-chat': 'tiny-chat' }, /fallback of "tiny-chat" must be another model's id/],
     [{ 'tiny-chat': 'tiny-embed' }, /fallback of "tiny-chat" \(a chat model\) must be a chat model too; "tiny-embed" is an embedding model/],
+    [{ 'tiny-embed': 'all-MiniLM-L6-v2' }, /fallback of "tiny-embed" \(32 dimensions\) must give vectors of the same length; "all-MiniLM-L6-v2" gives 384/],
     [{ 'tiny-chat': 'Qwen2.5-0.5B-Instruct', 'Qwen2.5-0.5B-Instruct': 'tiny-chat' }, /go round in a circle \(tiny-chat → Qwen2.5-0.5B-Instruct → tiny-chat\)/],
   ])('refuses the fallbacks %j', (fallbacks, message) => {
     expect(() => withAppModels(catalog, [], ORIGIN, fallbacks)).toThrow(message);

@@ -56,6 +56,10 @@ function withFallbacks(catalog: Required<Catalog>, fallbacks: Readonly<Record<st
     if (!from) throw new Error(`engine.fallbacks names "${id}", which is not a model.`);
     if (!to || target === id) throw new Error(`The fallback of "${id}" must be another model's id, not ${JSON.stringify(target)}.`);
     if (to.kind !== from.kind) throw new Error(`The fallback of "${id}" (${aKind(from)}) must be ${aKind(from)} too; "${target}" is ${aKind(to)}.`);
+    // Vectors of another length are of another model: mixed into one index they would compare as nonsense.
+    if (from.kind === 'embedding' && from.dimensions !== undefined && to.dimensions !== undefined && from.dimensions !== to.dimensions) {
+      throw new Error(`The fallback of "${id}" (${from.dimensions} dimensions) must give vectors of the same length; "${target}" gives ${to.dimensions}.`);
+    }
   }
   for (const id of Object.keys(fallbacks)) {
     const seen = new Set([id]);
@@ -82,6 +86,11 @@ function remoteInfo(entry: RemoteModelEntry): ModelInfo {
   if (!Array.isArray(urls) || urls.length === 0) throw new Error(`engine.models "${entry.id}": upstream.baseURL must be the server's API URL (e.g. "http://127.0.0.1:11434/v1"), or a list of them.`);
   for (const url of urls) {
     if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) throw new Error(`engine.models "${entry.id}": upstream.baseURL must be http(s) URLs, not ${JSON.stringify(url)}.`);
+    // Shown in `GET /models` and in errors: a password or a key in the URL would be shown with it.
+    const parsed = new URL(url);
+    if (parsed.username || parsed.password || parsed.search || parsed.hash) {
+      throw new Error(`engine.models "${entry.id}": upstream.baseURL must be the API's URL alone, without credentials, a query or a fragment (it is shown in the models list): give a key as upstream.apiKey, other credentials in upstream.headers.`);
+    }
   }
   const speaks = upstream!.speaks ?? ['openai'];
   if (!Array.isArray(speaks) || speaks.length === 0 || speaks.some((f) => f !== 'openai' && f !== 'anthropic')) throw new Error(`engine.models "${entry.id}": upstream.speaks lists "openai" and/or "anthropic".`);

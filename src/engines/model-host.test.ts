@@ -114,6 +114,16 @@ describe('model host', () => {
     const host = createModelHost({ adapters: [new ScriptedAdapter()] });
     await expect(host.embed({ model: 'nope', input: ['a'] }, { signal: signal() })).rejects.toMatchObject({ code: 'model_not_found' });
   });
+
+  it('lists remote models with its own, without running them or reporting local states for them', async () => {
+    const remote = { id: 'team-chat', kind: 'chat' as const, engine: 'remote', contextWindow: 4096, upstream: { baseURL: 'http://gpu1:8000/v1' } };
+    const host = createModelHost({ adapters: [new ScriptedAdapter()], remoteModels: [remote] });
+    expect((await host.listModels()).map((m) => m.id)).toEqual(['scripted-chat', 'scripted-embed', 'scripted-embed-fixed', 'team-chat']);
+    expect((await host.modelStates()).map((s) => s.id)).not.toContain('team-chat');
+    // Only a caller past the gateway gets here: the error says where such requests belong.
+    await expect(drain(host.chat(chat('team-chat'), { signal: signal() }))).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/runs on another server.*npx inpage-llm init/) });
+    expect(() => createModelHost({ adapters: [new ScriptedAdapter()], remoteModels: [{ ...remote, id: 'scripted-chat' }] })).toThrow(/'scripted-chat' is served by two adapters/);
+  });
 });
 
 /** The scripted adapter, saying what an adapter says of its models' files and device support. */

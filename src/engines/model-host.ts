@@ -77,7 +77,14 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
     const slot = slots.get(model);
     if (slot) return slot;
     // Only a caller past the gateway (the engine's own API) gets here for a remote model.
-    if (models.some((m) => m.id === model)) throw new GatewayError('invalid_request', `The model '${model}' runs on another server: send its requests through the gateway, which forwards them.`, { param: 'model' });
+    // Or a service worker from before remote models, which does not know to forward them.
+    if (models.some((m) => m.id === model)) {
+      throw new GatewayError(
+        'invalid_request',
+        `The model '${model}' runs on another server: send its requests through the gateway, which forwards them. (A service worker copied from an older version of inpage-llm does not: run \`npx inpage-llm init <public folder>\` again.)`,
+        { param: 'model' },
+      );
+    }
     throw modelNotFound(model);
   };
 

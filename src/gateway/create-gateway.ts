@@ -91,7 +91,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     return url.pathname.startsWith(`${base.path}/`) ? url.pathname.slice(base.path.length) : null;
   };
 
-  async function answer(request: Request, requestId: string, signal: AbortSignal): Promise<Response> {
+  async function answer(request: Request, requestId: string, signal: AbortSignal, respondBy: number | undefined): Promise<Response> {
     const url = new URL(request.url);
     const path = pathOf(url);
     const flavour = flavourOf(path, request.headers);
@@ -122,6 +122,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Read once: the model routing reads `model` before the handler reads the rest.
         body: () => (body ??= readJsonObject(request, maxBodyBytes, { whole: options.readBodyWhole })),
         remoteStates: (models) => remote.states(models),
+        ...(respondBy !== undefined ? { respondBy } : {}),
         signal,
       };
       if (route.endpoint) return await serveModelRequest(context, route.endpoint, handler, remote);
@@ -159,7 +160,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     async fetch(request, runtime = {}) {
       const requestId = randomId('req_');
       const deadline = withDeadline(request, runtime.respondWithin);
-      const response = await answer(request, requestId, deadline.signal);
+      const respondBy = runtime.respondWithin === undefined ? undefined : Date.now() + runtime.respondWithin;
+      const response = await answer(request, requestId, deadline.signal, respondBy);
       deadline.started();
       // Both ids: openai-node reads x-request-id, the Anthropic SDK request-id.
       response.headers.set('x-request-id', requestId);

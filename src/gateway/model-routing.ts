@@ -35,7 +35,7 @@ export async function serveModelRequest(ctx: RequestContext, endpoint: Endpoint,
     tried.add(model.id);
     try {
       const response = model.upstream
-        ? await remote.forward({ model, endpoint, body, headers: ctx.request.headers, signal: ctx.signal, requestId: ctx.requestId })
+        ? await remote.forward({ model, endpoint, body, headers: ctx.request.headers, signal: ctx.signal, requestId: ctx.requestId, ...(ctx.respondBy !== undefined ? { respondBy: ctx.respondBy } : {}) })
         : await handler(model === requested ? ctx : servedBy(ctx, model, body));
       response.headers.set('x-inpage-llm-served-by', model.id);
       if (first) {

@@ -13,7 +13,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedUpstream, type ScriptedUpstream, type UpstreamReply } from '../../test/support/scripted-upstream.ts';
-import { createNodeEngine, serveGateway, writeTinyModels, type GatewayServer, type ModelEntry } from './index.ts';
+import { createGateway, createNodeEngine, serveGateway, writeTinyModels, type GatewayServer, type ModelEntry } from './index.ts';
 
 const SCRIPTED_KEY = 'sk-upstream-secret-4f9a';
 const CALLER_KEY = 'sk-caller-own-key-77';
@@ -48,6 +48,11 @@ beforeAll(async () => {
     { engine: 'remote', id: 'down-alone', upstream: { baseURL: closedURL, model: 'tiny-chat' } },
     { engine: 'remote', id: 'cluster', upstream: { baseURL: [closedURL, upstream.url], model: 'tiny-chat' } },
     { engine: 'transformers', id: 'broken', kind: 'chat', source: 'no-such-model', fallback: 'up-openai' },
+    // What a proxy answers for a server behind it that is down: the next URL, or the fallback.
+    { engine: 'remote', id: 'proxied-pair', upstream: { baseURL: [scripted.url, upstream.url], model: 'tiny-chat' } },
+    { engine: 'remote', id: 'proxied-or-local', upstream: { baseURL: scripted.url, model: 'scripted-model', apiKey: 'sk-proxied' }, fallback: 'tiny-chat' },
+    // The config's own header replaces the key's, whatever the case of its name.
+    { engine: 'remote', id: 'own-auth', upstream: { baseURL: scripted.url, model: 'scripted-model', apiKey: 'sk-from-key', headers: { Authorization: 'Bearer sk-from-headers', 'X-Org': 'org-1' } } },
   ];
   front = await serveGateway({ engine: createNodeEngine({ localModelPath: dir, models }), port: 0 });
 });
@@ -312,7 +317,8 @@ describe('remote models: streams, aborts, errors, timeouts (scripted upstream)',
     expect(performance.now() - started).toBeLessThan(1500);
     expect(oa).toBeInstanceOf(OpenAI.InternalServerError);
     expect(oa.status).toBe(504);
-    expect(oa.error).toMatchObject({ message: `The upstream ${scripted.url} sent no response headers within 300 ms.` });
+    expect(oa.error).toMatchObject({ message: `The upstream ${scripted.url} sent no response headers within 0.3 s.` });
+    expect(oa.headers.get('x-should-retry')).toBe('false');
     const an = await caught(anthropic(front).messages.create({ model: 'slow-headers', max_tokens: 5, messages: user('Hi.') }));
     expect(an).toBeInstanceOf(Anthropic.GatewayTimeoutError);
     expect(an.status).toBe(504);
@@ -320,7 +326,76 @@ describe('remote models: streams, aborts, errors, timeouts (scripted upstream)',
   });
 });
 
+describe('remote models: what the gateway does not pass on', () => {
+  it('ends a passed-through stream that the upstream breaks off between events with an error event, not a network error', async () => {
+    scripted.reply = () => ({ chunks: ['one', ' two', ' three'], chunkDelayMs: 50, cutAfter: 2 });
+    const stream = await openai(front).chat.completions.create({ model: 'scripted', max_tokens: 5, stream: true, messages: user('Hi.') });
+    let text = '';
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })().catch((e: unknown) => e);
+    expect(text).toBe('one two');
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as Error).message).toContain(`The upstream ${scripted.url} broke off the stream`);
+  });
+
+  it('does not follow an upstream redirect, which would carry its key elsewhere', async () => {
+    scripted.reply = () => ({ status: 307, headers: { location: `${scripted.url}/elsewhere` } });
+    const before = scripted.requests.length;
+    const oa = await caught(openai(front).chat.completions.create({ model: 'scripted', max_tokens: 5, messages: user('Hi.') }));
+    expect(oa.status).toBe(502);
+    expect(oa.error).toMatchObject({ message: expect.stringContaining(`The upstream ${scripted.url} answered 307`) });
+    expect(scripted.requests.slice(before).map((r) => r.path)).toEqual(['/v1/chat/completions']);
+  });
+
+  it('sends the config’s own Authorization header instead of the key’s, once', async () => {
+    scripted.reply = () => ({ chunks: ['ok'] });
+    await openai(front).chat.completions.create({ model: 'own-auth', max_tokens: 5, messages: user('Hi.') });
+    const post = scripted.posts().at(-1)!;
+    expect(post.headers.authorization).toBe('Bearer sk-from-headers');
+    expect(post.headers['x-org']).toBe('org-1');
+  });
+
+  it('in a runtime that cuts late responses, gives up on the upstream first, with a 504 that says why and asks for no retry', async () => {
+    scripted.reply = () => ({ headersDelayMs: 3000 });
+    const gateway = createGateway({ engine: createNodeEngine({ localModelPath: dir, models: [{ engine: 'remote', id: 'patient', upstream: { baseURL: scripted.url } }] }) });
+    const started = performance.now();
+    const response = await gateway.fetch(
+      new Request('http://app.local/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'patient', max_tokens: 5, messages: user('Hi.') }) }),
+      { respondWithin: 2500 },
+    );
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(response.status).toBe(504);
+    expect(response.headers.get('x-should-retry')).toBe('false');
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/sent no response headers within 0\.\d s\. This runtime .* stream: true/);
+  });
+
+  it('does not name a fallback that a key limited to some models cannot use', async () => {
+    const gateway = createGateway({ engine: createNodeEngine({ localModelPath: dir, models: [{ engine: 'remote', id: 'team', upstream: { baseURL: closedURL }, fallback: 'tiny-chat' }] }), apiKeys: [{ key: 'k-team', models: ['team'] }, 'k-all'] });
+    const list = async (key: string) =>
+      ((await (await gateway.fetch(new Request('http://app.local/v1/models', { headers: { authorization: `Bearer ${key}` } }))).json()) as { data: { id: string; fallback?: string }[] }).data;
+    expect(await list('k-team')).toEqual([expect.not.objectContaining({ fallback: expect.anything() })]);
+    expect((await list('k-all')).find((m) => m.id === 'team')!.fallback).toBe('tiny-chat');
+  });
+});
+
 describe('remote models: unreachable upstreams, fallbacks, clusters', () => {
+  it('moves a request past a URL that answers 503 (a proxy with its server down) and marks that URL down', async () => {
+    scripted.reply = () => ({ status: 503, body: '<html><title>503 Service Temporarily Unavailable</title></html>' });
+    const { response } = await openai(front).chat.completions.create({ model: 'proxied-pair', max_tokens: 4, messages: user('Hi.') }).withResponse();
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('proxied-pair');
+    expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
+    const listed = (await openai(front).models.list()).data as (OpenAI.Model & { remote?: { upstreams: { url: string; state: string; last_error?: string }[] } })[];
+    expect(listed.find((m) => m.id === 'proxied-pair')!.remote!.upstreams[0]).toMatchObject({ url: scripted.url, state: 'down', last_error: 'answered 503 Service Unavailable' });
+  });
+
+  it('serves a model whose only URL answers 503 by its fallback', async () => {
+    scripted.reply = () => ({ status: 503, body: { error: { message: 'no replicas ready' } } });
+    const { response } = await openai(front).chat.completions.create({ model: 'proxied-or-local', max_tokens: 4, messages: user('Hi.') }).withResponse();
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe('tiny-chat');
+    expect(response.headers.get('x-inpage-llm-fallback-reason')).toBe('upstream_unreachable');
+  });
+
   it('answers 502 naming the URL when the only upstream cannot be reached and there is no fallback', async () => {
     const oa = await caught(openai(front).chat.completions.create({ model: 'down-alone', max_tokens: 5, messages: user('Hi.') }));
     expect(oa.status).toBe(502);

@@ -9,11 +9,13 @@
  */
 import type { ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import { createSSEParser, SSE_HEADERS, toSSEStream, type SSEEvent, type SSEMessage } from '../core/sse.ts';
+import { createSSEParser, encodeSSE, SSE_HEADERS, toSSEStream, type SSEEvent, type SSEMessage } from '../core/sse.ts';
+import { toAnthropicErrorBody } from '../protocol/anthropic/errors.ts';
+import { toOpenAIErrorBody } from '../protocol/openai/errors.ts';
 import { fromOpenAIChatCompletion, fromOpenAIStream, toOpenAIChatRequest } from './translate/anthropic-over-openai.ts';
 import { fromAnthropicMessage, fromAnthropicStream, toAnthropicMessagesRequest } from './translate/openai-over-anthropic.ts';
 import { readUpstreamFailure, renderUpstreamFailure } from './upstream-errors.ts';
-import { createUpstreamPool, type UpstreamHealth, type UpstreamPool } from './upstream-pool.ts';
+import { anySignal, createUpstreamPool, type UpstreamHealth, type UpstreamPool } from './upstream-pool.ts';
 import type { UpstreamFlavour, UpstreamSpec } from './upstream-spec.ts';
 
 /** Which endpoint the caller used: it fixes the caller's flavour. */
@@ -28,6 +30,11 @@ export interface ForwardRequest {
   readonly headers: Headers;
   readonly signal: AbortSignal;
   readonly requestId: string;
+  /**
+   * When the runtime cuts a request whose response has not begun (epoch ms; a service worker's
+   * fetch event): the wait for the upstream's headers ends a little before, with a 504 that says so.
+   */
+  readonly respondBy?: number;
 }
 
 /** A remote model as `GET /models` shows it: where it runs and whether it can be reached now. */
@@ -67,7 +74,7 @@ export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRou
         fetch: fetchImpl,
         ...(spec.maxConcurrent !== undefined ? { maxConcurrent: spec.maxConcurrent } : {}),
         ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
-        probeHeaders: upstreamHeaders(spec, speaksOf(spec)[0]!, undefined),
+        probeHeaders: Object.fromEntries(upstreamHeaders(spec, speaksOf(spec)[0]!, undefined)),
       });
       pools.set(key, pool);
     }
@@ -92,23 +99,28 @@ export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRou
       // Cancelling a translated stream must close the upstream connection at once, even while the
       // translator is waiting for the upstream's next chunk: one signal covers both.
       const cut = new AbortController();
-      const signal = AbortSignal.any([request.signal, cut.signal]);
+      const signal = anySignal([request.signal, cut.signal]);
       const path = request.endpoint === 'embeddings' ? '/embeddings' : target === 'anthropic' ? '/messages' : '/chat/completions';
-      const { response, url } = await poolOf(spec).send(
-        path,
-        { method: 'POST', headers: { ...upstreamHeaders(spec, target, target === caller ? request.headers : undefined), accept: stream ? 'text/event-stream' : 'application/json' }, body: JSON.stringify(body) },
-        signal,
-      );
+      const headers = upstreamHeaders(spec, target, target === caller ? request.headers : undefined);
+      headers.set('accept', stream ? 'text/event-stream' : 'application/json');
+      const budget = request.respondBy === undefined ? undefined : request.respondBy - Date.now() - DEADLINE_MARGIN_MS;
+      const { response, url, unavailable } = await sendWithin(poolOf(spec), path, { method: 'POST', headers: Object.fromEntries(headers), body: JSON.stringify(body) }, signal, budget);
       const answered = (result: Response): Response => {
         result.headers.set('x-inpage-llm-upstream', url);
         return result;
       };
-      if (!response.ok) return answered(renderUpstreamFailure(await readUpstreamFailure(response, url), caller, request.requestId));
+      if (!response.ok) {
+        const failure = await readUpstreamFailure(response, url);
+        // Every URL down or overloaded: a model with a fallback is served by it instead.
+        if (unavailable && request.model.fallback !== undefined) throw new GatewayError('upstream_unreachable', failure.message, { retryAfter: 2 });
+        return answered(renderUpstreamFailure(failure, caller, request.requestId));
+      }
       if (target === caller) {
         // As it came: only the type, since the runtime's fetch may have decoded a compressed body.
-        const headers = new Headers({ 'content-type': response.headers.get('content-type') ?? 'application/json' });
-        if (stream) for (const [name, value] of Object.entries(SSE_HEADERS)) headers.set(name, value);
-        return answered(new Response(response.body, { status: response.status, headers }));
+        const passed = new Headers({ 'content-type': response.headers.get('content-type') ?? 'application/json' });
+        if (stream) for (const [name, value] of Object.entries(SSE_HEADERS)) passed.set(name, value);
+        const bytes = stream && response.body ? endingWithErrorEvent(response.body, caller, url, request.requestId) : response.body;
+        return answered(new Response(bytes, { status: response.status, headers: passed }));
       }
       if (!stream) {
         const json = await readJson(response, url);
@@ -136,6 +148,56 @@ export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRou
   };
 }
 
+/** How long before the runtime's cut the wait for an upstream's headers gives up, so its 504 is the one sent. */
+const DEADLINE_MARGIN_MS = 2000;
+
+/** `pool.send`, its wait for headers bounded by the runtime's deadline, whose 504 then says why. */
+async function sendWithin(pool: UpstreamPool, path: string, init: Parameters<UpstreamPool['send']>[1], signal: AbortSignal, budgetMs: number | undefined) {
+  try {
+    return await pool.send(path, init, signal, budgetMs === undefined ? {} : { timeoutMs: Math.max(budgetMs, 0) });
+  } catch (error) {
+    if (budgetMs === undefined || !(error instanceof GatewayError) || error.code !== 'upstream_timeout') throw error;
+    throw new GatewayError(
+      'upstream_timeout',
+      `${error.message} This runtime (a service worker) cuts a request whose response has not begun within its limit, and a non-streamed answer begins only when it is complete: ask for long answers with stream: true.`,
+    );
+  }
+}
+
+/**
+ * A passed-through stream whose upstream connection breaks between events ends with the
+ * flavour's error event, as a stream of the gateway's own does, instead of a network error. One
+ * that breaks inside an event cannot be ended cleanly (the event would be half-written), and
+ * fails as a network error.
+ */
+function endingWithErrorEvent(body: ReadableStream<Uint8Array>, flavour: UpstreamFlavour, url: string, requestId: string): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let tail = '';
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (cause) {
+          if (!/(\r\n\r\n|\n\n|\r\r)$/.test(tail) && tail !== '') return controller.error(cause);
+          const error = new GatewayError('upstream_unreachable', `The upstream ${url} broke off the stream: ${cause instanceof Error ? cause.message : String(cause)}.`);
+          controller.enqueue(
+            encodeSSE(flavour === 'anthropic' ? { event: 'error', data: JSON.stringify(toAnthropicErrorBody(error, requestId)) } : { data: JSON.stringify(toOpenAIErrorBody(error)) }),
+          );
+          return controller.close();
+        }
+        if (chunk.done) return controller.close();
+        // The last few characters tell whether the stream stands between two events.
+        tail = (tail + new TextDecoder().decode(chunk.value.subarray(-4))).slice(-4);
+        controller.enqueue(chunk.value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 const speaksOf = (spec: UpstreamSpec): readonly UpstreamFlavour[] => (spec.speaks?.length ? spec.speaks : ['openai']);
 
 /**
@@ -143,17 +205,19 @@ const speaksOf = (spec: UpstreamSpec): readonly UpstreamFlavour[] => (spec.speak
  * config's headers. Of the caller's headers only the Anthropic version and betas pass, and only
  * to an Anthropic upstream the caller spoke Anthropic to.
  */
-function upstreamHeaders(spec: UpstreamSpec, target: UpstreamFlavour, caller: Headers | undefined): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+function upstreamHeaders(spec: UpstreamSpec, target: UpstreamFlavour, caller: Headers | undefined): Headers {
+  const headers = new Headers({ 'content-type': 'application/json' });
   if (target === 'anthropic') {
-    headers['anthropic-version'] = caller?.get('anthropic-version') ?? ANTHROPIC_VERSION;
+    headers.set('anthropic-version', caller?.get('anthropic-version') ?? ANTHROPIC_VERSION);
     const beta = caller?.get('anthropic-beta');
-    if (beta) headers['anthropic-beta'] = beta;
-    if (spec.apiKey) headers['x-api-key'] = spec.apiKey;
+    if (beta) headers.set('anthropic-beta', beta);
+    if (spec.apiKey) headers.set('x-api-key', spec.apiKey);
   } else if (spec.apiKey) {
-    headers.authorization = `Bearer ${spec.apiKey}`;
+    headers.set('authorization', `Bearer ${spec.apiKey}`);
   }
-  return { ...headers, ...spec.headers };
+  // The config's own headers last, whatever their case: one that names `Authorization` replaces the key's.
+  for (const [name, value] of Object.entries(spec.headers ?? {})) headers.set(name, value);
+  return headers;
 }
 
 function includeUsage(body: Readonly<Record<string, unknown>>): boolean {

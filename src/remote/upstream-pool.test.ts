@@ -207,7 +207,7 @@ describe('createUpstreamPool', () => {
     expect(error.code).toBe('upstream_timeout');
     expect(error.status).toBe(504);
     expect(error.message).toContain(base(slow));
-    expect(error.message).toContain('200 ms');
+    expect(error.message).toContain('0.2 s');
     expect(await slow.hits[0]!.closed).toBe(true);
     expect(other.hits).toHaveLength(0);
     expect((await pool.health()).map((h) => h.inFlight)).toEqual([0, 0]);
@@ -281,16 +281,41 @@ describe('createUpstreamPool', () => {
     expect((await pool.health())[0]).toMatchObject({ inFlight: 0, state: 'up' });
   });
 
-  it('passes any status through and counts it as up, without retrying', async () => {
-    const failing = await startServer(({ res }) => res.writeHead(503, 'Busy', { 'retry-after': '3' }).end('{"error":{"message":"busy"}}'));
+  it('passes the server’s own answers through, errors included, and counts the server as up, without retrying', async () => {
+    const failing = await startServer(({ res }) => res.writeHead(429, 'Busy', { 'retry-after': '3' }).end('{"error":{"message":"busy"}}'));
     const other = await startServer(answerOK);
     const pool = createUpstreamPool({ urls: [failing.url, other.url] });
-    const { response, url } = await pool.send('/x', post, live());
-    expect([response.status, response.statusText, response.headers.get('retry-after')]).toEqual([503, 'Busy', '3']);
+    const { response, url, unavailable } = await pool.send('/x', post, live());
+    expect([response.status, response.statusText, response.headers.get('retry-after'), unavailable]).toEqual([429, 'Busy', '3', undefined]);
     expect(await response.json()).toEqual({ error: { message: 'busy' } });
     expect(url).toBe(base(failing));
     expect(other.hits).toHaveLength(0);
     expect((await pool.health())[0]!.state).toBe('up');
+  });
+
+  it('moves past a URL that answers 502, 503 or 504 (a proxy whose server is down), and hands back the last such answer when every URL gives one', async () => {
+    const proxies = await Promise.all([502, 503, 504].map((status) => startServer(({ res }) => res.writeHead(status).end(`{"error":{"message":"down ${status}"}}`))));
+    const other = await startServer(answerOK);
+    const served = await createUpstreamPool({ urls: [proxies[0]!.url, other.url] }).send('/x', post, live());
+    expect([served.response.status, served.url, served.unavailable]).toEqual([200, base(other), undefined]);
+
+    const pool = createUpstreamPool({ urls: proxies.map((p) => p.url) });
+    const last = await pool.send('/x', post, live());
+    expect([last.response.status, last.unavailable]).toEqual([504, true]);
+    expect(await last.response.json()).toEqual({ error: { message: 'down 504' } });
+    expect((await pool.health()).map((h) => [h.state, h.lastError, h.inFlight])).toEqual([
+      ['down', 'answered 502 Bad Gateway', 0],
+      ['down', 'answered 503 Service Unavailable', 0],
+      ['down', 'answered 504 Gateway Timeout', 0],
+    ]);
+  });
+
+  it('does not follow a redirect, which would carry the key and the config’s headers to another host', async () => {
+    const elsewhere = await startServer(answerOK);
+    const redirecting = await startServer(({ res }) => res.writeHead(307, { location: `${elsewhere.url}/x` }).end());
+    const { response } = await createUpstreamPool({ urls: [redirecting.url] }).send('/x', post, live());
+    expect(response.status).toBe(307);
+    expect(elsewhere.hits).toHaveLength(0);
   });
 
   it('fails with upstream_unreachable naming every URL when none answers, yet tries them all again next time', async () => {

@@ -22,6 +22,22 @@ export interface UpstreamPoolOptions {
   readonly fetch?: typeof fetch;
 }
 
+export interface SendOptions {
+  /** This request's wait for headers, when shorter than the pool's (a runtime that cuts requests sooner). */
+  readonly timeoutMs?: number;
+}
+
+export interface Sent {
+  readonly response: Response;
+  /** The base URL that answered. */
+  readonly url: string;
+  /**
+   * Every URL was unavailable, and this is the last one's answer (a 502, 503 or 504): the upstream's
+   * own error, for a caller with nowhere else to go; one with a fallback treats it as unreachable.
+   */
+  readonly unavailable?: boolean;
+}
+
 export interface UpstreamHealth {
   readonly url: string;
   readonly state: 'up' | 'down' | 'unknown';
@@ -33,7 +49,7 @@ export interface UpstreamHealth {
 
 export interface UpstreamPool {
   /** Sends one request to one URL (path appended to its base, e.g. '/chat/completions'). Resolves once headers arrive, with any status. */
-  send(path: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal): Promise<{ response: Response; url: string }>;
+  send(path: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal, options?: SendOptions): Promise<Sent>;
   /** Each URL's state; with probe: true, URLs not checked in the last 5 s are probed first (GET <url>/models, 2 s timeout, status < 500 = up). */
   health(options?: { probe?: boolean }): Promise<readonly UpstreamHealth[]>;
   /** Probes every URL now and every intervalMs (timers unref'd where possible) until the returned function is called. */
@@ -63,8 +79,15 @@ interface Waiter {
   readonly grant: (member: Member) => void;
 }
 
-/** A fetch that failed before any response: the one failure worth another URL. */
+/** A fetch that failed before any response: a failure worth another URL. */
 class ConnectionFailure extends Error {}
+
+/**
+ * What a proxy or a load balancer answers for a server behind it that is down or overloaded (and
+ * what a server says when it cannot take work now): worth another URL, like a refused connection.
+ * Any other status is the server's answer to this request, and is passed on.
+ */
+const UNAVAILABLE = new Set([502, 503, 504]);
 
 export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   if (options.urls.length === 0) throw new TypeError('An upstream pool needs at least one URL.');
@@ -159,24 +182,26 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   }
 
   /** One fetch to one URL, up to its headers. */
-  async function attempt(member: Member, path: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal): Promise<Response> {
+  async function attempt(member: Member, path: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal, waitMs: number): Promise<Response> {
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    const timer = setTimeout(() => timeout.abort(), waitMs);
     try {
       // The caller's signal stays on the fetch after headers, so a caller abort also closes the body's connection.
-      return await fetchFn(joinPath(member.url, path), { ...init, signal: anySignal([signal, timeout.signal]) });
+      // Redirects are not followed: fetch would carry the key in `x-api-key` and the config's headers to another host.
+      return await fetchFn(joinPath(member.url, path), { ...init, redirect: 'manual', signal: anySignal([signal, timeout.signal]) });
     } catch (error) {
       if (signal.aborted) throw abortedError('while waiting for the upstream');
       // No retry on timeout: the upstream may still be working on it, and a second one would double the load.
-      if (timeout.signal.aborted) throw new GatewayError('upstream_timeout', `The upstream ${member.url} sent no response headers within ${timeoutMs} ms.`);
+      if (timeout.signal.aborted) throw new GatewayError('upstream_timeout', `The upstream ${member.url} sent no response headers within ${(waitMs / 1000).toFixed(waitMs < 10_000 ? 1 : 0)} s.`);
       throw new ConnectionFailure(describeFailure(error));
     } finally {
       clearTimeout(timer);
     }
   }
 
-  async function send(path: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal): Promise<{ response: Response; url: string }> {
+  async function send(path: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal, sendOptions: SendOptions = {}): Promise<Sent> {
     if (signal.aborted) throw abortedError('before the upstream was called');
+    const waitMs = Math.min(timeoutMs, sendOptions.timeoutMs ?? Infinity);
     const tried = new Set<Member>();
     const failures: string[] = [];
     while (tried.size < members.length) {
@@ -184,7 +209,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
       tried.add(member);
       let response: Response;
       try {
-        response = await attempt(member, path, init, signal);
+        response = await attempt(member, path, init, signal, waitMs);
       } catch (error) {
         if (!(error instanceof ConnectionFailure)) {
           release(member);
@@ -195,8 +220,16 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
         failures.push(`${member.url} (${error.message})`);
         continue;
       }
-      markUp(member);
-      return { response: holdSlotUntilRead(response, signal, () => release(member)), url: member.url };
+      if (!UNAVAILABLE.has(response.status)) {
+        markUp(member);
+        return { response: holdSlotUntilRead(response, signal, () => release(member)), url: member.url };
+      }
+      const said = `answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+      markDown(member, said);
+      if (tried.size === members.length) return { response: holdSlotUntilRead(response, signal, () => release(member)), url: member.url, unavailable: true };
+      await response.body?.cancel().catch(() => {});
+      release(member);
+      failures.push(`${member.url} (${said})`);
     }
     const message = members.length === 1 ? `Could not reach the upstream ${failures[0]}.` : `Could not reach any of the ${members.length} upstreams: ${failures.join('; ')}.`;
     throw new GatewayError('upstream_unreachable', message, { retryAfter: 2 });
@@ -205,7 +238,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
   function probe(member: Member): Promise<void> {
     member.probing ??= (async () => {
       try {
-        const response = await fetchFn(joinPath(member.url, '/models'), { method: 'GET', headers: { ...options.probeHeaders }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+        const response = await fetchFn(joinPath(member.url, '/models'), { method: 'GET', headers: { ...options.probeHeaders }, redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
         await response.body?.cancel().catch(() => {});
         if (response.status < 500) markUp(member);
         else markDown(member, `GET /models answered ${response.status}`);
@@ -304,7 +337,7 @@ function joinPath(base: string, path: string): string {
   return `${base}${path.startsWith('/') ? '' : '/'}${path}`;
 }
 
-function anySignal(signals: AbortSignal[]): AbortSignal {
+export function anySignal(signals: AbortSignal[]): AbortSignal {
   if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals);
   const controller = new AbortController();
   for (const s of signals) {

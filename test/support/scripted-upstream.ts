@@ -23,6 +23,8 @@ export interface UpstreamReply {
   readonly chunkDelayMs?: number;
   /** Delay before the status line and headers. */
   readonly headersDelayMs?: number;
+  /** Streams only: after this many content chunks, the connection is destroyed (between two events). */
+  readonly cutAfter?: number;
 }
 
 export interface RecordedRequest {
@@ -133,6 +135,8 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
       if (gone) return;
       chunk({ content: text });
       recorded.chunkSentAt.push(performance.now());
+      // After what was written has left: a cut between two events, not inside one.
+      if (reply.cutAfter === i + 1) return void res.write('', () => setTimeout(() => res.socket?.destroy(), 50));
     }
     chunk({}, 'stop');
     const options = body.stream_options as { include_usage?: boolean } | undefined;

@@ -5,7 +5,7 @@ import { readLocalStates } from '../../core/local-state.ts';
 import { readRemoteStates } from '../../core/remote-state.ts';
 import { startGeneration } from '../../core/generation.ts';
 import { randomId } from '../../core/ids.ts';
-import { findModel, visibleModels } from '../../core/models.ts';
+import { asSeenBy, findModel, visibleModels } from '../../core/models.ts';
 import { SSE_HEADERS, toSSEStream } from '../../core/sse.ts';
 import { parseChatCompletion, toChatCompletion, toChatCompletionChunks } from './chat.ts';
 import { parseEmbeddings, toEmbeddingsResponse } from './embeddings.ts';
@@ -31,7 +31,7 @@ export async function embeddings(ctx: RequestContext): Promise<Response> {
 
 export async function models(ctx: RequestContext): Promise<Response> {
   if (ctx.rest) {
-    const model = findModel(ctx.models, ctx.rest, ctx.scope);
+    const model = asSeenBy(findModel(ctx.models, ctx.rest, ctx.scope), ctx.scope);
     const [local, remote] = await Promise.all([readLocalStates(ctx.engine), readRemoteStates(ctx, [model])]);
     return jsonResponse(toOpenAIModel(model, local.get(model.id), remote.get(model.id)));
   }
