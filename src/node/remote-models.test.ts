@@ -191,6 +191,28 @@ describe('remote models: answers through the front equal the upstream’s own', 
     expect(answered.data.choices[0]!.message.content).toBe(answeredDirect.choices[0]!.message.content);
   });
 
+  it('structured output both ways: OpenAI json_schema to an Anthropic upstream, and Anthropic output_config to an OpenAI one', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'Rome', 'Oslo'] } }, required: ['city'], additionalProperties: false };
+    const viaAnthropic = await openai(front).chat.completions.create({
+      model: 'up-anthropic',
+      max_tokens: 24,
+      temperature: 0,
+      messages: user('Pick a city.'),
+      response_format: { type: 'json_schema', json_schema: { name: 'place', schema, strict: true } },
+    });
+    expect(['Paris', 'Rome', 'Oslo']).toContain((JSON.parse(viaAnthropic.choices[0]!.message.content!) as { city: string }).city);
+
+    const viaOpenAI = await anthropic(front).messages.create({
+      model: 'up-openai',
+      max_tokens: 24,
+      messages: user('Pick a city.'),
+      ...GREEDY,
+      output_config: { format: { type: 'json_schema', schema } },
+    } as Anthropic.MessageCreateParamsNonStreaming);
+    const text = viaOpenAI.content.find((block) => block.type === 'text')!.text;
+    expect(['Paris', 'Rome', 'Oslo']).toContain((JSON.parse(text) as { city: string }).city);
+  });
+
   it('embeddings through the front equal the upstream’s, as floats and as base64', async () => {
     const input = ['the cat sleeps', 'a dog runs'];
     const direct = await openai(upstream).embeddings.create({ model: 'tiny-embed', input, encoding_format: 'float' });

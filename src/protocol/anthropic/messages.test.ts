@@ -120,6 +120,39 @@ describe('parseMessages: accepted requests', () => {
   });
 });
 
+describe('parseMessages: structured output (output_config.format)', () => {
+  const JSON_MODEL: ModelInfo = { ...MODEL, structuredOutput: true };
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+  const parseWith = (body: Record<string, unknown>, model = JSON_MODEL) => parseMessages({ model: 'chat-m', max_tokens: 100, messages: USER, ...body }, model, '2026-10-21');
+
+  it('constrains the answer to the schema, strictly, as OpenAI json_schema does', () => {
+    expect(parseWith({ output_config: { format: { type: 'json_schema', schema }, effort: 'low' } }).chat.output).toEqual({ kind: 'json_schema', schema, strict: true });
+    expect(parseWith({ output_config: { effort: 'high' } }).chat.output).toBeUndefined();
+  });
+
+  it.each([
+    [{ output_config: 'json' }, 'output_config'],
+    [{ output_config: { format: { type: 'json_object' } } }, 'output_config.format.type'],
+    [{ output_config: { format: { type: 'json_schema' } } }, 'output_config.format.schema'],
+    [{ output_config: { format: { type: 'json_schema', schema: { type: 'object', not: {} } } } }, undefined],
+    [{ output_config: { format: { type: 'json_schema', schema } }, messages: [...USER, { role: 'assistant', content: '{' }] }, 'messages'],
+  ])('refuses %j naming %s', (body, param) => {
+    let error: unknown;
+    try {
+      parseWith(body as Record<string, unknown>);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).code).toBe('invalid_request');
+    if (param !== undefined) expect((error as GatewayError).param).toBe(param);
+  });
+
+  it('refuses it on a model without structured output', () => {
+    expect(() => parseWith({ output_config: { format: { type: 'json_schema', schema } } }, MODEL)).toThrow(/structured output is not supported by model 'chat-m'/);
+  });
+});
+
 describe('parseMessages: each bad field is a 400 naming it', () => {
   it.each([
     ['max_tokens missing', { max_tokens: undefined }, 'max_tokens'],

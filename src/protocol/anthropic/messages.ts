@@ -11,6 +11,7 @@ import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumb
 import type { FinishReason, Generation, Usage } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { randomId } from '../../core/ids.ts';
+import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../core/tool-specs.ts';
 import { toAnthropicErrorBody } from './errors.ts';
 import { allowsSamplingParameters, type AnthropicVersion } from './version.ts';
@@ -47,6 +48,10 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
   if (tools.tools && conversation.at(-1)?.role === 'assistant') {
     throw invalid('messages', 'messages: a final assistant message (a prefill) cannot be combined with tools: a tool call must start the reply.');
   }
+  const output = parseOutputConfig(body.output_config, model);
+  if (output && conversation.at(-1)?.role === 'assistant') {
+    throw invalid('messages', 'messages: a final assistant message (a prefill) cannot be combined with output_config.format: the output must be the JSON value alone.');
+  }
 
   return {
     chat: {
@@ -57,10 +62,28 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       topP: optionalNumber(body, 'top_p', { min: 0, max: 1 }),
       topK: optionalNumber(body, 'top_k', { integer: true, min: 0 }),
       stop: parseStopSequences(body.stop_sequences),
+      ...(output ? { output } : {}),
       ...tools,
     },
     stream: optionalBoolean(body, 'stream') ?? false,
   };
+}
+
+/**
+ * `output_config.format`: Anthropic's structured output, a JSON schema the answer must match,
+ * enforced while decoding like OpenAI's `json_schema` (`effort` is a hint with no local meaning).
+ */
+function parseOutputConfig(value: unknown, model: ModelInfo): ChatRequest['output'] {
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) throw invalid('output_config', `output_config: Input should be an object, got ${describe(value)}`);
+  const format = value.format;
+  if (format === undefined || format === null) return undefined;
+  if (!isRecord(format)) throw invalid('output_config.format', `output_config.format: Input should be an object, got ${describe(format)}`);
+  if (format.type !== 'json_schema') throw invalid('output_config.format.type', `output_config.format.type: Input should be 'json_schema', got ${describe(format.type)}`);
+  if (!isRecord(format.schema)) throw invalid('output_config.format.schema', 'output_config.format.schema: Field required');
+  if (!model.structuredOutput) throw invalid('output_config.format', `output_config.format: structured output is not supported by model '${model.id}'.`);
+  checkEnforceable(format.schema);
+  return { kind: 'json_schema', schema: toGrammarSchema(format.schema) as Record<string, unknown>, strict: true };
 }
 
 function parseSystem(value: unknown): string {

@@ -187,7 +187,7 @@ describe('toAnthropicMessagesRequest', () => {
     ['a legacy function message', { messages: [{ role: 'function', name: 'f', content: 'x' }] }, 'messages[0].role'],
     ['no messages', { messages: [] }, 'messages'],
     ['json_object', { messages: [user('Hi')], response_format: { type: 'json_object' } }, 'response_format'],
-    ['json_schema', { messages: [user('Hi')], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } }, 'response_format'],
+    ['json_schema without a schema', { messages: [user('Hi')], response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, 'response_format.json_schema.schema'],
     ['n > 1', { messages: [user('Hi')], n: 2 }, 'n'],
     ['logprobs', { messages: [user('Hi')], logprobs: true }, 'logprobs'],
     ['a custom tool', { messages: [user('Hi')], tools: [{ type: 'custom', custom: { name: 'c' } }] }, 'tools[0].type'],
@@ -202,9 +202,16 @@ describe('toAnthropicMessagesRequest', () => {
     expect(error.param).toBe(param);
   });
 
+  it('asks for a json_schema response format as Anthropic structured output, enforced on the upstream', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const request = toAnthropicMessagesRequest({ messages: [user('Where?')], response_format: { type: 'json_schema', json_schema: { name: 'place', schema, strict: true } } }, 'claude-x', 64);
+    expect(request.output_config).toEqual({ format: { type: 'json_schema', schema } });
+    expect(request).not.toHaveProperty('response_format');
+  });
+
   it('says why JSON output cannot be had', () => {
     expect(rejection({ messages: [user('Hi')], response_format: { type: 'json_object' } }).message).toBe(
-      "response_format of type 'json_object' is not supported for this model: the upstream speaks the Anthropic Messages API, which this gateway cannot ask for JSON output.",
+      "response_format of type 'json_object' is not supported for this model: the upstream speaks the Anthropic Messages API, whose structured output needs a schema: use 'json_schema'.",
     );
   });
 });

@@ -25,16 +25,14 @@ interface Turn {
  */
 export function toAnthropicMessagesRequest(body: Record<string, unknown>, upstreamModel: string, defaultMaxTokens: number): Record<string, unknown> {
   const why = 'the upstream speaks the Anthropic Messages API';
-  const format = isRecord(body.response_format) ? body.response_format.type : undefined;
-  if (format === 'json_object' || format === 'json_schema') {
-    throw invalid('response_format', `response_format of type '${format}' is not supported for this model: ${why}, which this gateway cannot ask for JSON output.`);
-  }
+  const outputConfig = toOutputConfig(body.response_format, why);
   if (typeof body.n === 'number' && body.n > 1) throw invalid('n', `'n' > 1 is not supported for this model (${why}): ask for one choice per request.`);
   if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported for this model: ${why}, which has no token probabilities.`);
 
   const { system, turns } = translateMessages(body.messages);
   const request: Record<string, unknown> = { model: upstreamModel, max_tokens: maxTokens(body, defaultMaxTokens), messages: turns };
   if (system) request.system = system;
+  if (outputConfig) request.output_config = outputConfig;
 
   const stop = body.stop;
   const stops = (typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop : []).filter((s): s is string => typeof s === 'string' && s !== '');
@@ -68,6 +66,20 @@ function maxTokens(body: Record<string, unknown>, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) throw invalid(key, `Invalid '${key}': expected an integer of at least 1, but got ${value}.`);
   return value;
+}
+
+/**
+ * OpenAI's `json_schema` response format as Anthropic's structured output (`output_config.format`),
+ * which enforces the schema while decoding as OpenAI's does. `json_object` has no counterpart:
+ * Anthropic's needs a schema.
+ */
+function toOutputConfig(format: unknown, why: string): Record<string, unknown> | undefined {
+  if (!isRecord(format) || format.type === 'text' || format.type === undefined) return undefined;
+  if (format.type === 'json_schema' && isRecord(format.json_schema) && isRecord(format.json_schema.schema)) {
+    return { format: { type: 'json_schema', schema: format.json_schema.schema } };
+  }
+  if (format.type === 'json_schema') throw invalid('response_format.json_schema.schema', `Missing required parameter: 'response_format.json_schema.schema'.`);
+  throw invalid('response_format', `response_format of type ${describe(format.type)} is not supported for this model: ${why}, whose structured output needs a schema: use 'json_schema'.`);
 }
 
 /** System and developer messages become the top-level `system`; the rest become alternating turns. */
