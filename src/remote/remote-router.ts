@@ -130,7 +130,7 @@ export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRou
       const events = sseEvents(response.body);
       const messages: AsyncGenerator<SSEMessage> =
         caller === 'anthropic'
-          ? fromOpenAIStream(events, request.model.id)
+          ? fromOpenAIStream(events, request.model.id, request.requestId)
           : fromAnthropicStream(events, request.model.id, { includeUsage: includeUsage(request.body) });
       return answered(new Response(toSSEStream(messages, () => cut.abort()), { headers: SSE_HEADERS }));
     },

@@ -426,6 +426,11 @@ describe('fromOpenAIStream', () => {
     expect(events).toEqual([start(0, { type: 'text', text: '' }), text(0, 'Hi'), ...apiError('The upstream failed: CUDA out of memory')]);
   });
 
+  it('gives the error event the gateway’s request id when it has one, as its own streams do', async () => {
+    const out = await collect(fromOpenAIStream(upstream({ event: 'error', data: '{"message":"overloaded"}' }), 'm', 'req_abc'));
+    expect(out.at(-1)).toEqual({ event: 'error', body: { type: 'error', error: { type: 'api_error', message: 'The upstream failed: overloaded' }, request_id: 'req_abc' } });
+  });
+
   it('turns an `event: error` into one error event', async () => {
     expect(await eventsOf(upstream({ event: 'error', data: '{"message":"overloaded"}' }))).toEqual(apiError('The upstream failed: overloaded'));
     expect(await eventsOf(upstream({ event: 'error', data: 'plain words' }))).toEqual(apiError('The upstream failed: plain words'));

@@ -303,7 +303,7 @@ function upstreamErrorText(value: unknown): string {
  * ends the stream with an error: those fragments are already sent and cannot be rewrapped, and the
  * SDK would otherwise fail with a bare SyntaxError.
  */
-export async function* fromOpenAIStream(events: AsyncIterable<SSEEvent>, model: string): AsyncGenerator<SSEMessage> {
+export async function* fromOpenAIStream(events: AsyncIterable<SSEEvent>, model: string, requestId?: string): AsyncGenerator<SSEMessage> {
   const emit = (data: { type: string } & Json): SSEMessage => ({ event: data.type, data: JSON.stringify(data) });
   yield emit({
     type: 'message_start',
@@ -380,8 +380,9 @@ export async function* fromOpenAIStream(events: AsyncIterable<SSEEvent>, model: 
     yield emit({ type: 'message_delta', delta: { ...stop, stop_details: null, container: null }, usage: toUsage(usage) });
     yield emit({ type: 'message_stop' });
   } catch (error) {
-    // The request id belongs to the gateway, which does not pass it here; the body needs only `error`.
-    yield emit({ type: 'error', error: toAnthropicErrorBody(GatewayError.from(error), '').error });
+    // As the gateway's own streams end: the error with the request's id (PROTOCOL §8.4).
+    const body = toAnthropicErrorBody(GatewayError.from(error), requestId ?? '');
+    yield emit(requestId === undefined ? { type: 'error', error: body.error } : body);
   }
 }
 
