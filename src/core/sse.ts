@@ -1,7 +1,7 @@
 /**
  * Server-sent events, encoded and decoded once for both flavours. OpenAI chunks carry no `event:`
  * line; Anthropic events must carry one (its SDK drops events without it). The decoder is what the
- * playground, the tests and the benchmarks read streams with.
+ * playground, the tests, the benchmarks and the forwarding to remote servers read streams with.
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
  * @module
  */
@@ -99,4 +99,28 @@ function parseBlock(block: string): SSEEvent | undefined {
   }
   if (data.length === 0) return undefined;
   return event === undefined ? { data: data.join('\n') } : { event, data: data.join('\n') };
+}
+
+/**
+ * A byte stream of server-sent events, read as events as they arrive (the decoder above over
+ * `body`): what reads an upstream server's stream. Stopping early cancels the body, which closes
+ * the connection; a last event without its closing blank line still counts.
+ */
+export async function* readSSEEvents(body: ReadableStream<Uint8Array> | null): AsyncGenerator<SSEEvent> {
+  if (!body) return;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = createSSEParser();
+  let done = false;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      yield* parser.feed(decoder.decode(chunk.value, { stream: true }));
+    }
+    done = true;
+    yield* parser.feed(`${decoder.decode()}\n\n`);
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+  }
 }

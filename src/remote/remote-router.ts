@@ -9,7 +9,7 @@
  */
 import type { ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import { createSSEParser, encodeSSE, SSE_HEADERS, toSSEStream, type SSEEvent, type SSEMessage } from '../core/sse.ts';
+import { encodeSSE, readSSEEvents, SSE_HEADERS, toSSEStream, type SSEMessage } from '../core/sse.ts';
 import { toAnthropicErrorBody } from '../protocol/anthropic/errors.ts';
 import { toOpenAIErrorBody } from '../protocol/openai/errors.ts';
 import { fromOpenAIChatCompletion, fromOpenAIStream, toOpenAIChatRequest } from './translate/anthropic-over-openai.ts';
@@ -127,7 +127,7 @@ export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRou
         const translated = caller === 'anthropic' ? fromOpenAIChatCompletion(json, request.model.id) : fromAnthropicMessage(json, request.model.id);
         return answered(new Response(JSON.stringify(translated), { headers: { 'content-type': 'application/json' } }));
       }
-      const events = sseEvents(response.body);
+      const events = readSSEEvents(response.body);
       const messages: AsyncGenerator<SSEMessage> =
         caller === 'anthropic'
           ? fromOpenAIStream(events, request.model.id, request.requestId)
@@ -172,7 +172,9 @@ async function sendWithin(pool: UpstreamPool, path: string, init: Parameters<Ups
  */
 function endingWithErrorEvent(body: ReadableStream<Uint8Array>, flavour: UpstreamFlavour, url: string, requestId: string): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  let tail = '';
+  // The last bytes seen: whether the stream stands between two events.
+  let tail: number[] = [];
+  const betweenEvents = () => tail.length === 0 || /(\r\n\r\n|\n\n|\r\r)$/.test(String.fromCharCode(...tail));
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -180,7 +182,7 @@ function endingWithErrorEvent(body: ReadableStream<Uint8Array>, flavour: Upstrea
         try {
           chunk = await reader.read();
         } catch (cause) {
-          if (!/(\r\n\r\n|\n\n|\r\r)$/.test(tail) && tail !== '') return controller.error(cause);
+          if (!betweenEvents()) return controller.error(cause);
           const error = new GatewayError('upstream_unreachable', `The upstream ${url} broke off the stream: ${cause instanceof Error ? cause.message : String(cause)}.`);
           controller.enqueue(
             encodeSSE(flavour === 'anthropic' ? { event: 'error', data: JSON.stringify(toAnthropicErrorBody(error, requestId)) } : { data: JSON.stringify(toOpenAIErrorBody(error)) }),
@@ -188,8 +190,7 @@ function endingWithErrorEvent(body: ReadableStream<Uint8Array>, flavour: Upstrea
           return controller.close();
         }
         if (chunk.done) return controller.close();
-        // The last few characters tell whether the stream stands between two events.
-        tail = (tail + new TextDecoder().decode(chunk.value.subarray(-4))).slice(-4);
+        tail = [...tail, ...chunk.value.subarray(-4)].slice(-4);
         controller.enqueue(chunk.value);
       },
       cancel: (reason) => reader.cancel(reason),
@@ -231,26 +232,5 @@ async function readJson(response: Response, url: string): Promise<unknown> {
     return JSON.parse(text);
   } catch {
     throw new GatewayError('upstream_unreachable', `The upstream ${url} answered with a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}.`);
-  }
-}
-
-/** The upstream's SSE body as events; stopping early cancels the body, which closes the connection. */
-async function* sseEvents(body: ReadableStream<Uint8Array> | null): AsyncGenerator<SSEEvent> {
-  if (!body) return;
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const parser = createSSEParser();
-  let done = false;
-  try {
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      yield* parser.feed(decoder.decode(chunk.value, { stream: true }));
-    }
-    done = true;
-    // A last event without its closing blank line still counts.
-    yield* parser.feed(`${decoder.decode()}\n\n`);
-  } finally {
-    if (!done) await reader.cancel().catch(() => {});
   }
 }

@@ -52,8 +52,6 @@ export interface UpstreamPool {
   send(path: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal, options?: SendOptions): Promise<Sent>;
   /** Each URL's state; with probe: true, URLs not checked in the last 5 s are probed first (GET <url>/models, 2 s timeout, status < 500 = up). */
   health(options?: { probe?: boolean }): Promise<readonly UpstreamHealth[]>;
-  /** Probes every URL now and every intervalMs (timers unref'd where possible) until the returned function is called. */
-  startHealthChecks(intervalMs: number): () => void;
 }
 
 const PROBE_TIMEOUT_MS = 2_000;
@@ -265,16 +263,7 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     }));
   }
 
-  function startHealthChecks(intervalMs: number): () => void {
-    const probeAll = () => void Promise.all(members.map(probe));
-    probeAll();
-    const timer: unknown = setInterval(probeAll, intervalMs);
-    // Node: health checks alone must not keep the process alive. Workers' timers are plain numbers.
-    (timer as { unref?: () => void }).unref?.();
-    return () => clearInterval(timer as Parameters<typeof clearInterval>[0]);
-  }
-
-  return { send, health, startHealthChecks };
+  return { send, health };
 }
 
 /**
