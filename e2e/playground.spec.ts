@@ -818,11 +818,20 @@ function luminance(rgb: string): number {
 
 test('offline: after a first visit the page reloads with the network cut off, and the default model still answers', async ({ page, context }, info) => {
   await page.setViewportSize({ width: 1280, height: 900 });
+  // Online, the engine's wasm comes from the browser itself (V8 keeps its compiled code only for a
+  // file from the HTTP cache); offline, from the service worker's copy.
+  const wasmAnswers: { online: boolean; fromServiceWorker: boolean; version: string | null }[] = [];
+  let online = true;
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (url.pathname.endsWith('.wasm')) wasmAnswers.push({ online, fromServiceWorker: response.fromServiceWorker(), version: url.searchParams.get('v') });
+  });
   await openPlayground(page);
   await expect(modelRow(page, 'tiny-chat')).toHaveAttribute('data-state', 'loaded');
   await expect(modelRow(page, 'tiny-embed')).toHaveAttribute('data-state', 'loaded');
 
   await context.setOffline(true);
+  online = false;
   await page.reload();
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
   await expect(page.locator('#engine-status')).toContainText('offline');
@@ -831,6 +840,11 @@ test('offline: after a first visit the page reloads with the network cut off, an
   await expect(page.locator('.bubble-assistant').last()).toHaveAttribute('data-state', 'done');
   await expect(page.locator('.bubble-assistant').last().locator('.meta')).toHaveText('stop · 40 tokens');
   await shot(page, info, 'offline-chat-light');
+  expect(wasmAnswers).toEqual([
+    // The URL names the onnxruntime version, so the offline copy kept under it cannot go stale.
+    { online: true, fromServiceWorker: false, version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
+    { online: false, fromServiceWorker: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
+  ]);
 
   await page.getByRole('tab', { name: 'Models' }).click();
   await expect(modelRow(page, 'tiny-chat')).toHaveAttribute('data-state', 'loaded');

@@ -6,7 +6,7 @@
  * @module
  */
 import { handleInference } from './handle-inference.ts';
-import { shellFallback } from './offline-shell.ts';
+import { handleShellRequest } from './offline-shell.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -18,6 +18,7 @@ self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim(
 self.addEventListener('fetch', (event) => {
   const { request } = event;
   if (inference.handles(request.url) || new URL(request.url).pathname === self.location.pathname) return;
-  const fallback = shellFallback(request);
-  if (fallback) event.respondWith(fallback);
+  const shell = handleShellRequest(request);
+  if (shell?.respondWith) event.respondWith(shell.respondWith);
+  if (shell?.waitUntil) event.waitUntil(shell.waitUntil);
 });

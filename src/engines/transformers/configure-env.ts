@@ -51,6 +51,16 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
     env.customCache = cache;
   }
   const wasm = env.backends.onnx?.wasm;
-  if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = options.wasmPaths;
+  if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = versioned(options.wasmPaths, env.backends.onnx?.versions?.web);
   return cache;
+}
+
+/**
+ * The wasm's URL names the onnxruntime version it must match (`…asyncify.wasm?v=1.31.0`): a copy
+ * kept under the URL (the service worker's offline copy, an HTTP cache entry) then never meets
+ * another version's glue code after an upgrade, and needs no check against the server.
+ */
+export function versioned(paths: NonNullable<EnvOptions['wasmPaths']>, version: string | undefined): typeof paths {
+  if (typeof paths === 'string' || !paths.wasm || !version || paths.wasm.includes('?')) return paths;
+  return { ...paths, wasm: `${paths.wasm}?v=${encodeURIComponent(version)}` };
 }
