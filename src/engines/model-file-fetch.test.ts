@@ -124,4 +124,50 @@ describe('checkedModelFetch', () => {
     const html = serving(HTML, { 'content-type': 'text/html' });
     expect((await fails(html('/m/onnx/model.onnx_data_1'))).message).toMatch(/an HTML page/);
   });
+
+  it('counts each model file\'s bytes as the engine reads them, and tells the whole once it ends (load progress)', async () => {
+    const told: [string, number, number][] = [];
+    const chunks = [new Uint8Array(30), new Uint8Array(50), new Uint8Array(20)];
+    const counting = checkedModelFetch(
+      async (input) => {
+        const url = String(input);
+        const body = new ReadableStream<Uint8Array>({ pull: (c) => void (chunks.length ? c.enqueue(chunks.shift()!) : c.close()) });
+        return new Response(url.endsWith('.json') ? '{"a":1}' : body, { headers: url.endsWith('.json') ? {} : { 'content-length': '100' } });
+      },
+      { onBytes: (url, loaded, total) => void told.push([url, loaded, total]) },
+    );
+    expect((await (await counting('/m/onnx/model.onnx')).arrayBuffer()).byteLength).toBe(100);
+    expect(told).toEqual([
+      ['/m/onnx/model.onnx', 30, 100],
+      ['/m/onnx/model.onnx', 80, 100],
+      ['/m/onnx/model.onnx', 100, 100],
+      ['/m/onnx/model.onnx', 100, 100],
+    ]);
+    told.length = 0;
+    // Without a length the total is unknown (0) until the end; JSON files count too.
+    expect(await (await counting('/m/config.json')).json()).toEqual({ a: 1 });
+    expect(told).toEqual([
+      ['/m/config.json', 7, 0],
+      ['/m/config.json', 7, 7],
+    ]);
+  });
+
+  it('does not count a range (a size probe) or a failed answer', async () => {
+    const told: unknown[] = [];
+    const onBytes = (...args: unknown[]) => void told.push(args);
+    await (await checkedModelFetch(async () => new Response(new Uint8Array(1), { status: 206 }), { onBytes })('/m/onnx/model.onnx')).arrayBuffer();
+    await (await checkedModelFetch(async () => new Response('missing', { status: 404 }), { onBytes })('/m/onnx/model.onnx')).text();
+    expect(told).toEqual([]);
+  });
+
+  it('tells a body that failed as it was read, with the error naming the file, for a reader that sees only "Failed to fetch"', async () => {
+    const failures: [string, unknown][] = [];
+    const onFailure = (url: string, error: unknown) => void failures.push([url, error]);
+    const body = new Uint8Array([1, 2, 3, 4]);
+    const check = { bytes: 4, integrity: await integrityOf(new Uint8Array([4, 3, 2, 1])) };
+    const wrong = checkedModelFetch(async () => new Response(body.slice()), { check: () => check, onFailure });
+    const thrown = await fails((await wrong('/m/onnx/model.onnx')).arrayBuffer());
+    expect(failures).toEqual([['/m/onnx/model.onnx', thrown]]);
+    expect(thrown.message).toMatch(/is not the file the catalog names: its hash is sha256-/);
+  });
 });

@@ -5,7 +5,8 @@
  * as a JSON parse error or an invalid protobuf, naming neither the file nor the cause; and a cache
  * could keep the page and hand it back on every later load. Where the catalog says what a file
  * must be (its size, its hash), the bytes are checked here too, before any cache keeps them; and a
- * download that would not fit in the browser's storage is refused before its body is read.
+ * download that would not fit in the browser's storage is refused before its body is read. Each
+ * file's bytes are counted as the engine reads them: that is the load's progress (file-progress.ts).
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
@@ -23,6 +24,13 @@ export interface ModelFetchChecks {
   check?(url: string): FileCheck | undefined;
   /** Throws when `bytes` more would not fit in storage (see storage.ts). */
   room?(bytes: number, url: string): Promise<void>;
+  /** Bytes of a model file's body so far as it is read (`total` 0 when unknown), and once more when it ends. */
+  onBytes?(url: string, loaded: number, total: number): void;
+  /**
+   * A body that failed as it was read (cut off, or not the catalog's file), with the error naming
+   * it: a reader that takes the body whole (`arrayBuffer()`) sees only "Failed to fetch".
+   */
+  onFailure?(url: string, error: unknown): void;
 }
 
 export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {}): Fetch {
@@ -44,8 +52,9 @@ export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {
     // The length header is the encoded size; a check's `bytes` is the file's own.
     const length = Number(response.headers.get('content-length')) || undefined;
     if (binary) await checks.room?.(check?.bytes ?? length ?? 0, url);
-    if (!check || (check.bytes === undefined && check.integrity === undefined)) return unstamped(binary ? namingFailures(response, url, length) : response);
-    return checkedWhileRead(namingFailures(response, url, length), url, check);
+    const counted = namingFailures(response, url, length, checks);
+    if (!check || (check.bytes === undefined && check.integrity === undefined)) return unstamped(counted);
+    return checkedWhileRead(counted, url, check, checks.onFailure);
   };
 }
 
@@ -64,7 +73,7 @@ function unstamped(response: Response): Response {
  * needs the whole file, which the engine holds whole anyway. transformers.js stores the file with
  * these headers, stamped with the hash it was checked against: the cache then knows it was checked.
  */
-function checkedWhileRead(response: Response, url: string, check: FileCheck): Response {
+function checkedWhileRead(response: Response, url: string, check: FileCheck, onFailure: ModelFetchChecks['onFailure']): Response {
   const chunks: Uint8Array[] = [];
   const checked = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
@@ -72,8 +81,14 @@ function checkedWhileRead(response: Response, url: string, check: FileCheck): Re
       controller.enqueue(chunk);
     },
     async flush() {
-      await verifyFile(url, concat(chunks), check);
-      chunks.length = 0;
+      try {
+        await verifyFile(url, concat(chunks), check);
+      } catch (error) {
+        onFailure?.(url, error);
+        throw error;
+      } finally {
+        chunks.length = 0;
+      }
     },
   });
   const headers = new Headers(response.headers);
@@ -84,9 +99,10 @@ function checkedWhileRead(response: Response, url: string, check: FileCheck): Re
 
 /**
  * The same response, whose body, if the connection drops midway, fails with an error naming the
- * file and how far it got (the browser's own says only "network error").
+ * file and how far it got (the browser's own says only "network error"); its bytes are counted
+ * for `onBytes` as they are read.
  */
-function namingFailures(response: Response, url: string, length: number | undefined): Response {
+function namingFailures(response: Response, url: string, length: number | undefined, { onBytes, onFailure }: ModelFetchChecks): Response {
   if (!response.body) return response;
   const reader = response.body.getReader();
   let received = 0;
@@ -94,14 +110,18 @@ function namingFailures(response: Response, url: string, length: number | undefi
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
-        if (done) return controller.close();
+        if (done) {
+          onBytes?.(url, received, received);
+          return controller.close();
+        }
         received += value.byteLength;
+        onBytes?.(url, received, length ?? 0);
         controller.enqueue(value);
       } catch (cause) {
         const of = length ? ` of ${length}` : '';
-        controller.error(
-          new GatewayError('model_unavailable', `The download of ${url} was cut off after ${received}${of} bytes (${cause instanceof Error ? cause.message : String(cause)}). Files fetched whole are kept: the next load fetches only what is missing.`, { cause }),
-        );
+        const error = new GatewayError('model_unavailable', `The download of ${url} was cut off after ${received}${of} bytes (${cause instanceof Error ? cause.message : String(cause)}). Files fetched whole are kept: the next load fetches only what is missing.`, { cause });
+        onFailure?.(url, error);
+        controller.error(error);
       }
     },
     cancel(reason) {

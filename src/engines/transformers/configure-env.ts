@@ -8,12 +8,15 @@
 
 import { env } from '@huggingface/transformers';
 import { checkFor, type FileChecks } from '../file-integrity.ts';
+import { createFileProgress, type FileProgress } from '../file-progress.ts';
 import { checkedModelFetch } from '../model-file-fetch.ts';
 import { checkRoom } from '../storage.ts';
 import { createVerifiedCache, type VerifiedCache } from './verified-cache.ts';
 
 /** transformers.js's own fetch, wrapped once however many engines are configured. */
 const plainFetch = env.fetch;
+/** Model files' bytes as the wrapped fetch and the cache see them: one per worker, as `env` is. */
+const fileProgress = createFileProgress();
 
 export interface EnvOptions {
   /** Where local model ids resolve: a directory in Node, a URL path ending in `/` (e.g. `/models/`) in a browser. */
@@ -33,8 +36,18 @@ export interface EnvOptions {
 /** What each model folder's files must be (by the model's `source`), where the catalog says. */
 export type FolderChecks = ReadonlyMap<string, FileChecks>;
 
-/** Returns the download cache where there is Cache Storage (a browser), else undefined. */
-export function configureEnv(options: EnvOptions, folders: FolderChecks = new Map()): VerifiedCache | undefined {
+export interface ConfiguredEnv {
+  /** The download cache, where there is Cache Storage (a browser). */
+  readonly cache?: VerifiedCache;
+  /**
+   * Where there is a download cache, loads follow their files' bytes here rather than through
+   * transformers.js's `progress_callback` (see file-progress.ts for why). Elsewhere (Node reads
+   * local files itself) undefined: loads use transformers.js's progress.
+   */
+  readonly progress?: FileProgress;
+}
+
+export function configureEnv(options: EnvOptions, folders: FolderChecks = new Map()): ConfiguredEnv {
   if (options.localModelPath !== undefined) env.localModelPath = options.localModelPath;
   // Browsers default to false; local models are this project's normal case.
   env.allowLocalModels = true;
@@ -43,16 +56,21 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
   const check = (url: string) => checkFor(url, folders);
   // An HTML page where a model file belongs is refused, naming the URL, before it is cached; so
   // is a file that is not what the catalog says, or one that would not fit in storage.
-  env.fetch = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0], { check, room: (bytes, url) => checkRoom(bytes, url) });
+  env.fetch = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0], {
+    check,
+    room: (bytes, url) => checkRoom(bytes, url),
+    onBytes: (url, loaded, total) => fileProgress.report(url, loaded, total, false),
+    onFailure: (url, error) => fileProgress.fail(url, error),
+  });
   let cache: VerifiedCache | undefined;
   if (typeof caches !== 'undefined') {
-    cache = createVerifiedCache(check);
+    cache = createVerifiedCache(check, undefined, (url, bytes) => fileProgress.report(url, bytes, bytes, true));
     env.useCustomCache = true;
     env.customCache = cache;
   }
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = versioned(options.wasmPaths, env.backends.onnx?.versions?.web);
-  return cache;
+  return cache ? { cache, progress: fileProgress } : {};
 }
 
 /**

@@ -8,11 +8,12 @@
 import { pipeline, type FeatureExtractionPipeline, type ProgressInfo, type TextGenerationPipeline } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
 import type { FileChecks } from '../file-integrity.ts';
+import type { FileBytes } from '../file-progress.ts';
 import { bytesOf, groupsForModel, listCachedModels } from '../model-cache.ts';
 import { checkRoom, insufficientStorage, isQuotaError, quotaExceeded } from '../storage.ts';
 import type { TransformersDevice } from './device.ts';
 import { modelUnavailable } from './engine-errors.ts';
-import type { VerifiedCache } from './verified-cache.ts';
+import type { ConfiguredEnv } from './configure-env.ts';
 
 type PipelineOptions = NonNullable<Parameters<typeof pipeline>[2]>;
 
@@ -33,34 +34,46 @@ export interface LoadRequest {
 }
 
 export interface PipelineLoader {
-  load<T extends keyof PipelineTasks>(task: T, model: LoadRequest, onProgress?: (info: ProgressInfo) => void): Promise<PipelineTasks[T]>;
+  /** `onProgress`: each file's bytes as they are fetched or read back from the cache. */
+  load<T extends keyof PipelineTasks>(task: T, model: LoadRequest, onProgress?: (bytes: FileBytes) => void): Promise<PipelineTasks[T]>;
   /** Drops the memo; resolves to the pipeline if it had loaded. */
   forget(id: string): Promise<{ dispose(): Promise<unknown> } | undefined>;
   readonly device: () => Promise<TransformersDevice>;
 }
 
-export function createPipelineLoader(device: () => Promise<TransformersDevice>, cache?: VerifiedCache): PipelineLoader {
+export function createPipelineLoader(device: () => Promise<TransformersDevice>, { cache, progress }: ConfiguredEnv = {}): PipelineLoader {
   const loads = new Map<string, Promise<unknown>>();
   return {
     device,
-    load<T extends keyof PipelineTasks>(task: T, model: LoadRequest, onProgress?: (info: ProgressInfo) => void): Promise<PipelineTasks[T]> {
+    load<T extends keyof PipelineTasks>(task: T, model: LoadRequest, onProgress?: (bytes: FileBytes) => void): Promise<PipelineTasks[T]> {
       let loading = loads.get(model.id);
       if (!loading) {
         loading = (async () => {
           await checkRoomFor(model);
           cache?.takeQuotaFailures(model.source);
+          const tell = (bytes: FileBytes) => {
+            try {
+              onProgress?.(bytes);
+            } catch {
+              // A broken progress listener must not fail the load.
+            }
+          };
+          // In a browser the product's fetch and cache tell the bytes, and transformers.js is given
+          // no progress_callback, which would make it request every file twice and read it slower.
+          // A file whose body failed (cut off, not the catalog's file) reaches transformers.js as
+          // "Failed to fetch" when it reads the body whole; the error naming the file is kept here.
+          let fileFailure: unknown;
+          const stopWatching = progress?.watch(model.source, { onBytes: tell, onFailure: (_file, error) => void (fileFailure ??= error) });
           const loaded = await pipeline(task, model.source, {
             device: await device(),
             dtype: model.dtype as PipelineOptions['dtype'],
             local_files_only: model.localOnly ?? false,
-            progress_callback: (info: ProgressInfo) => {
-              try {
-                onProgress?.(info);
-              } catch {
-                // A broken progress listener must not fail the load.
-              }
-            },
-          });
+            ...(progress ? {} : { progress_callback: (info: ProgressInfo) => fromEngine(info, tell) }),
+          })
+            .catch((error: unknown) => {
+              throw fileFailure ?? error;
+            })
+            .finally(() => stopWatching?.());
           // transformers.js goes on when storing a file fails; a model that did not fit is
           // reported, not kept half-stored (the files that did fit are whole, and kept).
           const [quota] = cache?.takeQuotaFailures(model.source) ?? [];
@@ -83,6 +96,12 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>, 
       return (await loading?.catch(() => undefined)) as { dispose(): Promise<unknown> } | undefined;
     },
   };
+}
+
+/** transformers.js's progress (Node, which reads local files itself): bytes per file, and each file's end. */
+function fromEngine(info: ProgressInfo, tell: (bytes: FileBytes) => void): void {
+  if (info.status === 'progress') tell({ file: info.file, loaded: info.loaded, total: info.total, cached: false });
+  else if (info.status === 'done') tell({ file: info.file, loaded: 1, total: 1, cached: false });
 }
 
 /** Room for the files of the model not stored yet, when the catalog gives their sizes. */

@@ -4,12 +4,9 @@
  * @module
  */
 
-import type { ProgressInfo } from '@huggingface/transformers';
 import type { ModelInfo } from '../../core/engine.ts';
-import { GatewayError } from '../../core/errors.ts';
 import { requireModel } from '../../core/models.ts';
 import type { EngineAdapter } from '../adapter.ts';
-import type { LoadProgress } from '../../contracts/model-progress.ts';
 import { generateChat } from './chat-generation.ts';
 import { configureEnv, type EnvOptions } from './configure-env.ts';
 import { chooseDevice, type DeviceChoice, type DeviceOption, type TransformersDevice } from './device.ts';
@@ -18,7 +15,6 @@ import { readLocalFacts } from './local-facts.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 import type { FileChecks } from '../file-integrity.ts';
-import type { VerifiedCache } from './verified-cache.ts';
 
 export interface TransformersModelSpec {
   readonly info: ModelInfo;
@@ -48,10 +44,10 @@ export interface TransformersAdapterOptions extends EnvOptions {
 }
 
 export function createTransformersAdapter(options: TransformersAdapterOptions): EngineAdapter & { device(): Promise<TransformersDevice> } {
-  const cache = configureEnv(options, new Map(options.models.filter((spec) => spec.files).map((spec) => [spec.source, spec.files!])));
+  const configured = configureEnv(options, new Map(options.models.filter((spec) => spec.files).map((spec) => [spec.source, spec.files!])));
   let choice: Promise<DeviceChoice> | undefined;
   const chosen = () => (choice ??= chooseDevice(options.device));
-  const loader = createPipelineLoader(async () => (await chosen()).device, cache);
+  const loader = createPipelineLoader(async () => (await chosen()).device, configured);
   const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
 
   const lookup = (id: string, kind?: ModelInfo['kind']): TransformersModelSpec => {
@@ -72,10 +68,10 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const spec = lookup(model);
       const started = performance.now();
       onProgress?.({ status: 'initiate', model });
-      await loader.load(task(spec), request(spec), (info) => {
-        const progress = toLoadProgress(model, info, spec.source, cache);
-        if (progress) onProgress?.(progress);
-      });
+      await loader.load(task(spec), request(spec), ({ file, loaded, total, cached }) =>
+        // Files read back from the cache are marked, so a resumed download shows only the bytes it fetches.
+        onProgress?.({ status: 'progress', model, file, loaded, total, ...(cached ? { cached: true as const } : {}) }),
+      );
       onProgress?.({ status: 'ready', model, device: await loader.device(), ms: performance.now() - started });
     },
     async unload(model) {
@@ -94,15 +90,4 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     },
     localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', chosen),
   };
-}
-
-/**
- * transformers.js reports bytes per file, read from the network or from the cache alike; files
- * read back from the cache are marked, so a resumed download shows only the bytes it fetches.
- */
-function toLoadProgress(model: string, info: ProgressInfo, source: string, cache: VerifiedCache | undefined): LoadProgress | undefined {
-  if (info.status !== 'progress' && info.status !== 'done') return undefined;
-  const cached = cache?.wasCached(source, info.file) ? { cached: true as const } : {};
-  if (info.status === 'progress') return { status: 'progress', model, file: info.file, loaded: info.loaded, total: info.total, ...cached };
-  return { status: 'progress', model, file: info.file, loaded: 1, total: 1, ...cached };
 }

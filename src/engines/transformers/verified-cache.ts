@@ -7,7 +7,7 @@
  *   catalog's hash) and of the catalog's size is not hashed again;
  * - a quota failure while storing is remembered for the load that met it (transformers.js logs it
  *   and goes on), so the load can be reported as out of storage rather than pass half-cached;
- * - which files came from the cache is remembered, so progress can tell bytes fetched from bytes
+ * - each file read back whole is told to `onRead`, so progress can tell bytes fetched from bytes
  *   read back (an interrupted download resumes file by file: whole files stay cached).
  * @module
  */
@@ -21,15 +21,13 @@ export interface VerifiedCache {
   delete(key: string): Promise<boolean>;
   /** Quota failures met while storing files whose URL contains `folder`, since the last call (then forgotten). */
   takeQuotaFailures(folder: string): { readonly url: string; readonly bytes?: number; readonly error: unknown }[];
-  /** Whether the file `file` of the model folder `folder` was last read from the cache. */
-  wasCached(folder: string, file: string): boolean;
 }
 
-export function createVerifiedCache(check: (url: string) => FileCheck | undefined, cacheName = TRANSFORMERS_CACHE): VerifiedCache {
+/** `onRead`: a file came back whole from the cache (its URL and size), for load progress. */
+export function createVerifiedCache(check: (url: string) => FileCheck | undefined, cacheName = TRANSFORMERS_CACHE, onRead?: (url: string, bytes: number) => void): VerifiedCache {
   let opened: Promise<Cache> | undefined;
   const open = () => (opened ??= caches.open(cacheName));
   const quotaFailures: { url: string; bytes?: number; error: unknown }[] = [];
-  const hits = new Set<string>();
   /**
    * Entries already checked by this engine, by URL, with their size: each is hashed once per
    * engine lifetime, not at every read (transformers.js reads an entry twice per load: once for
@@ -43,7 +41,6 @@ export function createVerifiedCache(check: (url: string) => FileCheck | undefine
       const cache = await open();
       const response = await cache.match(key);
       const url = absolute(key);
-      hits.delete(url);
       if (!response) return undefined;
       const body = await response.blob();
       const stored = Number(response.headers.get('content-length'));
@@ -68,7 +65,7 @@ export function createVerifiedCache(check: (url: string) => FileCheck | undefine
         }
       }
       verified.set(url, body.size);
-      hits.add(url);
+      onRead?.(url, body.size);
       return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     },
     async put(key, response) {
@@ -91,10 +88,6 @@ export function createVerifiedCache(check: (url: string) => FileCheck | undefine
       const mine = quotaFailures.filter((f) => fileInFolder(f.url, folder) !== undefined);
       for (const failure of mine) quotaFailures.splice(quotaFailures.indexOf(failure), 1);
       return mine;
-    },
-    wasCached(folder, file) {
-      for (const url of hits) if (fileInFolder(url, folder) === file) return true;
-      return false;
     },
   };
 }
