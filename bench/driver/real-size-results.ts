@@ -56,6 +56,11 @@ export interface RealSizeResult {
   readonly curves: Readonly<Record<string, Curve>>;
   /** The same work on each backend (`auto`'s choice): the embedder's one-text latency and tiny-chat's decode rate. */
   readonly backends?: readonly { readonly name: 'wasm' | 'webgpu'; readonly embed16Ms: number; readonly embed128Ms: number; readonly tinyChatTokensPerSec: number }[];
+  /**
+   * The one-text embedding and the streams again, with the service worker linked to the very
+   * engine worker the direct calls go to (the comparisons above use two workers): sw, direct.
+   */
+  readonly oneWorker?: { readonly embedOne: RealSizeResult['embedOne']; readonly stream: RealSizeResult['stream'] };
   readonly checks: Record<string, unknown>;
 }
 

@@ -8,9 +8,12 @@
  * Timing happens here, paths interleaved round by round; the result goes to bench/run.ts.
  * @module
  */
+import { wrap } from 'comlink';
 import { createWorkerEngine, startInference } from '../../src/client/index.ts';
 import { spawnEngineWorker } from '../../src/client/spawn-worker.ts';
-import type { ChatRequest } from '../../src/core/engine.ts';
+import type { EngineHostApi } from '../../src/contracts/engine-host.ts';
+import type { ChatRequest, Engine } from '../../src/core/engine.ts';
+import { linkEngine } from '../../src/rpc/engine-link.ts';
 import type { ModelEntry } from '../../src/contracts/worker-config.ts';
 import type { CurvePoint, RealSizeResult } from '../driver/real-size-results.ts';
 import { byProfile, config, fail, finish, log } from './lib/channel.ts';
@@ -20,6 +23,7 @@ import { firstVector } from './main/embedding-requests.ts';
 import { environment } from './main/environment.ts';
 import { sampleMemory } from './main/memory.ts';
 import { openFloor } from './main/runtime.ts';
+import { offerEnginePort, stopProductHost } from './main/service-worker-link.ts';
 import { readSSE } from './main/sse.ts';
 
 const real = config.real!;
@@ -75,7 +79,7 @@ async function main(): Promise<void> {
   const checks: Record<string, unknown> = { embeddingsIdentical: true, dimensions: swVector.length };
 
   const swEmbed = (input: string | string[]) => nativeFetch('/v1/embeddings', json({ model: EMBED, input, encoding_format: 'base64' })).then((r) => expectOk(r, 'embeddings').arrayBuffer());
-  const directEmbed = (input: string | string[]) => direct.embed({ model: EMBED, input: typeof input === 'string' ? [input] : input }, { signal });
+  const directEmbed = (input: string | string[], engine: Engine = direct) => engine.embed({ model: EMBED, input: typeof input === 'string' ? [input] : input }, { signal });
   const chatRequest = (tokens: number, maxTokens: number): ChatRequest => ({ model: CHAT, messages: prompt(tokens), maxTokens, stop: [] });
   const swChatWhole = (tokens: number) => nativeFetch('/v1/chat/completions', json({ model: CHAT, messages: prompt(tokens), max_tokens: 1 })).then((r) => expectOk(r, 'chat').json());
   const directChatWhole = async (tokens: number) => {
@@ -92,10 +96,10 @@ async function main(): Promise<void> {
     });
     return streamFigures(t0, arrivals);
   };
-  const directStream = async (tokens: number, maxTokens: number) => {
+  const directStream = async (tokens: number, maxTokens: number, engine: Engine = direct) => {
     const t0 = performance.now();
     const arrivals: number[] = [];
-    for await (const event of direct.chat(chatRequest(tokens, maxTokens), { signal })) if (event.type === 'token') arrivals.push(performance.now());
+    for await (const event of engine.chat(chatRequest(tokens, maxTokens), { signal })) if (event.type === 'token') arrivals.push(performance.now());
     return streamFigures(t0, arrivals);
   };
 
@@ -201,6 +205,31 @@ async function main(): Promise<void> {
     }
   }
 
+  // One engine worker through both routes. Every comparison above uses two workers (the service
+  // worker's and the direct one, each with its own copy of the models and its own compiled wasm
+  // code), so a difference between sw and direct may be the worker, not the route; here the
+  // service worker is linked to the very worker the direct calls go to.
+  await log('real-size: one worker through both routes');
+  direct.terminate();
+  await stopProductHost(inference);
+  const one = spawnEngineWorker({ device, models, maxLoaded: 2 });
+  await one.api.load(EMBED);
+  await one.api.load(CHAT);
+  offerEnginePort(one.connect());
+  const oneLink = linkEngine(wrap<EngineHostApi>(one.connect()));
+  await swEmbed(oneText);
+  await directEmbed(oneText, oneLink);
+  const oneWorkerEmbed = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct'] as const, (path) =>
+    timeEach(byProfile({ quick: 10, short: 20, full: 30 }), () => (path === 'sw' ? swEmbed(oneText) : directEmbed(oneText, oneLink))),
+  );
+  const oneWorkerStreams: Record<'sw' | 'direct', { first: number; rate: number }[]> = { sw: [], direct: [] };
+  await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, async (path) => {
+    oneWorkerStreams[path].push(await (path === 'sw' ? swStream(16, maxTokens) : directStream(16, maxTokens, oneLink)));
+    return [];
+  });
+  oneLink.sever('done');
+  one.terminate();
+
   const result: RealSizeResult = {
     device,
     profile: config.profile,
@@ -227,6 +256,13 @@ async function main(): Promise<void> {
       memoryVsModels: { title: 'Engine worker memory against models loaded', x: 'models loaded', y: 'MiB above an empty engine worker', points: memoryVsModels },
     },
     backends,
+    oneWorker: {
+      embedOne: { tokens: 16, paths: Object.entries(oneWorkerEmbed).map(([name, ms]) => ({ name, ms: summarize(ms) })) },
+      stream: {
+        maxTokens,
+        paths: (['sw', 'direct'] as const).map((name) => ({ name, firstTokenMs: summarize(oneWorkerStreams[name].map((s) => s.first)), decodeTokensPerSec: summarize(oneWorkerStreams[name].map((s) => s.rate)) })),
+      },
+    },
     checks,
   };
   await finish(result);

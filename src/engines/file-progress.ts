@@ -6,7 +6,9 @@
  * Why not transformers.js's `progress_callback`: given one, transformers.js first requests every
  * file of the model once more to learn its size (a whole GET for a local model, whose body it never
  * reads), then reads each body chunk by chunk in JS; without one it reads each body whole. On the
- * real-shaped 0.5B model that made a first load 2.3 s slower (13.4 s against 15.7 s on 2 cores).
+ * real-shaped 0.5B model and embedder, a first load took 15.5–16.1 s that way, 13.8–14.4 s with
+ * progress told here (2 cores, `npm run bench -- --models real --device wasm --no-main`). See
+ * docs/decisions/load-progress-without-progress-callback.md.
  * @module
  */
 import { fileInFolder } from './file-integrity.ts';

@@ -107,4 +107,23 @@ describe('realSizeReport', () => {
     expect(verdicts(partial)).toEqual([true, true, undefined, undefined, undefined]);
     expect(markdown).toMatch(/\| time to first token via SW within 2 ms of direct \| not measured \| n\/a \|/);
   });
+
+  it('with one worker behind both routes, judges the route alone too, over the floor measured beside the two-worker runs', async () => {
+    const oneWorker: RealSizeResult['oneWorker'] = {
+      embedOne: { tokens: 128, paths: [{ name: 'sw', ms: s(12.4) }, { name: 'direct', ms: s(12.0) }] },
+      stream: { maxTokens: 64, paths: [{ name: 'sw', firstTokenMs: s(90.5) }, { name: 'direct', firstTokenMs: s(90) }].map((p, i) => ({ ...p, decodeTokensPerSec: s(i ? 20 : 19.7) })) },
+    };
+    const targets = realSizeTargets({ ...fixture, oneWorker });
+    const one = targets.filter((t) => t.target.includes('one worker'));
+    expect(one.map((t) => [t.measured.split(' ')[0], t.met])).toEqual([
+      ['98.5%', false],
+      ['+0.50', true],
+      // (12.4 − 12.0) − (0.8 − 0.2)
+      ['-0.200', true],
+    ]);
+    const { markdown } = await realSizeReport({ ...fixture, oneWorker }, (name) => `${name}.svg`);
+    expect(markdown).toContain('### One worker through both routes: one-text embedding (128 tokens)');
+    expect(markdown).toContain('Product overhead above the floor, one worker = (sw − direct) − (floor − floor worker) = -0.200 ms');
+    expect(markdown).toContain('### One worker through both routes: streaming (64 tokens per stream)');
+  });
 });

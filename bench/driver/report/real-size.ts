@@ -24,9 +24,13 @@ const mb = (bytes: number | undefined) => (bytes === undefined ? '?' : `${(bytes
 /** `a` over `b` in ms and in % of `b`. */
 const over = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? ['', ''] : [signed(a - b), `${signed(((a - b) / b) * 100, 1)}%`]);
 
-/** What the one-text embedding costs the product above the browser's floor (see {@link embedTarget}). */
-export function productOverhead(embed: RealSizeResult['embedOne'] | undefined): number | undefined {
-  const [sw, direct, floor, floorWorker = 0] = ['sw', 'direct', 'floor', 'floor worker'].map((n) => exact(embed?.paths, n)?.ms.median);
+/**
+ * What the one-text embedding costs the product above the browser's floor (see {@link embedTarget});
+ * `floorFrom`: where the floor paths were measured, when `embed` has none (the one-worker runs).
+ */
+export function productOverhead(embed: RealSizeResult['embedOne'] | undefined, floorFrom = embed): number | undefined {
+  const [sw, direct] = ['sw', 'direct'].map((n) => exact(embed?.paths, n)?.ms.median);
+  const [floor, floorWorker = 0] = ['floor', 'floor worker'].map((n) => exact(floorFrom?.paths, n)?.ms.median);
   return sw === undefined || direct === undefined || floor === undefined ? undefined : sw - direct - (floor - floorWorker);
 }
 
@@ -40,7 +44,7 @@ function pathTable(paths: readonly PathSummary[] | undefined, names: string[]): 
   return table(['path', 'median ms', 'p95 ms', 'sw over direct: ms', 'sw over direct: %'], rows);
 }
 
-function streamTable(stream: RealSizeResult['stream'] | undefined): string {
+function streamTable(stream: RealSizeResult['stream'] | undefined, title = 'Streaming'): string {
   const find = (name: string) => exact(stream?.paths, name);
   const [sw, direct] = [find('sw'), find('direct')];
   const names = [...new Set(['sw', 'direct', ...(stream?.paths.map((p) => p.name) ?? [])])];
@@ -58,7 +62,7 @@ function streamTable(stream: RealSizeResult['stream'] | undefined): string {
     ];
   });
   return [
-    `### Streaming (${stream?.maxTokens ?? '?'} tokens per stream)`,
+    `### ${title} (${stream?.maxTokens ?? '?'} tokens per stream)`,
     table(['path', 'first token ms median', 'first token ms p95', 'decode tokens/s median', 'first token: sw − direct', 'decode rate: sw of direct'], rows),
     ...(sw && direct ? [] : ['', `Streaming through the service worker or directly: ${NOT_MEASURED}.`]),
   ].join('\n');
@@ -127,8 +131,9 @@ function target(name: string, value: number | undefined, at: 'most' | 'least', l
  * is the browser's own cost of the HTTP-shaped route. Without `floor worker` the whole floor is
  * subtracted (reading low by one bare page ⇄ worker round trip).
  */
-function embedTarget(embed: RealSizeResult['embedOne'] | undefined): Target {
-  return target(`product overhead above the floor ≤ 0.5 ms (one-text embedding, ${embed?.tokens ?? '?'} tokens)`, productOverhead(embed), 'most', 0.5, ' ms', (v) => `${f(v)} ms = (sw − direct) − (floor − floor worker)`);
+function embedTarget(embed: RealSizeResult['embedOne'] | undefined, oneWorker?: RealSizeResult['embedOne']): Target {
+  const name = `product overhead above the floor ≤ 0.5 ms (one-text embedding, ${embed?.tokens ?? '?'} tokens${oneWorker ? ', one worker through both routes' : ''})`;
+  return target(name, productOverhead(oneWorker ?? embed, embed), 'most', 0.5, ' ms', (v) => `${f(v)} ms = (sw − direct) − (floor − floor worker)`);
 }
 
 /** `a / b`, the same in %, and `a − b`; or undefined when either is missing. */
@@ -136,20 +141,28 @@ const div = (a: number | undefined, b: number | undefined) => (a === undefined |
 const pct = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : (a / b) * 100);
 const sub = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b);
 
+function streamTargets(stream: RealSizeResult['stream'] | undefined, note = ''): Target[] {
+  const sw = exact(stream?.paths, 'sw');
+  const direct = exact(stream?.paths, 'direct');
+  const [swRate, directRate] = [sw, direct].map((p) => p?.decodeTokensPerSec.median);
+  const [swFirst, directFirst] = [sw, direct].map((p) => p?.firstTokenMs.median);
+  return [
+    target(`streaming via SW ≥ 99% of direct tokens/s (first-to-last-token decode rate${note})`, pct(swRate, directRate), 'least', 99, '%', (v) => `${f(v, 1)}% (${f(swRate, 2)} vs ${f(directRate, 2)} tokens/s)`),
+    target(`time to first token via SW within 2 ms of direct${note ? ` (${note.slice(2)})` : ''}`, sub(swFirst, directFirst), 'most', 2, ' ms', (v) => `${signed(v, 2)} ms (${f(swFirst, 2)} vs ${f(directFirst, 2)} ms)`),
+  ];
+}
+
 export function realSizeTargets(r: RealSizeResult): Target[] {
   const b = r.batching;
   const [conc, seq, oneSw, oneDirect] = [b?.concurrentSw, b?.sequentialDirect, b?.oneRequestSw, b?.oneRequestDirect].map((s) => s?.median);
-  const sw = exact(r.stream?.paths, 'sw');
-  const direct = exact(r.stream?.paths, 'direct');
-  const [swRate, directRate] = [sw, direct].map((p) => p?.decodeTokensPerSec.median);
-  const [swFirst, directFirst] = [sw, direct].map((p) => p?.firstTokenMs.median);
   const texts = b?.texts ?? '?';
   return [
     target(`${texts} concurrent 1-text requests via SW ≥ 2× ${texts} sequential direct calls`, div(seq, conc), 'least', 2, '×', (v) => `${ratio(v)} (${f(conc, 0)} vs ${f(seq, 0)} ms)`),
     target(`1 request × ${texts} texts via SW ≥ 97% of direct throughput`, pct(oneDirect, oneSw), 'least', 97, '%', (v) => `${f(v, 1)}% (${f(oneSw, 1)} vs ${f(oneDirect, 1)} ms)`),
-    target('streaming via SW ≥ 99% of direct tokens/s (first-to-last-token decode rate)', pct(swRate, directRate), 'least', 99, '%', (v) => `${f(v, 1)}% (${f(swRate, 1)} vs ${f(directRate, 1)} tokens/s)`),
-    target('time to first token via SW within 2 ms of direct', sub(swFirst, directFirst), 'most', 2, ' ms', (v) => `${signed(v, 2)} ms (${f(swFirst, 2)} vs ${f(directFirst, 2)} ms)`),
+    ...streamTargets(r.stream),
     embedTarget(r.embedOne),
+    // The same, with one engine worker behind both routes: the route alone.
+    ...(r.oneWorker ? [...streamTargets(r.oneWorker.stream, ', one worker through both routes'), embedTarget(r.embedOne, r.oneWorker.embedOne)] : []),
   ];
 }
 
@@ -182,6 +195,7 @@ export async function realSizeReport(result: RealSizeResult, chartFile: (name: s
     '',
     streamTable(result.stream),
     '',
+    ...oneWorkerSection(result),
     batchingTable(result.batching),
     ...curves.markdown,
     '',
@@ -193,6 +207,24 @@ export async function realSizeReport(result: RealSizeResult, chartFile: (name: s
     'Product overhead above the floor = (sw − direct) − (floor − floor worker), medians of the one-text embedding: sw − direct is what the HTTP-shaped path adds to the same engine call made directly; floor is a bare service worker relaying to a bare worker (no engine, no product code), floor worker that bare worker asked directly, so their difference is the browser’s own cost of the HTTP-shaped route.',
   ];
   return { markdown: markdown.join('\n'), charts: curves.charts };
+}
+
+/** The one-text embedding and the streams with one engine worker behind both routes (the route alone). */
+function oneWorkerSection(result: RealSizeResult): string[] {
+  const one = result.oneWorker;
+  if (!one) return [];
+  const overhead = productOverhead(one.embedOne, result.embedOne);
+  return [
+    `### One worker through both routes: one-text embedding (${one.embedOne.tokens} tokens)`,
+    'The service worker linked to the very engine worker the direct calls go to (above, sw and direct are two workers, each with its own copy of the models).',
+    '',
+    pathTable(one.embedOne.paths, ['sw', 'direct']),
+    '',
+    `Product overhead above the floor, one worker = (sw − direct) − (floor − floor worker) = ${overhead === undefined ? NOT_MEASURED : `${f(overhead)} ms`} (the floor from the one-text table above).`,
+    '',
+    streamTable(one.stream, 'One worker through both routes: streaming'),
+    '',
+  ];
 }
 
 /** The same work on WASM and on WebGPU: what `device: 'auto'` weighs (docs/decisions/auto-backend.md). */
