@@ -30,13 +30,13 @@ export interface ShellHandling {
  * (the browser says so, or a shell request failed to reach it a moment ago, as the page's own
  * navigation does first when the server cannot be reached).
  */
-export function networkLooksDown(onLine: boolean, failedAt: number, now: number): boolean {
+function networkLooksDown(onLine: boolean, failedAt: number, now: number): boolean {
   return !onLine || now - failedAt < NETWORK_DOWN_FOR_MS;
 }
 
 /**
  * Copies the shell files a page loaded before this worker controlled it (the page sends their
- * URLs); later loads are copied as they pass by, in `shellFallback`.
+ * URLs); later loads are copied as they pass by, in `handleShellRequest`.
  */
 export async function cacheShell(urls: readonly string[]): Promise<void> {
   const cache = await caches.open(CACHE);
@@ -57,14 +57,14 @@ export async function cacheShell(urls: readonly string[]): Promise<void> {
 /**
  * A same-origin shell request: answered from the network with a copy kept, falling back to the
  * copy when the network fails; the wasm (fetched by the engine worker with no destination) left
- * to the browser while the network is up, its copy refreshed beside it.
+ * to the browser while the network is up, its copy made beside it.
  */
 export function handleShellRequest(request: Request): ShellHandling | undefined {
   const url = new URL(request.url);
   const wasm = url.pathname.endsWith('.wasm');
   const shell = request.mode === 'navigate' || SHELL_DESTINATIONS.has(request.destination) || wasm;
   if (request.method !== 'GET' || url.origin !== self.location.origin || !shell) return undefined;
-  if (wasm && !networkLooksDown(self.navigator.onLine, networkFailedAt, Date.now())) return { waitUntil: refreshCopy(request.url).catch(() => {}) };
+  if (wasm && !networkLooksDown(self.navigator.onLine, networkFailedAt, Date.now())) return { waitUntil: copyOnce(request.url).catch(() => {}) };
   if (wasm) return { respondWith: fromCopy(request).then((copy) => copy ?? fetch(request)) };
   return { respondWith: networkFirst(request) };
 }
@@ -97,7 +97,7 @@ function fromCopy(request: Request): Promise<Response | undefined> {
  * replaces the old one. (A check against the server at every start is what this avoids: it ran
  * beside the engine's own request and cost the later warm loads about 1.5 s in the benchmark.)
  */
-async function refreshCopy(url: string): Promise<void> {
+async function copyOnce(url: string): Promise<void> {
   const cache = await caches.open(CACHE);
   if (await cache.match(url, { ignoreVary: true })) return;
   const response = await fetch(url);
