@@ -35,14 +35,16 @@ export async function integrityOf(data: BufferSource, like = 'sha256-'): Promise
 
 /** Throws `model_unavailable` naming the URL when `data` is not the file `check` describes. */
 export async function verifyFile(url: string, data: Uint8Array | ArrayBuffer, check: FileCheck): Promise<void> {
-  const size = data.byteLength;
-  if (check.bytes !== undefined && size !== check.bytes) {
-    throw corruptFile(url, `it is ${size} bytes, the catalog says ${check.bytes}`);
-  }
+  checkSize(url, data.byteLength, check);
   if (check.integrity !== undefined) {
     const actual = await integrityOf(data as BufferSource, check.integrity);
     if (actual !== check.integrity) throw corruptFile(url, `its hash is ${actual}, the catalog says ${check.integrity}`);
   }
+}
+
+/** Throws `model_unavailable` naming the URL when `size` is not the catalog's. */
+export function checkSize(url: string, size: number, check: FileCheck): void {
+  if (check.bytes !== undefined && size !== check.bytes) throw corruptFile(url, `it is ${size} bytes, the catalog says ${check.bytes}`);
 }
 
 export function corruptFile(url: string, why: string): GatewayError {

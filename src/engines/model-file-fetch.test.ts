@@ -73,9 +73,37 @@ describe('checkedModelFetch', () => {
       expect(error.message).toContain(await integrityOf(flipped));
     });
 
-    it('refuses a short file by its size', async () => {
+    it('refuses a short file by its size, and a long one', async () => {
       const error = await fails((await fetchWith(weights.subarray(0, 200), { bytes: 300 })(url)).arrayBuffer());
       expect(error.message).toMatch(/it is 200 bytes, the catalog says 300/);
+      const long = await fails((await fetchWith(weights, { bytes: 200 })(url)).arrayBuffer());
+      expect(long.message).toMatch(/it is 300 bytes, the catalog says 200/);
+    });
+
+    it('with verdictLater, ends the body at its last byte and hands over the check\'s verdict, which fails for a wrong file', async () => {
+      const integrity = await integrityOf(weights);
+      const flipped = weights.slice();
+      flipped[7]! ^= 0x80;
+      for (const [body, passes] of [[weights, true], [flipped, false]] as const) {
+        const verdicts: [string, Promise<void>][] = [];
+        const failures: unknown[] = [];
+        const fetchLater = checkedModelFetch(async () => new Response(body.slice(), { headers: { 'content-type': 'application/octet-stream' } }), {
+          check: () => ({ bytes: 300, integrity }),
+          verdictLater: (u, verdict) => void verdicts.push([u, verdict]),
+          onFailure: (_u, error) => void failures.push(error),
+        });
+        // The whole body is read, even when it is the wrong file: the verdict says so, not the read.
+        expect(new Uint8Array(await (await fetchLater(url)).arrayBuffer())).toEqual(body);
+        expect(verdicts.map(([u]) => u)).toEqual([url]);
+        if (passes) {
+          await expect(verdicts[0]![1]).resolves.toBeUndefined();
+          expect(failures).toEqual([]);
+        } else {
+          const error = await fails(verdicts[0]![1]);
+          expect(error.message).toContain(`the catalog says ${integrity}`);
+          expect(failures).toEqual([error]);
+        }
+      }
     });
   });
 

@@ -10,7 +10,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
-import { CHECKED_HEADER, verifyFile, type FileCheck } from './file-integrity.ts';
+import { CHECKED_HEADER, checkSize, verifyFile, type FileCheck } from './file-integrity.ts';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -31,6 +31,14 @@ export interface ModelFetchChecks {
    * it: a reader that takes the body whole (`arrayBuffer()`) sees only "Failed to fetch".
    */
   onFailure?(url: string, error: unknown): void;
+  /**
+   * When given, a checked file's body ends with its last byte, and the check (hashing, about a
+   * second for a 0.8 GB file) runs beside what the engine does next; its verdict comes here, and
+   * whoever keeps or uses the file must wait for it: the download cache holds the file's write
+   * until it passes, the loader the load (verified-cache.ts). Without it, the body's last read
+   * waits for the check.
+   */
+  verdictLater?(url: string, verdict: Promise<void>): void;
 }
 
 export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {}): Fetch {
@@ -54,7 +62,7 @@ export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {
     if (binary) await checks.room?.(check?.bytes ?? length ?? 0, url);
     const counted = namingFailures(response, url, length, checks);
     if (!check || (check.bytes === undefined && check.integrity === undefined)) return unstamped(counted);
-    return checkedWhileRead(counted, url, check, checks.onFailure);
+    return checkedWhileRead(counted, url, check, checks);
   };
 }
 
@@ -69,32 +77,67 @@ function unstamped(response: Response): Response {
 /**
  * The response as it arrives (so a reader sees progress, and a size probe that never reads the
  * body costs nothing), with its bytes checked when the last one has come: a file that is not what
- * the catalog says fails its final read, before the engine (or its cache) can keep it. Hashing
- * needs the whole file, which the engine holds whole anyway. transformers.js stores the file with
- * these headers, stamped with the hash it was checked against: the cache then knows it was checked.
+ * the catalog says fails its final read (or its verdict, with `verdictLater`), before the engine
+ * (or its cache) can keep it. Hashing needs the whole file, which the engine holds whole anyway.
+ * transformers.js stores the file with these headers, stamped with the hash it was checked
+ * against: the cache then knows it was checked.
  */
-function checkedWhileRead(response: Response, url: string, check: FileCheck, onFailure: ModelFetchChecks['onFailure']): Response {
-  const chunks: Uint8Array[] = [];
+function checkedWhileRead(response: Response, url: string, check: FileCheck, { onFailure, verdictLater }: ModelFetchChecks): Response {
+  let whole = wholeFile(check.bytes);
+  const verdict = async () => {
+    try {
+      checkSize(url, whole.size, check);
+      await verifyFile(url, whole.bytes(), check);
+    } catch (error) {
+      onFailure?.(url, error);
+      throw error;
+    } finally {
+      whole = wholeFile(0);
+    }
+  };
   const checked = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      chunks.push(chunk);
+      whole.add(chunk);
       controller.enqueue(chunk);
     },
     async flush() {
-      try {
-        await verifyFile(url, concat(chunks), check);
-      } catch (error) {
-        onFailure?.(url, error);
-        throw error;
-      } finally {
-        chunks.length = 0;
-      }
+      if (!verdictLater) return verdict();
+      const later = verdict();
+      // Whoever is handed the verdict handles it; this copy only keeps it from being reported unhandled.
+      later.catch(() => {});
+      verdictLater(url, later);
     },
   });
   const headers = new Headers(response.headers);
   if (check.integrity !== undefined) headers.set(CHECKED_HEADER, check.integrity);
   else headers.delete(CHECKED_HEADER);
   return new Response(response.body!.pipeThrough(checked), { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * A file's bytes gathered as they arrive. When its size is known they are copied into one buffer
+ * of that size as they come, while the download waits on the network: no copy of the whole file
+ * after its last byte, and no second whole copy held beside the pieces.
+ */
+function wholeFile(size: number | undefined): { add(chunk: Uint8Array): void; readonly size: number; bytes(): Uint8Array } {
+  const chunks: Uint8Array[] = [];
+  // Made at the first byte: a response whose body is never read (a size probe) costs nothing.
+  let buffer: Uint8Array | undefined;
+  let at = 0;
+  return {
+    add(chunk) {
+      if (size && !buffer) buffer = new Uint8Array(size);
+      // Bytes past the catalog's size are only counted: the size alone refuses such a file.
+      if (!buffer) chunks.push(chunk);
+      else if (at + chunk.byteLength <= buffer.byteLength) buffer.set(chunk, at);
+      at += chunk.byteLength;
+    },
+    get size() {
+      return at;
+    },
+    /** Asked for only once the size is the catalog's (when it gives one). */
+    bytes: () => buffer ?? concat(chunks),
+  };
 }
 
 /**

@@ -15,8 +15,10 @@ export class MemoryCache {
     return this.#entries.get(urlOf(request))?.clone();
   }
 
+  /** Like the browser's: the body is read whole first, and one that fails is not stored. */
   async put(request: RequestInfo | URL, response: Response): Promise<void> {
-    this.#entries.set(urlOf(request), response);
+    const body = await response.arrayBuffer();
+    this.#entries.set(urlOf(request), new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }));
   }
 
   async delete(request: RequestInfo | URL): Promise<boolean> {

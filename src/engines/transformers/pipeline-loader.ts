@@ -64,16 +64,30 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>, 
           // "Failed to fetch" when it reads the body whole; the error naming the file is kept here.
           let fileFailure: unknown;
           const stopWatching = progress?.watch(model.source, { onBytes: tell, onFailure: (_file, error) => void (fileFailure ??= error) });
-          const loaded = await pipeline(task, model.source, {
-            device: await device(),
-            dtype: model.dtype as PipelineOptions['dtype'],
-            local_files_only: model.localOnly ?? false,
-            ...(progress ? {} : { progress_callback: (info: ProgressInfo) => fromEngine(info, tell) }),
-          })
-            .catch((error: unknown) => {
-              throw fileFailure ?? error;
-            })
-            .finally(() => stopWatching?.());
+          let loaded: PipelineTasks[T];
+          try {
+            loaded = (await pipeline(task, model.source, {
+              device: await device(),
+              dtype: model.dtype as PipelineOptions['dtype'],
+              local_files_only: model.localOnly ?? false,
+              ...(progress ? {} : { progress_callback: (info: ProgressInfo) => fromEngine(info, tell) }),
+            })) as PipelineTasks[T];
+          } catch (error) {
+            // A file still being checked may be why the engine failed (its bytes were wrong): the
+            // error naming it is the cause to report.
+            await cache?.settled(model.source).catch((failure: unknown) => void (fileFailure ??= failure));
+            throw fileFailure ?? error;
+          } finally {
+            stopWatching?.();
+          }
+          // The model's files are checked and stored beside the engine's own work (verified-cache.ts):
+          // the load is done when they are, and fails if one was not the catalog's file.
+          try {
+            await cache?.settled(model.source);
+          } catch (failure) {
+            await (loaded as { dispose(): Promise<unknown> }).dispose().catch(() => {});
+            throw failure;
+          }
           // transformers.js goes on when storing a file fails; a model that did not fit is
           // reported, not kept half-stored (the files that did fit are whole, and kept).
           const [quota] = cache?.takeQuotaFailures(model.source) ?? [];
