@@ -51,18 +51,38 @@ export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {
     // Failures (a 404 for a missing file) are the engine's to report, as they are today.
     if (!response.ok || (!json && !binary)) return unstamped(response);
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type === 'text/html' || (await startsLikeHtml(response))) throw notTheFile(url, 'an HTML page', type);
+    if (type === 'text/html') throw notTheFile(url, 'an HTML page', type);
     // A JSON error body where weights belong: a proxy or a hub answering with an error object.
     if (binary && type === 'application/json') throw notTheFile(url, 'a JSON document', type);
+    if (!response.body) return unstamped(response);
+    // The body is read once, here, chunk by chunk as the engine asks for it; its first chunk now.
+    const reader = response.body.getReader();
+    const first = await reader.read().catch((error: unknown) => ({ error }));
+    if ('value' in first && first.value && startsLikeHtml(first.value)) {
+      void reader.cancel().catch(() => {});
+      throw notTheFile(url, 'an HTML page', type);
+    }
+    const headers = new Headers(response.headers);
+    headers.delete(CHECKED_HEADER);
+    const answer = (body: ReadableStream<Uint8Array>) => new Response(body, { status: response.status, statusText: response.statusText, headers });
     // A range (transformers.js reads a file's size with `Range: bytes=0-0`) is a piece, not the file.
-    if (response.status === 206) return unstamped(response);
-    const check = checks.check?.(url);
+    if (response.status === 206) return answer(readAlong(reader, first, url, undefined, undefined, {}));
+    let check = checks.check?.(url);
+    if (check?.bytes === undefined && check?.integrity === undefined) check = undefined;
     // The length header is the encoded size; a check's `bytes` is the file's own.
     const length = Number(response.headers.get('content-length')) || undefined;
-    if (binary) await checks.room?.(check?.bytes ?? length ?? 0, url);
-    const counted = namingFailures(response, url, length, checks);
-    if (!check || (check.bytes === undefined && check.integrity === undefined)) return unstamped(counted);
-    return checkedWhileRead(counted, url, check, checks);
+    if (binary) {
+      try {
+        await checks.room?.(check?.bytes ?? length ?? 0, url);
+      } catch (error) {
+        void reader.cancel().catch(() => {});
+        throw error;
+      }
+    }
+    // transformers.js stores the file with these headers: stamped with the hash it is checked
+    // against, the cache knows it was checked (it is stored only once the check passed).
+    if (check?.integrity !== undefined) headers.set(CHECKED_HEADER, check.integrity);
+    return answer(readAlong(reader, first, url, length, check, checks));
   };
 }
 
@@ -74,44 +94,80 @@ function unstamped(response: Response): Response {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
+type FirstRead = ReadableStreamReadResult<Uint8Array> | { error: unknown };
+
 /**
- * The response as it arrives (so a reader sees progress, and a size probe that never reads the
- * body costs nothing), with its bytes checked when the last one has come: a file that is not what
- * the catalog says fails its final read (or its verdict, with `verdictLater`), before the engine
- * (or its cache) can keep it. Hashing needs the whole file, which the engine holds whole anyway.
- * transformers.js stores the file with these headers, stamped with the hash it was checked
- * against: the cache then knows it was checked.
+ * The rest of a body whose first chunk has been read, as one stream (one JS step per chunk: the
+ * engine reads 0.8 GB in about 12,000 of them):
+ * - each chunk is counted for `onBytes` as it is read, and the whole once it ends;
+ * - a connection that drops midway fails the body with an error naming the file and how far it
+ *   got (the browser's own says only "network error");
+ * - with a `check`, the bytes are checked when the last one has come: a file that is not what the
+ *   catalog says fails its final read, or its verdict with `verdictLater`, before the engine (or
+ *   its cache) can keep it. Hashing needs the whole file, which the engine holds whole anyway.
+ * The response comes at once, so a size probe that never reads the body costs nothing.
  */
-function checkedWhileRead(response: Response, url: string, check: FileCheck, { onFailure, verdictLater }: ModelFetchChecks): Response {
-  let whole = wholeFile(check.bytes);
+function readAlong(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  first: FirstRead | undefined,
+  url: string,
+  length: number | undefined,
+  check: FileCheck | undefined,
+  { onBytes, onFailure, verdictLater }: ModelFetchChecks,
+): ReadableStream<Uint8Array> {
+  let received = 0;
+  let whole = check && wholeFile(check.bytes);
   const verdict = async () => {
     try {
-      checkSize(url, whole.size, check);
-      await verifyFile(url, whole.bytes(), check);
+      checkSize(url, whole!.size, check!);
+      await verifyFile(url, whole!.bytes(), check!);
     } catch (error) {
       onFailure?.(url, error);
       throw error;
     } finally {
-      whole = wholeFile(0);
+      whole = undefined;
     }
   };
-  const checked = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      whole.add(chunk);
-      controller.enqueue(chunk);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        const read = first ?? (await reader.read());
+        first = undefined;
+        if ('error' in read) throw read.error;
+        result = read;
+      } catch (cause) {
+        const of = length ? ` of ${length}` : '';
+        const error = new GatewayError('model_unavailable', `The download of ${url} was cut off after ${received}${of} bytes (${cause instanceof Error ? cause.message : String(cause)}). Files fetched whole are kept: the next load fetches only what is missing.`, { cause });
+        onFailure?.(url, error);
+        return controller.error(error);
+      }
+      if (!result.done) {
+        received += result.value.byteLength;
+        onBytes?.(url, received, length ?? 0);
+        whole?.add(result.value);
+        return controller.enqueue(result.value);
+      }
+      onBytes?.(url, received, received);
+      if (whole && verdictLater) {
+        const later = verdict();
+        // Whoever is handed the verdict handles it; this copy only keeps it from being reported unhandled.
+        later.catch(() => {});
+        verdictLater(url, later);
+      } else if (whole) {
+        try {
+          await verdict();
+        } catch (error) {
+          return controller.error(error);
+        }
+      }
+      controller.close();
     },
-    async flush() {
-      if (!verdictLater) return verdict();
-      const later = verdict();
-      // Whoever is handed the verdict handles it; this copy only keeps it from being reported unhandled.
-      later.catch(() => {});
-      verdictLater(url, later);
+    cancel(reason) {
+      whole = undefined;
+      return reader.cancel(reason);
     },
   });
-  const headers = new Headers(response.headers);
-  if (check.integrity !== undefined) headers.set(CHECKED_HEADER, check.integrity);
-  else headers.delete(CHECKED_HEADER);
-  return new Response(response.body!.pipeThrough(checked), { status: response.status, statusText: response.statusText, headers });
 }
 
 /**
@@ -140,40 +196,6 @@ function wholeFile(size: number | undefined): { add(chunk: Uint8Array): void; re
   };
 }
 
-/**
- * The same response, whose body, if the connection drops midway, fails with an error naming the
- * file and how far it got (the browser's own says only "network error"); its bytes are counted
- * for `onBytes` as they are read.
- */
-function namingFailures(response: Response, url: string, length: number | undefined, { onBytes, onFailure }: ModelFetchChecks): Response {
-  if (!response.body) return response;
-  const reader = response.body.getReader();
-  let received = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          onBytes?.(url, received, received);
-          return controller.close();
-        }
-        received += value.byteLength;
-        onBytes?.(url, received, length ?? 0);
-        controller.enqueue(value);
-      } catch (cause) {
-        const of = length ? ` of ${length}` : '';
-        const error = new GatewayError('model_unavailable', `The download of ${url} was cut off after ${received}${of} bytes (${cause instanceof Error ? cause.message : String(cause)}). Files fetched whole are kept: the next load fetches only what is missing.`, { cause });
-        onFailure?.(url, error);
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
 function concat(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
   const bytes = new Uint8Array(size);
@@ -194,21 +216,12 @@ function pathOf(url: string): string {
 }
 
 /** Neither JSON nor a binary model file starts with `<`; an HTML page (whatever its type says) does. */
-async function startsLikeHtml(response: Response): Promise<boolean> {
-  if (!response.body) return false;
-  const reader = response.clone().body!.getReader();
-  try {
-    // A body failing this early fails again where the engine reads it, naming the file there.
-    const { value } = await reader.read().catch(() => ({ value: undefined }));
-    if (!value) return false;
-    let i = 0;
-    // Skip a byte order mark and leading white space.
-    if (value[0] === 0xef && value[1] === 0xbb && value[2] === 0xbf) i = 3;
-    while (i < value.length && (value[i] === 0x20 || value[i] === 0x09 || value[i] === 0x0a || value[i] === 0x0d)) i++;
-    return value[i] === 0x3c; // '<'
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
+function startsLikeHtml(value: Uint8Array): boolean {
+  let i = 0;
+  // Skip a byte order mark and leading white space.
+  if (value[0] === 0xef && value[1] === 0xbb && value[2] === 0xbf) i = 3;
+  while (i < value.length && (value[i] === 0x20 || value[i] === 0x09 || value[i] === 0x0a || value[i] === 0x0d)) i++;
+  return value[i] === 0x3c; // '<'
 }
 
 function notTheFile(url: string, what: string, type: string): GatewayError {
