@@ -25,7 +25,15 @@ export interface Exactness {
   merging?: Merging;
 }
 
-export type StreamPath = Named & { tokens: number[]; tokensPerSec: Summary; decodeTokensPerSec: Summary; firstTokenMs: Summary; totalMs: Summary };
+export type StreamPath = Named & {
+  tokens: number[];
+  tokensPerSec: Summary;
+  decodeTokensPerSec: Summary;
+  firstTokenMs: Summary;
+  totalMs: Summary;
+  /** The path's first stream in the page (its warm-up, not in the summaries); absent in older results. */
+  firstRun?: { firstTokenMs: number; totalMs: number; headersMs?: number };
+};
 
 export type Paced = { maxTokens: number; paceMs: number; yieldEach?: boolean; paths: StreamPath[] };
 

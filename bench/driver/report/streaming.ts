@@ -62,7 +62,16 @@ export function streamingReport(streaming: NonNullable<MainResult['streaming']>)
         return [path, [...new Set(p.tokens)].join('/'), ...cells];
       }),
     ),
+    ...firstRuns(streaming.paths),
   ];
+}
+
+/** Each path's first stream in the page (its warm-up): whether a first request waits, for headers or a token. */
+export function firstRuns(paths: readonly StreamPath[]): string[] {
+  const runs = paths.filter((p) => p.firstRun);
+  if (runs.length === 0) return [];
+  const each = runs.map((p) => `${p.name}: first token ${f(p.firstRun!.firstTokenMs, 1)} ms${p.firstRun!.headersMs === undefined ? '' : ` (headers ${f(p.firstRun!.headersMs, 1)} ms)`}, whole ${f(p.firstRun!.totalMs, 1)} ms`);
+  return ['', `First stream of each path in this page (its warm-up, left out of the table): ${each.join('; ')}.`];
 }
 
 export function burstReport(b: NonNullable<MainResult['burst']>, streaming: MainResult['streaming']): string[] {

@@ -17,6 +17,8 @@ export interface StreamRun {
   readonly totalMs: number;
   readonly firstTokenMs: number;
   readonly lastTokenMs: number;
+  /** SSE paths: until the response's headers came (fetch resolved). */
+  readonly headersMs?: number;
 }
 
 /** Started at the request: marks the first and the last token against it. */
@@ -24,12 +26,16 @@ function tokenClock() {
   const t0 = performance.now();
   let first = 0;
   let last = 0;
+  let headers: number | undefined;
   return {
+    headers() {
+      headers = performance.now() - t0;
+    },
     token() {
       last = performance.now();
       if (!first) first = last;
     },
-    done: (tokens: number): StreamRun => ({ tokens, totalMs: performance.now() - t0, firstTokenMs: first - t0, lastTokenMs: last - t0 }),
+    done: (tokens: number): StreamRun => ({ tokens, totalMs: performance.now() - t0, firstTokenMs: first - t0, lastTokenMs: last - t0, ...(headers === undefined ? {} : { headersMs: headers }) }),
   };
 }
 
@@ -37,6 +43,7 @@ export async function streamSSE(fetcher: typeof fetch, url: string, maxTokens: n
   const clock = tokenClock();
   let tokens = 0;
   const response = expectOk(await fetcher(url, post(chatBody(maxTokens, true, model))), 'stream');
+  clock.headers();
   await readSSE(response, (data) => {
     if (data === '[DONE]') return;
     const chunk = JSON.parse(data) as { choices: { delta?: { content?: string } }[]; usage?: { completion_tokens: number } };
@@ -63,9 +70,11 @@ export async function streamRaw(raw: RawEngine, maxTokens: number): Promise<Stre
   return clock.done(tokens);
 }
 
-export function summarizeStream(name: string, r: StreamRun[]) {
+/** `firstRun`: the path's first stream in this page (the warm-up), kept out of the summaries. */
+export function summarizeStream(name: string, r: StreamRun[], firstRun?: StreamRun) {
   return {
     name,
+    ...(firstRun ? { firstRun: { firstTokenMs: firstRun.firstTokenMs, totalMs: firstRun.totalMs, ...(firstRun.headersMs === undefined ? {} : { headersMs: firstRun.headersMs }) } } : {}),
     tokens: r.map((x) => x.tokens),
     /** Tokens per second over the whole request (request to last byte). */
     tokensPerSec: summarize(r.map((x) => (x.tokens / x.totalMs) * 1000)),
@@ -81,10 +90,11 @@ export type StreamPaths = [name: string, run: () => Promise<StreamRun>][];
 /** One warm-up run of each path, then `rounds` rounds in a rotating order; `label` names the progress lines. */
 export async function streamRounds(paths: StreamPaths, rounds: number, label?: string) {
   const runs = new Map(paths.map(([name]) => [name, [] as StreamRun[]]));
-  for (const [, run] of paths) await run();
+  const warmUps = new Map<string, StreamRun>();
+  for (const [name, run] of paths) warmUps.set(name, await run());
   for (let round = 0; round < rounds; round++) {
     for (const [name, run] of rotate(paths, round)) runs.get(name)!.push(await run());
     if (label) await log(`${label}: round ${round + 1}/${rounds}`);
   }
-  return paths.map(([name]) => summarizeStream(name, runs.get(name)!));
+  return paths.map(([name]) => summarizeStream(name, runs.get(name)!, warmUps.get(name)));
 }
