@@ -107,7 +107,7 @@ describe('checkedModelFetch', () => {
     });
   });
 
-  it('asks for room for a binary file before reading it, and not for small JSON files', async () => {
+  it('asks for room for a binary file before the engine reads it, and not for small JSON files', async () => {
     const asked: [number, string][] = [];
     const refuse = checkedModelFetch(async () => new Response(new Uint8Array(10), { headers: { 'content-length': '1000' } }), {
       room: async (bytes, url) => {
