@@ -58,9 +58,12 @@ export interface RealSizeResult {
   readonly backends?: readonly { readonly name: 'wasm' | 'webgpu'; readonly embed16Ms: number; readonly embed128Ms: number; readonly tinyChatTokensPerSec: number }[];
   /**
    * The one-text embedding and the streams again, with the service worker linked to the very
-   * engine worker the direct calls go to (the comparisons above use two workers): sw, direct.
+   * engine worker the direct calls go to (the comparisons above use two workers): sw, direct, and
+   * (newer results) the floor interleaved with them. `embedVsTokens`: sw and direct medians of one
+   * text of each length on that worker (newer results), to tell a per-request cost from one that
+   * grows with the engine's work.
    */
-  readonly oneWorker?: { readonly embedOne: RealSizeResult['embedOne']; readonly stream: RealSizeResult['stream'] };
+  readonly oneWorker?: { readonly embedOne: RealSizeResult['embedOne']; readonly stream: RealSizeResult['stream']; readonly embedVsTokens?: readonly CurvePoint[] };
   readonly checks: Record<string, unknown>;
 }
 

@@ -219,9 +219,23 @@ async function main(): Promise<void> {
   const oneLink = linkEngine(wrap<EngineHostApi>(one.connect()));
   await swEmbed(oneText);
   await directEmbed(oneText, oneLink);
-  const oneWorkerEmbed = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct'] as const, (path) =>
-    timeEach(byProfile({ quick: 10, short: 20, full: 30 }), () => (path === 'sw' ? swEmbed(oneText) : directEmbed(oneText, oneLink))),
-  );
+  // The floor again, interleaved with these rounds: the overhead is then judged on figures taken together.
+  const oneWorkerEmbed = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker'] as const, async (path) => {
+    const n = byProfile({ quick: 10, short: 20, full: 30 });
+    if (path === 'sw') return timeEach(n, () => swEmbed(oneText));
+    if (path === 'direct') return timeEach(n, () => directEmbed(oneText, oneLink));
+    await floor.refresh();
+    return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody);
+  });
+  // Whether what the route adds is per request or grows with the engine's work (the two-worker
+  // curve above grows with input length).
+  const oneWorkerVsTokens: CurvePoint[] = [];
+  for (const tokens of [8, 128, 512]) {
+    const s = await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, (path) =>
+      timeEach(byProfile({ quick: 3, short: 5, full: 8 }), () => (path === 'sw' ? swEmbed(text(tokens)) : directEmbed(text(tokens), oneLink))),
+    );
+    oneWorkerVsTokens.push({ x: tokens, values: { sw: median(s.sw), direct: median(s.direct) } });
+  }
   const oneWorkerStreams: Record<'sw' | 'direct', { first: number; rate: number }[]> = { sw: [], direct: [] };
   await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, async (path) => {
     oneWorkerStreams[path].push(await (path === 'sw' ? swStream(16, maxTokens) : directStream(16, maxTokens, oneLink)));
@@ -258,6 +272,7 @@ async function main(): Promise<void> {
     backends,
     oneWorker: {
       embedOne: { tokens: 16, paths: Object.entries(oneWorkerEmbed).map(([name, ms]) => ({ name, ms: summarize(ms) })) },
+      embedVsTokens: oneWorkerVsTokens,
       stream: {
         maxTokens,
         paths: (['sw', 'direct'] as const).map((name) => ({ name, firstTokenMs: summarize(oneWorkerStreams[name].map((s) => s.first)), decodeTokensPerSec: summarize(oneWorkerStreams[name].map((s) => s.rate)) })),

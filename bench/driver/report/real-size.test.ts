@@ -126,4 +126,22 @@ describe('realSizeReport', () => {
     expect(markdown).toContain('Product overhead above the floor, one worker = (sw − direct) − (floor − floor worker) = -0.200 ms');
     expect(markdown).toContain('### One worker through both routes: streaming (64 tokens per stream)');
   });
+
+  it('judges the one worker on the floor measured in its own rounds where there is one, and gives sw − direct by input length', async () => {
+    const oneWorker: RealSizeResult['oneWorker'] = {
+      embedOne: { tokens: 16, paths: [{ name: 'sw', ms: s(12.4) }, { name: 'direct', ms: s(12.0) }, { name: 'floor', ms: s(2.1) }, { name: 'floor worker', ms: s(0.1) }] },
+      stream: fixture.stream,
+      embedVsTokens: [
+        { x: 8, values: { sw: 10.5, direct: 9.0 } },
+        { x: 512, values: { sw: 437.2, direct: 430.2 } },
+      ],
+    };
+    const overhead = realSizeTargets({ ...fixture, oneWorker }).find((t) => t.target.includes('overhead') && t.target.includes('one worker'))!;
+    // (12.4 − 12.0) − (2.1 − 0.1), not the two-worker table's floor (0.8 − 0.2).
+    expect(overhead.measured).toMatch(/^-1\.600 ms/);
+    const { markdown } = await realSizeReport({ ...fixture, oneWorker }, (name) => `${name}.svg`);
+    expect(markdown).toContain('= -1.600 ms (the floor measured in the same rounds)');
+    expect(markdown).toContain('| floor worker |');
+    expect(markdown).toContain('sw − direct by input length, one worker (medians): 8 tokens +1.50 ms (9.0 ms direct); 512 tokens +7.00 ms (430.2 ms direct).');
+  });
 });
