@@ -63,7 +63,15 @@ export interface RealSizeResult {
    * text of each length on that worker (newer results), to tell a per-request cost from one that
    * grows with the engine's work.
    */
-  readonly oneWorker?: { readonly embedOne: RealSizeResult['embedOne']; readonly stream: RealSizeResult['stream']; readonly embedVsTokens?: readonly CurvePoint[] };
+  readonly oneWorker?: {
+    readonly embedOne: RealSizeResult['embedOne'];
+    readonly stream: RealSizeResult['stream'];
+    readonly embedVsTokens?: readonly CurvePoint[];
+    /** CPU the floor's bare worker spent per answer in this block: the engine's own time for the text (newer results). */
+    readonly floorBusyMs?: number;
+    /** (sw − direct) − (floor − floor worker) per sample of four back-to-back requests (newer results). */
+    readonly pairedOverheadMs?: Summary;
+  };
   readonly checks: Record<string, unknown>;
 }
 

@@ -219,14 +219,35 @@ async function main(): Promise<void> {
   const oneLink = linkEngine(wrap<EngineHostApi>(one.connect()));
   await swEmbed(oneText);
   await directEmbed(oneText, oneLink);
-  // The floor again, interleaved with these rounds: the overhead is then judged on figures taken together.
+  // The floor again, interleaved with these rounds, and engine-like: its bare worker spends as much
+  // CPU per answer as the engine takes for this text, so the caller's threads sit idle as long on
+  // both sides of the comparison (as the tiny-model bench's engine-like floor does).
+  const floorBusyMs = Math.round(median(await timeEach(10, () => directEmbed(oneText, oneLink))) * 10) / 10;
   const oneWorkerEmbed = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker'] as const, async (path) => {
     const n = byProfile({ quick: 10, short: 20, full: 30 });
     if (path === 'sw') return timeEach(n, () => swEmbed(oneText));
     if (path === 'direct') return timeEach(n, () => directEmbed(oneText, oneLink));
     await floor.refresh();
-    return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody);
+    return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody, floorBusyMs);
   });
+  // The paired estimate: the four requests of the formula back to back, one value per sample, so
+  // drift and bursts of other work hit all four alike.
+  await floor.refresh();
+  const paired: number[] = [];
+  const timeOne = async (path: 'sw' | 'direct' | 'floor' | 'floor worker') => {
+    if (path === 'sw') return (await timeEach(1, () => swEmbed(oneText)))[0]!;
+    if (path === 'direct') return (await timeEach(1, () => directEmbed(oneText, oneLink)))[0]!;
+    return (await floor.latency(path === 'floor' ? 'sw-relay' : 'worker', 1, floorBody, floorBusyMs))[0]!;
+  };
+  const order = ['sw', 'direct', 'floor', 'floor worker'] as const;
+  for (let i = 0; i < byProfile({ quick: 30, short: 80, full: 200 }); i++) {
+    const ms: Partial<Record<(typeof order)[number], number>> = {};
+    for (let k = 0; k < order.length; k++) {
+      const path = order[(i + k) % order.length]!;
+      ms[path] = await timeOne(path);
+    }
+    paired.push(ms.sw! - ms.direct! - (ms.floor! - ms['floor worker']!));
+  }
   // Whether what the route adds is per request or grows with the engine's work (the two-worker
   // curve above grows with input length).
   const oneWorkerVsTokens: CurvePoint[] = [];
@@ -273,6 +294,8 @@ async function main(): Promise<void> {
     oneWorker: {
       embedOne: { tokens: 16, paths: Object.entries(oneWorkerEmbed).map(([name, ms]) => ({ name, ms: summarize(ms) })) },
       embedVsTokens: oneWorkerVsTokens,
+      floorBusyMs,
+      pairedOverheadMs: summarize(paired),
       stream: {
         maxTokens,
         paths: (['sw', 'direct'] as const).map((name) => ({ name, firstTokenMs: summarize(oneWorkerStreams[name].map((s) => s.first)), decodeTokensPerSec: summarize(oneWorkerStreams[name].map((s) => s.rate)) })),

@@ -144,4 +144,15 @@ describe('realSizeReport', () => {
     expect(markdown).toContain('| floor worker |');
     expect(markdown).toContain('sw − direct by input length, one worker (medians): 8 tokens +1.50 ms (9.0 ms direct); 512 tokens +7.00 ms (430.2 ms direct).');
   });
+
+  it('judges the one worker on the larger of the block and the paired estimate, and names the floor worker\'s CPU per answer', async () => {
+    const embedOne: RealSizeResult['embedOne'] = { tokens: 16, paths: [{ name: 'sw', ms: s(15.0) }, { name: 'direct', ms: s(13.0) }, { name: 'floor', ms: s(15.6) }, { name: 'floor worker', ms: s(13.9) }] };
+    const judged = (paired: number) => realSizeTargets({ ...fixture, oneWorker: { embedOne, stream: fixture.stream, floorBusyMs: 13, pairedOverheadMs: s(paired) } }).find((t) => t.target.includes('overhead') && t.target.includes('one worker'))!;
+    // Block: (15.0 − 13.0) − (15.6 − 13.9) = 0.3.
+    expect([judged(0.2).measured, judged(0.2).met]).toEqual(['0.300 ms, the larger of the block estimate (0.300 ms) and the paired one (0.200 ms)', true]);
+    expect([judged(0.7).measured.split(',')[0], judged(0.7).met]).toEqual(['0.700 ms', false]);
+    const { markdown } = await realSizeReport({ ...fixture, oneWorker: { embedOne, stream: fixture.stream, floorBusyMs: 13, pairedOverheadMs: s(0.2) } }, (name) => `${name}.svg`);
+    expect(markdown).toContain('its bare worker spending 13.0 ms of CPU per answer as the engine does for this text');
+    expect(markdown).toContain('Paired estimate, one worker: the four requests back to back, one value per sample: 0.200 ms median over 20 samples');
+  });
 });
