@@ -54,9 +54,8 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
   env.allowRemoteModels = options.allowRemoteModels ?? false;
   if (options.remoteHost !== undefined) env.remoteHost = options.remoteHost;
   const check = (url: string) => checkFor(url, folders);
-  let cache: VerifiedCache | undefined;
-  if (typeof caches !== 'undefined') {
-    cache = createVerifiedCache(check, undefined, (url, bytes) => fileProgress.report(url, bytes, bytes, true));
+  const cache = typeof caches === 'undefined' ? undefined : createVerifiedCache(check, undefined, (url, bytes) => fileProgress.report(url, bytes, bytes, true));
+  if (cache) {
     env.useCustomCache = true;
     env.customCache = cache;
   }
@@ -64,13 +63,12 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
   // is a file that is not what the catalog says, or one that would not fit in storage. With a
   // download cache, a file's hash is checked while the engine goes on, and the cache and the load
   // wait for the verdict; without one (Node), the file's last read waits for it.
-  const verifiedCache = cache;
   env.fetch = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0], {
     check,
     room: (bytes, url) => checkRoom(bytes, url),
     onBytes: (url, loaded, total) => fileProgress.report(url, loaded, total, false),
     onFailure: (url, error) => fileProgress.fail(url, error),
-    ...(verifiedCache ? { verdictLater: (url: string, verdict: Promise<void>) => verifiedCache.expect(url, verdict) } : {}),
+    ...(cache ? { verdictLater: (url: string, verdict: Promise<void>) => cache.expect(url, verdict) } : {}),
   });
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = versioned(options.wasmPaths, env.backends.onnx?.versions?.web);

@@ -80,20 +80,17 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>, 
           } finally {
             stopWatching?.();
           }
-          // The model's files are checked and stored beside the engine's own work (verified-cache.ts):
-          // the load is done when they are, and fails if one was not the catalog's file.
           try {
+            // The model's files are checked and stored beside the engine's own work (verified-cache.ts):
+            // the load is done when they are, and fails if one was not the catalog's file.
             await cache?.settled(model.source);
+            // Storing a file that did not fit does not stop transformers.js; such a model is
+            // reported, not kept half-stored (the files that did fit are whole, and kept).
+            const [quota] = cache?.takeQuotaFailures(model.source) ?? [];
+            if (quota) throw quotaExceeded(`the model "${model.id}"`, quota.url, quota.bytes);
           } catch (failure) {
             await (loaded as { dispose(): Promise<unknown> }).dispose().catch(() => {});
             throw failure;
-          }
-          // transformers.js goes on when storing a file fails; a model that did not fit is
-          // reported, not kept half-stored (the files that did fit are whole, and kept).
-          const [quota] = cache?.takeQuotaFailures(model.source) ?? [];
-          if (quota) {
-            await (loaded as { dispose(): Promise<unknown> }).dispose().catch(() => {});
-            throw quotaExceeded(`the model "${model.id}"`, quota.url, quota.bytes);
           }
           return loaded;
         })().catch((cause: unknown) => {
