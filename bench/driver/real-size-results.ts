@@ -71,6 +71,18 @@ export interface RealSizeResult {
     readonly floorBusyMs?: number;
     /** (sw − direct) − (floor − floor worker) per sample of four back-to-back requests (newer results). */
     readonly pairedOverheadMs?: Summary;
+    /**
+     * Every sample behind `embedOne` and `pairedOverheadMs`, by path (newer results), so the report
+     * can say how far each estimate could move by chance. `direct again` is the direct call as a
+     * second path in the same rounds: an A/A comparison, what the method reads where the two
+     * routes are one. `firstToken`: time to the first token of one-token streams, by path (sw,
+     * direct, direct again).
+     */
+    readonly samples?: {
+      readonly embedOne: Readonly<Record<string, readonly number[]>>;
+      readonly paired: readonly number[];
+      readonly firstToken?: Readonly<Record<string, readonly number[]>>;
+    };
   };
   readonly checks: Record<string, unknown>;
 }

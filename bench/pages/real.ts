@@ -225,10 +225,12 @@ async function main(): Promise<void> {
   // (Timed after ten calls more: the first calls on a fresh worker run slower code.)
   await timeEach(10, () => directEmbed(oneText, oneLink));
   const floorBusyMs = Math.round(median(await timeEach(20, () => directEmbed(oneText, oneLink))) * 10) / 10;
-  const oneWorkerEmbed = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker'] as const, async (path) => {
+  // `direct again`: the same direct call as a path of its own, an A/A comparison that shows how far
+  // two medians of one route part by chance in these rounds.
+  const oneWorkerEmbed = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker', 'direct again'] as const, async (path) => {
     const n = byProfile({ quick: 10, short: 20, full: 30 });
     if (path === 'sw') return timeEach(n, () => swEmbed(oneText));
-    if (path === 'direct') return timeEach(n, () => directEmbed(oneText, oneLink));
+    if (path === 'direct' || path === 'direct again') return timeEach(n, () => directEmbed(oneText, oneLink));
     await floor.refresh();
     return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody, floorBusyMs);
   });
@@ -250,6 +252,11 @@ async function main(): Promise<void> {
     }
     paired.push(ms.sw! - ms.direct! - (ms.floor! - ms['floor worker']!));
   }
+  // Time to the first token, sw against direct and the direct call against itself (A/A): how far
+  // the prefill alone moves between like calls, against the target's 2 ms.
+  const firstToken = await rounds(byProfile({ quick: 3, short: 6, full: 12 }), ['sw', 'direct', 'direct again'] as const, async (path) => [
+    (await (path === 'sw' ? swStream(16, 1) : directStream(16, 1, oneLink))).first,
+  ]);
   // Whether what the route adds is per request or grows with the engine's work (the two-worker
   // curve above grows with input length).
   const oneWorkerVsTokens: CurvePoint[] = [];
@@ -298,6 +305,7 @@ async function main(): Promise<void> {
       embedVsTokens: oneWorkerVsTokens,
       floorBusyMs,
       pairedOverheadMs: summarize(paired),
+      samples: { embedOne: oneWorkerEmbed, paired, firstToken },
       stream: {
         maxTokens,
         paths: (['sw', 'direct'] as const).map((name) => ({ name, firstTokenMs: summarize(oneWorkerStreams[name].map((s) => s.first)), decodeTokensPerSec: summarize(oneWorkerStreams[name].map((s) => s.rate)) })),

@@ -155,4 +155,27 @@ describe('realSizeReport', () => {
     expect(markdown).toContain('its bare worker spending 13.0 ms of CPU per answer as the engine does for this text');
     expect(markdown).toContain('Paired estimate, one worker: the four requests back to back, one value per sample: 0.200 ms median over 20 samples');
   });
+  it('says how far the one-worker estimates could move by chance where the samples were kept, the A/A comparison with them', async () => {
+    // Samples whose medians are sw 15, direct 13, floor 15.6, floor worker 13.9, direct again 13.2.
+    const around = (m: number, width: number) => Array.from({ length: 40 }, (_, i) => m - width / 2 + ((i * 7) % 40) / 39 * width);
+    const embedOne: Record<string, number[]> = { sw: around(15, 2), direct: around(13, 2), floor: around(15.6, 0.2), 'floor worker': around(13.9, 0.2), 'direct again': around(13.2, 2) };
+    const paths = Object.entries(embedOne).map(([name, ms]) => ({ name, ms: s([...ms].sort((a, b) => a - b)[20]!) }));
+    const oneWorker: RealSizeResult['oneWorker'] = { embedOne: { tokens: 16, paths }, stream: fixture.stream, pairedOverheadMs: s(0.2), samples: { embedOne, paired: around(0.2, 1) } };
+    const overhead = realSizeTargets({ ...fixture, oneWorker }).find((t) => t.target.includes('overhead') && t.target.includes('one worker'))!;
+    expect(overhead.measured).toMatch(/block estimate \(0\.3\d\d ms \(95% interval -?0\.\d+ to \d\.\d+\)\) and the paired one \(0\.200 ms \(95% interval/);
+    expect(overhead.measured).toMatch(/A\/A, direct against itself: \+0\.2\d\d ms \(95% interval/);
+    const { markdown } = await realSizeReport({ ...fixture, oneWorker }, (name) => `${name}.svg`);
+    expect(markdown).toContain('| direct again |');
+    expect(markdown).toMatch(/How far these could move by chance .*: the block estimate \+0\.3\d\d ms, 95% interval [-+]\d\.\d+ to \+\d\.\d+ ms; the paired median \+0\.2\d\d ms/);
+    // With first-token samples the one-worker first-token target is judged on them, with its interval.
+    const firstToken = { sw: around(1450, 80), direct: around(1440, 80), 'direct again': around(1430, 80) };
+    const withFirst = { ...oneWorker, samples: { ...oneWorker.samples!, firstToken } };
+    const ttft = realSizeTargets({ ...fixture, oneWorker: withFirst }).find((t) => t.target.startsWith('time to first token') && t.target.includes('one worker'))!;
+    expect(ttft.measured).toMatch(/^\+10\.\d\d ms over 40 one-token streams a path \(95% interval [-+]\d+\.\d to \+\d+\.\d ms\); A\/A, direct against itself: -10\.\d\d ms/);
+    expect(ttft.met).toBe(false);
+    expect((await realSizeReport({ ...fixture, oneWorker: withFirst }, (n) => n)).markdown).toContain('Time to first token, one-token streams (40 a path, medians): sw − direct +10.');
+    // Without samples (older results) nothing is claimed about chance.
+    const { markdown: older } = await realSizeReport({ ...fixture, oneWorker: { ...oneWorker, samples: undefined } }, (name) => `${name}.svg`);
+    expect(older).not.toContain('How far these could move by chance');
+  });
 });
