@@ -14,7 +14,9 @@
  *                               a short WebGPU section; webgpu alone runs everything on WebGPU)
  *   --quick                     a smoke run: few repetitions (two to three minutes)
  *   --profile quick|short|full  repetition profile for every task (overrides the defaults above)
- *   --sections a,b              main-page sections: latency, stream, embeddings, burst (default all)
+ *   --sections a,b              main-page sections: latency, stream, grammar, embeddings, burst
+ *                               (default all); with --models real: main, curves, memory, backends,
+ *                               one-worker
  *   --no-load                   skip the cold/warm load tasks
  *   --no-main                   only the load tasks
  *   --no-build                  reuse the last bench build

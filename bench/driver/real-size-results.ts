@@ -75,12 +75,14 @@ export interface RealSizeResult {
      * Every sample behind `embedOne` and `pairedOverheadMs`, by path (newer results), so the report
      * can say how far each estimate could move by chance. `direct again` is the direct call as a
      * second path in the same rounds: an A/A comparison, what the method reads where the two
-     * routes are one. `firstToken`: time to the first token of one-token streams, by path (sw,
-     * direct, direct again).
+     * routes are one. `pairedAA`: the paired estimate with the direct call in sw's place (newer
+     * results). `firstToken`: time to the first token of one-token streams, by path (sw, direct,
+     * direct again).
      */
     readonly samples?: {
       readonly embedOne: Readonly<Record<string, readonly number[]>>;
       readonly paired: readonly number[];
+      readonly pairedAA?: readonly number[];
       readonly firstToken?: Readonly<Record<string, readonly number[]>>;
     };
   };

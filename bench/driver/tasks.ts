@@ -40,7 +40,7 @@ export function planTasks(options: Options, devices: readonly DeviceRun[], real?
     for (let run = 1; run <= (options.main ? options.runs : 0); run++) {
       for (const d of realDevices) {
         const name = options.runs > 1 ? `real-${d.device}-run${run}` : `real-${d.device}`;
-        tasks.push({ name, page: '/bench/pages/real.html', config: { device: d.device, profile: d.profile, real }, results: 1, timeoutMs: 40 * 60_000 });
+        tasks.push({ name, page: '/bench/pages/real.html', config: { device: d.device, profile: d.profile, real, ...(options.sections ? { sections: options.sections } : {}) }, results: 1, timeoutMs: 40 * 60_000 });
       }
     }
     if (options.load) tasks.push(...loadTasks(realDevices, real, 15 * 60_000));

@@ -17,7 +17,7 @@ import { linkEngine } from '../../src/rpc/engine-link.ts';
 import type { ModelEntry } from '../../src/contracts/worker-config.ts';
 import type { CurvePoint, RealSizeResult } from '../driver/real-size-results.ts';
 import { byProfile, config, fail, finish, log } from './lib/channel.ts';
-import { summarize, timeEach } from './lib/stats.ts';
+import { balanced, summarize, timeEach } from './lib/stats.ts';
 import { expectOk, nativeFetch } from './main/client.ts';
 import { firstVector } from './main/embedding-requests.ts';
 import { environment } from './main/environment.ts';
@@ -39,6 +39,10 @@ const models: ModelEntry[] = [
   { engine: 'transformers', id: EMBED, kind: 'embedding', source: EMBED, dtype: real.embed.dtype, contextWindow: 512, dimensions: 384, files: real.embed.files },
   { engine: 'transformers', id: CHAT, kind: 'chat', source: CHAT, dtype: real.chat.dtype, contextWindow: 4096, maxOutputTokens: 512, files: real.chat.files },
 ];
+
+/** The page's sections, in the order they run (`--sections` picks some; all by default). */
+const SECTIONS = ['main', 'curves', 'memory', 'backends', 'one-worker'];
+const sections = new Set(config.sections ?? SECTIONS);
 
 /** Rounds of a comparison: each round runs every path once, in an order rotated by one. */
 async function rounds<T extends string>(count: number, paths: readonly T[], run: (path: T) => Promise<number[]>): Promise<Record<T, number[]>> {
@@ -103,105 +107,115 @@ async function main(): Promise<void> {
     return streamFigures(t0, arrivals);
   };
 
-  // One text, one request at a time: the product against direct calls and the browser's floor.
-  await log('real-size: one-text embeddings');
   const oneText = text(16);
   const floorBody = JSON.stringify({ model: EMBED, input: oneText });
-  // floor: a bare service worker relaying to a bare worker; floor worker: that worker asked directly.
-  const embedOne = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker'] as const, async (path) => {
-    const n = byProfile({ quick: 10, short: 20, full: 30 });
-    if (path === 'sw') return timeEach(n, () => swEmbed(oneText));
-    if (path === 'direct') return timeEach(n, () => directEmbed(oneText));
-    await floor.refresh();
-    return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody);
-  });
-
-  await log('real-size: one-token chat');
-  const chatOne = await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, (path) =>
-    timeEach(byProfile({ quick: 3, short: 5, full: 8 }), () => (path === 'sw' ? swChatWhole(16) : directChatWhole(16))),
-  );
-
-  await log('real-size: streaming');
   const maxTokens = byProfile({ quick: 8, short: 16, full: 32 });
-  const streams: Record<'sw' | 'direct', { first: number; rate: number }[]> = { sw: [], direct: [] };
-  await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, async (path) => {
-    streams[path].push(await (path === 'sw' ? swStream(16, maxTokens) : directStream(16, maxTokens)));
-    return [];
-  });
-
-  await log('real-size: batching');
   const texts = Array.from({ length: 256 }, (_, i) => `${text(16)} ${i}`);
+  const reps = byProfile({ quick: 3, short: 5, full: 10 });
+  let embedOne: Record<string, number[]> = {};
+  let chatOne: Record<string, number[]> = {};
+  const streams: Record<'sw' | 'direct', { first: number; rate: number }[]> = { sw: [], direct: [] };
   const batching = { concurrentSw: [] as number[], sequentialDirect: [] as number[], oneRequestSw: [] as number[], oneRequestDirect: [] as number[] };
-  await rounds(byProfile({ quick: 1, short: 2, full: 3 }), ['concurrentSw', 'sequentialDirect', 'oneRequestSw', 'oneRequestDirect'] as const, async (path) => {
-    const t0 = performance.now();
-    if (path === 'concurrentSw') await Promise.all(texts.map((t) => swEmbed(t)));
-    else if (path === 'sequentialDirect') for (const t of texts) await directEmbed(t);
-    else if (path === 'oneRequestSw') await swEmbed(texts);
-    else await directEmbed(texts);
-    batching[path].push(performance.now() - t0);
-    return [];
-  });
+  if (sections.has('main')) {
+    // One text, one request at a time: the product against direct calls and the browser's floor.
+    await log('real-size: one-text embeddings');
+    // floor: a bare service worker relaying to a bare worker; floor worker: that worker asked directly.
+    embedOne = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker'] as const, async (path) => {
+      const n = byProfile({ quick: 10, short: 20, full: 30 });
+      if (path === 'sw') return timeEach(n, () => swEmbed(oneText));
+      if (path === 'direct') return timeEach(n, () => directEmbed(oneText));
+      await floor.refresh();
+      return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody);
+    });
+
+    await log('real-size: one-token chat');
+    chatOne = await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, (path) =>
+      timeEach(byProfile({ quick: 3, short: 5, full: 8 }), () => (path === 'sw' ? swChatWhole(16) : directChatWhole(16))),
+    );
+
+    await log('real-size: streaming');
+    await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, async (path) => {
+      streams[path].push(await (path === 'sw' ? swStream(16, maxTokens) : directStream(16, maxTokens)));
+      return [];
+    });
+
+    await log('real-size: batching');
+    await rounds(byProfile({ quick: 1, short: 2, full: 3 }), ['concurrentSw', 'sequentialDirect', 'oneRequestSw', 'oneRequestDirect'] as const, async (path) => {
+      const t0 = performance.now();
+      if (path === 'concurrentSw') await Promise.all(texts.map((t) => swEmbed(t)));
+      else if (path === 'sequentialDirect') for (const t of texts) await directEmbed(t);
+      else if (path === 'oneRequestSw') await swEmbed(texts);
+      else await directEmbed(texts);
+      batching[path].push(performance.now() - t0);
+      return [];
+    });
+  }
 
   // How cost grows.
-  await log('real-size: curves');
-  const reps = byProfile({ quick: 3, short: 5, full: 10 });
   const embedLatencyVsTokens: CurvePoint[] = [];
-  for (const tokens of [8, 32, 128, 512]) {
-    const s = await rounds(1, ['sw', 'direct'] as const, (path) => timeEach(reps, () => (path === 'sw' ? swEmbed(text(tokens)) : directEmbed(text(tokens)))));
-    embedLatencyVsTokens.push({ x: tokens, values: { sw: median(s.sw), direct: median(s.direct) } });
-  }
   const embedThroughputVsConcurrency: CurvePoint[] = [];
-  for (const n of [1, 4, 16, 64, 256]) {
-    const batch = texts.slice(0, n);
-    const s = await rounds(byProfile({ quick: 1, short: 2, full: 3 }), ['sw', 'direct'] as const, async (path) => {
-      const t0 = performance.now();
-      await Promise.all(batch.map((t) => (path === 'sw' ? swEmbed(t) : directEmbed(t))));
-      return [n / ((performance.now() - t0) / 1000)];
-    });
-    embedThroughputVsConcurrency.push({ x: n, values: { sw: median(s.sw), direct: median(s.direct) } });
-  }
   const ttftVsPromptTokens: CurvePoint[] = [];
-  for (const tokens of [16, 64, 256]) {
-    const s = await rounds(byProfile({ quick: 1, short: 2, full: 3 }), ['sw', 'direct'] as const, async (path) => [(await (path === 'sw' ? swStream(tokens, 2) : directStream(tokens, 2))).first]);
-    ttftVsPromptTokens.push({ x: tokens, values: { sw: median(s.sw), direct: median(s.direct) } });
-  }
   const decodeRateVsLength: CurvePoint[] = [];
-  for (const length of byProfile({ quick: [4, 8, 16], short: [8, 16, 32], full: [8, 32, 64] })) {
-    const s = await rounds(1, ['sw', 'direct'] as const, async (path) => [(await (path === 'sw' ? swStream(16, length) : directStream(16, length))).rate]);
-    decodeRateVsLength.push({ x: length, values: { sw: median(s.sw), direct: median(s.direct) } });
+  if (sections.has('curves')) {
+    await log('real-size: curves');
+    for (const tokens of [8, 32, 128, 512]) {
+      const s = await rounds(1, ['sw', 'direct'] as const, (path) => timeEach(reps, () => (path === 'sw' ? swEmbed(text(tokens)) : directEmbed(text(tokens)))));
+      embedLatencyVsTokens.push({ x: tokens, values: { sw: median(s.sw), direct: median(s.direct) } });
+    }
+    for (const n of [1, 4, 16, 64, 256]) {
+      const batch = texts.slice(0, n);
+      const s = await rounds(byProfile({ quick: 1, short: 2, full: 3 }), ['sw', 'direct'] as const, async (path) => {
+        const t0 = performance.now();
+        await Promise.all(batch.map((t) => (path === 'sw' ? swEmbed(t) : directEmbed(t))));
+        return [n / ((performance.now() - t0) / 1000)];
+      });
+      embedThroughputVsConcurrency.push({ x: n, values: { sw: median(s.sw), direct: median(s.direct) } });
+    }
+    for (const tokens of [16, 64, 256]) {
+      const s = await rounds(byProfile({ quick: 1, short: 2, full: 3 }), ['sw', 'direct'] as const, async (path) => [(await (path === 'sw' ? swStream(tokens, 2) : directStream(tokens, 2))).first]);
+      ttftVsPromptTokens.push({ x: tokens, values: { sw: median(s.sw), direct: median(s.direct) } });
+    }
+    for (const length of byProfile({ quick: [4, 8, 16], short: [8, 16, 32], full: [8, 32, 64] })) {
+      const s = await rounds(1, ['sw', 'direct'] as const, async (path) => [(await (path === 'sw' ? swStream(16, length) : directStream(16, length))).rate]);
+      decodeRateVsLength.push({ x: length, values: { sw: median(s.sw), direct: median(s.direct) } });
+    }
   }
 
   // Memory against models loaded, in a third engine worker of its own (measureUserAgentSpecificMemory
   // counts every realm of the page; the difference between samples is what the loads added).
-  await log('real-size: memory');
   const memoryVsModels: CurvePoint[] = [];
-  const spare = spawnEngineWorker({ device, models, maxLoaded: 2 });
-  await spare.api.ping();
-  const baseline = (await sampleMemory('baseline')).totalBytes ?? 0;
-  memoryVsModels.push({ x: 0, values: { 'engine worker': 0 } });
-  for (const [i, id] of [EMBED, CHAT].entries()) {
-    await spare.api.load(id);
-    const sample = await sampleMemory(`${id} loaded`);
-    memoryVsModels.push({ x: i + 1, values: { 'engine worker': ((sample.totalBytes ?? 0) - baseline) / 2 ** 20 } });
+  if (sections.has('memory')) {
+    await log('real-size: memory');
+    const spare = spawnEngineWorker({ device, models, maxLoaded: 2 });
+    await spare.api.ping();
+    const baseline = (await sampleMemory('baseline')).totalBytes ?? 0;
+    memoryVsModels.push({ x: 0, values: { 'engine worker': 0 } });
+    for (const [i, id] of [EMBED, CHAT].entries()) {
+      await spare.api.load(id);
+      const sample = await sampleMemory(`${id} loaded`);
+      memoryVsModels.push({ x: i + 1, values: { 'engine worker': ((sample.totalBytes ?? 0) - baseline) / 2 ** 20 } });
+    }
+    spare.terminate();
   }
-  spare.terminate();
 
   // The backend `auto` picks: the same embedder (and tiny-chat's decoding) on WASM and on this
   // browser's WebGPU adapter, each in an engine worker of its own, one after the other.
-  await log('real-size: backends');
   const backends: NonNullable<RealSizeResult['backends']>[number][] = [];
-  for (const backend of ['wasm', 'webgpu'] as const) {
-    const engine = createWorkerEngine({ device: backend, models: [models[0]!], maxLoaded: 2 });
-    try {
-      await engine.embed({ model: EMBED, input: ['warm'] }, { signal });
-      const embed16 = median(await timeEach(reps, () => engine.embed({ model: EMBED, input: [text(16)] }, { signal })));
-      const embed128 = median(await timeEach(reps, () => engine.embed({ model: EMBED, input: [text(128)] }, { signal })));
-      const t0 = performance.now();
-      const arrivals: number[] = [];
-      for await (const event of engine.chat({ model: 'tiny-chat', messages: prompt(16), maxTokens: 40, stop: [] }, { signal })) if (event.type === 'token') arrivals.push(performance.now());
-      backends.push({ name: backend, embed16Ms: embed16, embed128Ms: embed128, tinyChatTokensPerSec: streamFigures(t0, arrivals).rate });
-    } finally {
-      engine.terminate();
+  if (sections.has('backends')) {
+    await log('real-size: backends');
+    for (const backend of ['wasm', 'webgpu'] as const) {
+      const engine = createWorkerEngine({ device: backend, models: [models[0]!], maxLoaded: 2 });
+      try {
+        await engine.embed({ model: EMBED, input: ['warm'] }, { signal });
+        const embed16 = median(await timeEach(reps, () => engine.embed({ model: EMBED, input: [text(16)] }, { signal })));
+        const embed128 = median(await timeEach(reps, () => engine.embed({ model: EMBED, input: [text(128)] }, { signal })));
+        const t0 = performance.now();
+        const arrivals: number[] = [];
+        for await (const event of engine.chat({ model: 'tiny-chat', messages: prompt(16), maxTokens: 40, stop: [] }, { signal })) if (event.type === 'token') arrivals.push(performance.now());
+        backends.push({ name: backend, embed16Ms: embed16, embed128Ms: embed128, tinyChatTokensPerSec: streamFigures(t0, arrivals).rate });
+      } finally {
+        engine.terminate();
+      }
     }
   }
 
@@ -209,70 +223,86 @@ async function main(): Promise<void> {
   // worker's and the direct one, each with its own copy of the models and its own compiled wasm
   // code), so a difference between sw and direct may be the worker, not the route; here the
   // service worker is linked to the very worker the direct calls go to.
-  await log('real-size: one worker through both routes');
-  direct.terminate();
-  await stopProductHost(inference);
-  const one = spawnEngineWorker({ device, models, maxLoaded: 2 });
-  await one.api.load(EMBED);
-  await one.api.load(CHAT);
-  offerEnginePort(one.connect());
-  const oneLink = linkEngine(wrap<EngineHostApi>(one.connect()));
-  await swEmbed(oneText);
-  await directEmbed(oneText, oneLink);
-  // The floor again, interleaved with these rounds, and engine-like: its bare worker spends as much
-  // CPU per answer as the engine takes for this text, so the caller's threads sit idle as long on
-  // both sides of the comparison (as the tiny-model bench's engine-like floor does).
-  // (Timed after ten calls more: the first calls on a fresh worker run slower code.)
-  await timeEach(10, () => directEmbed(oneText, oneLink));
-  const floorBusyMs = Math.round(median(await timeEach(20, () => directEmbed(oneText, oneLink))) * 10) / 10;
-  // `direct again`: the same direct call as a path of its own, an A/A comparison that shows how far
-  // two medians of one route part by chance in these rounds.
-  const oneWorkerEmbed = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker', 'direct again'] as const, async (path) => {
-    const n = byProfile({ quick: 10, short: 20, full: 30 });
-    if (path === 'sw') return timeEach(n, () => swEmbed(oneText));
-    if (path === 'direct' || path === 'direct again') return timeEach(n, () => directEmbed(oneText, oneLink));
+  const oneWorker = async (): Promise<NonNullable<RealSizeResult['oneWorker']>> => {
+    await log('real-size: one worker through both routes');
+    direct.terminate();
+    await stopProductHost(inference);
+    const one = spawnEngineWorker({ device, models, maxLoaded: 2 });
+    await one.api.load(EMBED);
+    await one.api.load(CHAT);
+    offerEnginePort(one.connect());
+    const oneLink = linkEngine(wrap<EngineHostApi>(one.connect()));
+    await swEmbed(oneText);
+    await directEmbed(oneText, oneLink);
+    // The floor again, interleaved with these rounds, and engine-like: its bare worker spends as much
+    // CPU per answer as the engine takes for this text, so the caller's threads sit idle as long on
+    // both sides of the comparison (as the tiny-model bench's engine-like floor does).
+    // (Timed after ten calls more: the first calls on a fresh worker run slower code.)
+    await timeEach(10, () => directEmbed(oneText, oneLink));
+    const floorBusyMs = Math.round(median(await timeEach(20, () => directEmbed(oneText, oneLink))) * 10) / 10;
+    // `direct again`: the same direct call as a path of its own, an A/A comparison that shows how far
+    // two medians of one route part by chance in these rounds.
+    const oneWorkerEmbed = await rounds(byProfile({ quick: 3, short: 5, full: 10 }), ['sw', 'direct', 'floor', 'floor worker', 'direct again'] as const, async (path) => {
+      const n = byProfile({ quick: 10, short: 20, full: 30 });
+      if (path === 'sw') return timeEach(n, () => swEmbed(oneText));
+      if (path === 'direct' || path === 'direct again') return timeEach(n, () => directEmbed(oneText, oneLink));
+      await floor.refresh();
+      return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody, floorBusyMs);
+    });
+    // The paired estimate: the four requests of the formula back to back, one value per sample, so
+    // drift and bursts of other work hit all four alike. Their order is balanced (each path follows
+    // each other one equally often): with rotations, sw always came right after the floor worker
+    // and direct right after sw, on an engine sw had just woken. The A/A pairing puts the direct
+    // call in sw's place: what the method reads where the routes are one.
     await floor.refresh();
-    return floor.latency(path === 'floor' ? 'sw-relay' : 'worker', n, floorBody, floorBusyMs);
-  });
-  // The paired estimate: the four requests of the formula back to back, one value per sample, so
-  // drift and bursts of other work hit all four alike.
-  await floor.refresh();
-  const paired: number[] = [];
-  const timeOne = async (path: 'sw' | 'direct' | 'floor' | 'floor worker') => {
-    if (path === 'sw') return (await timeEach(1, () => swEmbed(oneText)))[0]!;
-    if (path === 'direct') return (await timeEach(1, () => directEmbed(oneText, oneLink)))[0]!;
-    return (await floor.latency(path === 'floor' ? 'sw-relay' : 'worker', 1, floorBody, floorBusyMs))[0]!;
-  };
-  const order = ['sw', 'direct', 'floor', 'floor worker'] as const;
-  for (let i = 0; i < byProfile({ quick: 30, short: 80, full: 200 }); i++) {
-    const ms: Partial<Record<(typeof order)[number], number>> = {};
-    for (let k = 0; k < order.length; k++) {
-      const path = order[(i + k) % order.length]!;
-      ms[path] = await timeOne(path);
+    const paired: number[] = [];
+    const pairedAA: number[] = [];
+    type Path = 'sw' | 'direct' | 'direct again' | 'floor' | 'floor worker';
+    const timeOne = async (path: Path) => {
+      if (path === 'sw') return (await timeEach(1, () => swEmbed(oneText)))[0]!;
+      if (path === 'direct' || path === 'direct again') return (await timeEach(1, () => directEmbed(oneText, oneLink)))[0]!;
+      return (await floor.latency(path === 'floor' ? 'sw-relay' : 'worker', 1, floorBody, floorBusyMs))[0]!;
+    };
+    for (let i = 0; i < byProfile({ quick: 30, short: 80, full: 200 }); i++) {
+      for (const [first, out] of [['sw', paired], ['direct again', pairedAA]] as const) {
+        const ms: Partial<Record<Path, number>> = {};
+        for (const path of balanced([first, 'direct', 'floor', 'floor worker'] as const, i)) ms[path] = await timeOne(path);
+        out.push(ms[first]! - ms.direct! - (ms.floor! - ms['floor worker']!));
+      }
     }
-    paired.push(ms.sw! - ms.direct! - (ms.floor! - ms['floor worker']!));
-  }
-  // Time to the first token, sw against direct and the direct call against itself (A/A): how far
-  // the prefill alone moves between like calls, against the target's 2 ms.
-  const firstToken = await rounds(byProfile({ quick: 3, short: 6, full: 12 }), ['sw', 'direct', 'direct again'] as const, async (path) => [
-    (await (path === 'sw' ? swStream(16, 1) : directStream(16, 1, oneLink))).first,
-  ]);
-  // Whether what the route adds is per request or grows with the engine's work (the two-worker
-  // curve above grows with input length).
-  const oneWorkerVsTokens: CurvePoint[] = [];
-  for (const tokens of [8, 128, 512]) {
-    const s = await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, (path) =>
-      timeEach(byProfile({ quick: 3, short: 5, full: 8 }), () => (path === 'sw' ? swEmbed(text(tokens)) : directEmbed(text(tokens), oneLink))),
-    );
-    oneWorkerVsTokens.push({ x: tokens, values: { sw: median(s.sw), direct: median(s.direct) } });
-  }
-  const oneWorkerStreams: Record<'sw' | 'direct', { first: number; rate: number }[]> = { sw: [], direct: [] };
-  await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, async (path) => {
-    oneWorkerStreams[path].push(await (path === 'sw' ? swStream(16, maxTokens) : directStream(16, maxTokens, oneLink)));
-    return [];
-  });
-  oneLink.sever('done');
-  one.terminate();
+    // Time to the first token, sw against direct and the direct call against itself (A/A): how far
+    // the prefill alone moves between like calls, against the target's 2 ms.
+    const firstToken = await rounds(byProfile({ quick: 3, short: 6, full: 12 }), ['sw', 'direct', 'direct again'] as const, async (path) => [
+      (await (path === 'sw' ? swStream(16, 1) : directStream(16, 1, oneLink))).first,
+    ]);
+    // Whether what the route adds is per request or grows with the engine's work (the two-worker
+    // curve above grows with input length).
+    const oneWorkerVsTokens: CurvePoint[] = [];
+    for (const tokens of [8, 128, 512]) {
+      const s = await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, (path) =>
+        timeEach(byProfile({ quick: 3, short: 5, full: 8 }), () => (path === 'sw' ? swEmbed(text(tokens)) : directEmbed(text(tokens), oneLink))),
+      );
+      oneWorkerVsTokens.push({ x: tokens, values: { sw: median(s.sw), direct: median(s.direct) } });
+    }
+    const oneWorkerStreams: Record<'sw' | 'direct', { first: number; rate: number }[]> = { sw: [], direct: [] };
+    await rounds(byProfile({ quick: 2, short: 3, full: 5 }), ['sw', 'direct'] as const, async (path) => {
+      oneWorkerStreams[path].push(await (path === 'sw' ? swStream(16, maxTokens) : directStream(16, maxTokens, oneLink)));
+      return [];
+    });
+    oneLink.sever('done');
+    one.terminate();
+    return {
+      embedOne: { tokens: 16, paths: Object.entries(oneWorkerEmbed).map(([name, ms]) => ({ name, ms: summarize(ms) })) },
+      embedVsTokens: oneWorkerVsTokens,
+      floorBusyMs,
+      pairedOverheadMs: summarize(paired),
+      samples: { embedOne: oneWorkerEmbed, paired, pairedAA, firstToken },
+      stream: {
+        maxTokens,
+        paths: (['sw', 'direct'] as const).map((name) => ({ name, firstTokenMs: summarize(oneWorkerStreams[name].map((s) => s.first)), decodeTokensPerSec: summarize(oneWorkerStreams[name].map((s) => s.rate)) })),
+      },
+    };
+  };
 
   const result: RealSizeResult = {
     device,
@@ -300,17 +330,7 @@ async function main(): Promise<void> {
       memoryVsModels: { title: 'Engine worker memory against models loaded', x: 'models loaded', y: 'MiB above an empty engine worker', points: memoryVsModels },
     },
     backends,
-    oneWorker: {
-      embedOne: { tokens: 16, paths: Object.entries(oneWorkerEmbed).map(([name, ms]) => ({ name, ms: summarize(ms) })) },
-      embedVsTokens: oneWorkerVsTokens,
-      floorBusyMs,
-      pairedOverheadMs: summarize(paired),
-      samples: { embedOne: oneWorkerEmbed, paired, firstToken },
-      stream: {
-        maxTokens,
-        paths: (['sw', 'direct'] as const).map((name) => ({ name, firstTokenMs: summarize(oneWorkerStreams[name].map((s) => s.first)), decodeTokensPerSec: summarize(oneWorkerStreams[name].map((s) => s.rate)) })),
-      },
-    },
+    ...(sections.has('one-worker') ? { oneWorker: await oneWorker() } : {}),
     checks,
   };
   await finish(result);

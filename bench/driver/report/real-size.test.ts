@@ -163,7 +163,11 @@ describe('realSizeReport', () => {
     const oneWorker: RealSizeResult['oneWorker'] = { embedOne: { tokens: 16, paths }, stream: fixture.stream, pairedOverheadMs: s(0.2), samples: { embedOne, paired: around(0.2, 1) } };
     const overhead = realSizeTargets({ ...fixture, oneWorker }).find((t) => t.target.includes('overhead') && t.target.includes('one worker'))!;
     expect(overhead.measured).toMatch(/block estimate \(0\.3\d\d ms \(95% interval -?0\.\d+ to \d\.\d+\)\) and the paired one \(0\.200 ms \(95% interval/);
-    expect(overhead.measured).toMatch(/A\/A, direct against itself: \+0\.2\d\d ms \(95% interval/);
+    expect(overhead.measured).toMatch(/A\/A, direct against itself: \+0\.2\d\d ms \(95% interval [^)]*\)$/);
+    const withPairedAA = { ...oneWorker, samples: { ...oneWorker.samples!, pairedAA: around(-0.1, 1) } };
+    const judgedWithAA = realSizeTargets({ ...fixture, oneWorker: withPairedAA }).find((t) => t.target.includes('overhead') && t.target.includes('one worker'))!;
+    expect(judgedWithAA.measured).toMatch(/, paired -0\.1\d\d ms \(95% interval/);
+    expect((await realSizeReport({ ...fixture, oneWorker: withPairedAA }, (n) => n)).markdown).toMatch(/; paired A\/A, the direct call in sw's place among the four: -0\.1\d\d ms, 95% interval/);
     const { markdown } = await realSizeReport({ ...fixture, oneWorker }, (name) => `${name}.svg`);
     expect(markdown).toContain('| direct again |');
     expect(markdown).toMatch(/How far these could move by chance .*: the block estimate \+0\.3\d\d ms, 95% interval [-+]\d\.\d+ to \+\d\.\d+ ms; the paired median \+0\.2\d\d ms/);

@@ -145,7 +145,7 @@ function embedTarget(embed: RealSizeResult['embedOne'] | undefined, one?: RealSi
   if (block === undefined || paired === undefined) return target(name, block, 'most', 0.5, ' ms', (v) => `${f(v)} ms = (sw − direct) − (floor − floor worker)`);
   const noise = one && overheadNoise(one);
   const within = (i: Interval | undefined) => (i ? ` (95% interval ${f(i.low)} to ${f(i.high)})` : '');
-  return target(name, Math.max(block, paired), 'most', 0.5, ' ms', (v) => `${f(v)} ms, the larger of the block estimate (${f(block)} ms${within(noise?.block)}) and the paired one (${f(paired)} ms${within(noise?.paired)})${noise?.aa ? `; A/A, direct against itself: ${signed(noise.aa.estimate)} ms${within(noise.aa)}` : ''}`);
+  return target(name, Math.max(block, paired), 'most', 0.5, ' ms', (v) => `${f(v)} ms, the larger of the block estimate (${f(block)} ms${within(noise?.block)}) and the paired one (${f(paired)} ms${within(noise?.paired)})${noise?.aa ? `; A/A, direct against itself: ${signed(noise.aa.estimate)} ms${within(noise.aa)}` : ''}${noise?.pairedAA ? `, paired ${signed(noise.pairedAA.estimate)} ms${within(noise.pairedAA)}` : ''}`);
 }
 
 /**
@@ -153,7 +153,7 @@ function embedTarget(embed: RealSizeResult['embedOne'] | undefined, one?: RealSi
  * samples): bootstrap intervals of the block estimate and the paired median, and the A/A
  * comparison (the direct call against itself as a second path of the same rounds).
  */
-export function overheadNoise(one: NonNullable<RealSizeResult['oneWorker']>): { block?: Interval; paired?: Interval; aa?: Interval } | undefined {
+export function overheadNoise(one: NonNullable<RealSizeResult['oneWorker']>): { block?: Interval; paired?: Interval; aa?: Interval; pairedAA?: Interval } | undefined {
   const samples = one.samples;
   if (!samples) return undefined;
   const { sw, direct, floor, 'floor worker': floorWorker, 'direct again': again } = samples.embedOne;
@@ -161,6 +161,7 @@ export function overheadNoise(one: NonNullable<RealSizeResult['oneWorker']>): { 
     ...(sw && direct && floor && floorWorker ? { block: bootstrap({ sw, direct, floor, floorWorker }, (m) => m.sw - m.direct - (m.floor - m.floorWorker)) } : {}),
     ...(samples.paired.length ? { paired: medianInterval(samples.paired) } : {}),
     ...(direct && again ? { aa: bootstrap({ direct, again }, (m) => m.again - m.direct) } : {}),
+    ...(samples.pairedAA?.length ? { pairedAA: medianInterval(samples.pairedAA) } : {}),
   };
 }
 
@@ -285,7 +286,7 @@ function noiseLines(one: NonNullable<RealSizeResult['oneWorker']>): string[] {
   const first = firstTokenNoise(one.samples?.firstToken);
   return [
     '',
-    `How far these could move by chance (bootstrap over each path's samples, 2000 redraws): the block estimate ${span(noise.block)}; the paired median ${span(noise.paired)}; A/A, the direct call against itself as a second path of the same rounds (the route adds nothing there, so all of it is chance): ${span(noise.aa)}.`,
+    `How far these could move by chance (bootstrap over each path's samples, 2000 redraws): the block estimate ${span(noise.block)}; the paired median ${span(noise.paired)}; A/A, the direct call against itself as a second path of the same rounds (the route adds nothing there, so all of it is chance): ${span(noise.aa)}${noise.pairedAA ? `; paired A/A, the direct call in sw's place among the four: ${span(noise.pairedAA)}` : ''}.`,
     ...(first ? ['', `Time to first token, one-token streams (${first.n} a path, medians): sw − direct ${span(first.route)}; A/A, direct again − direct ${span(first.aa)}.`] : []),
   ];
 }

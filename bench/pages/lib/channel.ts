@@ -18,7 +18,7 @@ export interface TaskConfig {
   /** Load pages: 0 is the cold load of a fresh profile, later ones are warm reloads. */
   readonly iteration?: number;
   readonly iterations?: number;
-  /** Main page: which sections to run (all when absent). */
+  /** Main and real-size pages: which sections to run (all when absent). */
   readonly sections?: readonly string[];
   /** Real-size page: the real-shaped models and the inputs the driver made for them. */
   readonly real?: RealWorkload;

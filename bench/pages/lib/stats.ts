@@ -47,3 +47,16 @@ export function rotate<T>(items: readonly T[], k: number): T[] {
   const n = items.length;
   return items.map((_, i) => items[(i + k) % n]!);
 }
+
+/**
+ * The `k`-th order of a balanced design over `items` (Williams): across `items.length` successive
+ * orders each item runs right after each other item exactly once (for an even count), so what one
+ * path leaves behind (a warm thread, a cold cache) falls on every other path alike. Rotations
+ * alone ({@link rotate}) keep each path's predecessor fixed.
+ */
+export function balanced<T>(items: readonly T[], k: number): T[] {
+  const n = items.length;
+  // First order: 0, 1, n−1, 2, n−2, …; the others add k to each index.
+  const first = Array.from({ length: n }, (_, j) => (j === 0 ? 0 : j % 2 === 1 ? (j + 1) / 2 : n - j / 2));
+  return first.map((j) => items[(j + k) % n]!);
+}
