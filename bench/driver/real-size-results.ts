@@ -75,8 +75,8 @@ export interface RealSizeResult {
      * Every sample behind `embedOne` and `pairedOverheadMs`, by path (newer results), so the report
      * can say how far each estimate could move by chance. `direct again` is the direct call as a
      * second path in the same rounds: an A/A comparison, what the method reads where the two
-     * routes are one. `pairedAA`: the paired estimate with the direct call in sw's place (newer
-     * results). `firstToken`: time to the first token of one-token streams, by path (sw, direct,
+     * routes are one. `pairedAA`: direct again − direct per sample of the paired estimate, the direct
+     * call taking sw's place among the four (newer results). `firstToken`: time to the first token of one-token streams, by path (sw, direct,
      * direct again).
      */
     readonly samples?: {

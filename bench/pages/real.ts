@@ -253,7 +253,8 @@ async function main(): Promise<void> {
     // drift and bursts of other work hit all four alike. Their order is balanced (each path follows
     // each other one equally often): with rotations, sw always came right after the floor worker
     // and direct right after sw, on an engine sw had just woken. The A/A pairing puts the direct
-    // call in sw's place: what the method reads where the routes are one.
+    // call in sw's place and keeps direct again − direct: what the order leaves between two like
+    // calls (the floor is no part of it: a direct call has no route to subtract).
     await floor.refresh();
     const paired: number[] = [];
     const pairedAA: number[] = [];
@@ -267,7 +268,7 @@ async function main(): Promise<void> {
       for (const [first, out] of [['sw', paired], ['direct again', pairedAA]] as const) {
         const ms: Partial<Record<Path, number>> = {};
         for (const path of balanced([first, 'direct', 'floor', 'floor worker'] as const, i)) ms[path] = await timeOne(path);
-        out.push(ms[first]! - ms.direct! - (ms.floor! - ms['floor worker']!));
+        out.push(first === 'sw' ? ms.sw! - ms.direct! - (ms.floor! - ms['floor worker']!) : ms[first]! - ms.direct!);
       }
     }
     // Time to the first token, sw against direct and the direct call against itself (A/A): how far

@@ -167,7 +167,7 @@ describe('realSizeReport', () => {
     const withPairedAA = { ...oneWorker, samples: { ...oneWorker.samples!, pairedAA: around(-0.1, 1) } };
     const judgedWithAA = realSizeTargets({ ...fixture, oneWorker: withPairedAA }).find((t) => t.target.includes('overhead') && t.target.includes('one worker'))!;
     expect(judgedWithAA.measured).toMatch(/, paired -0\.1\d\d ms \(95% interval/);
-    expect((await realSizeReport({ ...fixture, oneWorker: withPairedAA }, (n) => n)).markdown).toMatch(/; paired A\/A, the direct call in sw's place among the four: -0\.1\d\d ms, 95% interval/);
+    expect((await realSizeReport({ ...fixture, oneWorker: withPairedAA }, (n) => n)).markdown).toMatch(/; paired A\/A, direct again − direct with the direct call in sw's place among the four: -0\.1\d\d ms, 95% interval/);
     const { markdown } = await realSizeReport({ ...fixture, oneWorker }, (name) => `${name}.svg`);
     expect(markdown).toContain('| direct again |');
     expect(markdown).toMatch(/How far these could move by chance .*: the block estimate \+0\.3\d\d ms, 95% interval [-+]\d\.\d+ to \+\d\.\d+ ms; the paired median \+0\.2\d\d ms/);

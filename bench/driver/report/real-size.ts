@@ -286,7 +286,7 @@ function noiseLines(one: NonNullable<RealSizeResult['oneWorker']>): string[] {
   const first = firstTokenNoise(one.samples?.firstToken);
   return [
     '',
-    `How far these could move by chance (bootstrap over each path's samples, 2000 redraws): the block estimate ${span(noise.block)}; the paired median ${span(noise.paired)}; A/A, the direct call against itself as a second path of the same rounds (the route adds nothing there, so all of it is chance): ${span(noise.aa)}${noise.pairedAA ? `; paired A/A, the direct call in sw's place among the four: ${span(noise.pairedAA)}` : ''}.`,
+    `How far these could move by chance (bootstrap over each path's samples, 2000 redraws): the block estimate ${span(noise.block)}; the paired median ${span(noise.paired)}; A/A, the direct call against itself as a second path of the same rounds (the route adds nothing there, so all of it is chance): ${span(noise.aa)}${noise.pairedAA ? `; paired A/A, direct again − direct with the direct call in sw's place among the four: ${span(noise.pairedAA)}` : ''}.`,
     ...(first ? ['', `Time to first token, one-token streams (${first.n} a path, medians): sw − direct ${span(first.route)}; A/A, direct again − direct ${span(first.aa)}.`] : []),
   ];
 }
