@@ -151,7 +151,8 @@ function embedTarget(embed: RealSizeResult['embedOne'] | undefined, one?: RealSi
 /**
  * How far the one-worker overhead estimates could move by chance (newer results, which keep their
  * samples): bootstrap intervals of the block estimate and the paired median, and the A/A
- * comparison (the direct call against itself as a second path of the same rounds).
+ * comparisons (the direct call against itself: as a second path of the same rounds, and in sw's
+ * place among the paired four).
  */
 export function overheadNoise(one: NonNullable<RealSizeResult['oneWorker']>): { block?: Interval; paired?: Interval; aa?: Interval; pairedAA?: Interval } | undefined {
   const samples = one.samples;
@@ -286,7 +287,7 @@ function noiseLines(one: NonNullable<RealSizeResult['oneWorker']>): string[] {
   const first = firstTokenNoise(one.samples?.firstToken);
   return [
     '',
-    `How far these could move by chance (bootstrap over each path's samples, 2000 redraws): the block estimate ${span(noise.block)}; the paired median ${span(noise.paired)}; A/A, the direct call against itself as a second path of the same rounds (the route adds nothing there, so all of it is chance): ${span(noise.aa)}${noise.pairedAA ? `; paired A/A, direct again − direct with the direct call in sw's place among the four: ${span(noise.pairedAA)}` : ''}.`,
+    `How far these could move by chance (bootstrap over each path's samples, 2000 redraws): the block estimate ${span(noise.block)}; the paired median ${span(noise.paired)}; A/A, the direct call against itself as a second path of the same rounds (the route adds nothing there: what it reads is chance and the method's own bias): ${span(noise.aa)}${noise.pairedAA ? `; paired A/A, direct again − direct with the direct call in sw's place among the four: ${span(noise.pairedAA)}` : ''}.`,
     ...(first ? ['', `Time to first token, one-token streams (${first.n} a path, medians): sw − direct ${span(first.route)}; A/A, direct again − direct ${span(first.aa)}.`] : []),
   ];
 }
