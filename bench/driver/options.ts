@@ -4,6 +4,12 @@ export type Device = 'wasm' | 'webgpu';
 export type Profile = 'quick' | 'short' | 'full';
 export type Options = ReturnType<typeof parseArgs>;
 
+/** The sections each page runs, in order (bench/pages/bench.ts, bench/pages/real.ts). */
+export const SECTIONS = {
+  tiny: ['latency', 'stream', 'grammar', 'embeddings', 'burst'],
+  real: ['main', 'curves', 'memory', 'backends', 'one-worker'],
+} as const;
+
 export function parseArgs(argv: string[]) {
   const value = (name: string) => {
     const i = argv.indexOf(name);
@@ -17,13 +23,18 @@ export function parseArgs(argv: string[]) {
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number ≥ 1 (got ${value('--runs')})`);
   const models = value('--models') ?? 'tiny';
   if (!['tiny', 'real'].includes(models)) throw new Error(`--models must be tiny or real (got ${models})`);
+  // A misspelt section would otherwise run nothing and report every figure as not measured.
+  const sections = value('--sections')?.split(',');
+  const known: readonly string[] = SECTIONS[models as 'tiny' | 'real'];
+  const unknown = sections?.filter((name) => !known.includes(name)) ?? [];
+  if (unknown.length) throw new Error(`--sections: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a section of the ${models === 'real' ? 'real-size' : 'main'} page (${known.join(', ')})`);
   const profile = value('--profile');
   if (profile !== undefined && !['quick', 'short', 'full'].includes(profile)) throw new Error(`--profile must be quick, short or full (got ${profile})`);
   return {
     device: device as Device | 'both',
     quick: argv.includes('--quick'),
     profile: profile as Profile | undefined,
-    sections: value('--sections')?.split(','),
+    sections,
     load: !argv.includes('--no-load'),
     main: !argv.includes('--no-main'),
     build: !argv.includes('--no-build'),

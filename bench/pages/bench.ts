@@ -13,6 +13,7 @@
  */
 // First: it wraps MessagePort before any port exists.
 import './main/message-traffic.ts';
+import { SECTIONS } from '../driver/options.ts';
 import { config, fail, finish } from './lib/channel.ts';
 import { burst } from './main/burst.ts';
 import { embeddings } from './main/embeddings.ts';
@@ -24,7 +25,7 @@ import { setup } from './main/runtime.ts';
 import { streaming } from './main/streaming.ts';
 import { device } from './main/workload.ts';
 
-const sections = new Set(config.sections ?? ['latency', 'stream', 'grammar', 'embeddings', 'burst']);
+const sections = new Set<string>(config.sections ?? SECTIONS.tiny);
 
 async function main(): Promise<void> {
   const env = await environment();

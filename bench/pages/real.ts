@@ -15,6 +15,7 @@ import type { EngineHostApi } from '../../src/contracts/engine-host.ts';
 import type { ChatRequest, Engine } from '../../src/core/engine.ts';
 import { linkEngine } from '../../src/rpc/engine-link.ts';
 import type { ModelEntry } from '../../src/contracts/worker-config.ts';
+import { SECTIONS } from '../driver/options.ts';
 import type { CurvePoint, RealSizeResult } from '../driver/real-size-results.ts';
 import { byProfile, config, fail, finish, log } from './lib/channel.ts';
 import { balanced, summarize, timeEach } from './lib/stats.ts';
@@ -40,9 +41,8 @@ const models: ModelEntry[] = [
   { engine: 'transformers', id: CHAT, kind: 'chat', source: CHAT, dtype: real.chat.dtype, contextWindow: 4096, maxOutputTokens: 512, files: real.chat.files },
 ];
 
-/** The page's sections, in the order they run (`--sections` picks some; all by default). */
-const SECTIONS = ['main', 'curves', 'memory', 'backends', 'one-worker'];
-const sections = new Set(config.sections ?? SECTIONS);
+/** The page's sections (`--sections` picks some; all by default). */
+const sections = new Set<string>(config.sections ?? SECTIONS.real);
 
 /** Rounds of a comparison: each round runs every path once, in an order rotated by one. */
 async function rounds<T extends string>(count: number, paths: readonly T[], run: (path: T) => Promise<number[]>): Promise<Record<T, number[]>> {
