@@ -3,28 +3,12 @@
  * report reads the same each time it is written from the same samples.
  * @module
  */
+import { createPrng } from '../../../src/tiny-models/prng.ts';
+import { median } from './medians.ts';
 
 /** 95% by default. */
 const LEVEL = 0.95;
 const RESAMPLES = 2000;
-
-/** mulberry32: a small seeded generator, uniform in [0, 1). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = (s.length - 1) / 2;
-  return (s[Math.floor(mid)]! + s[Math.ceil(mid)]!) / 2;
-}
 
 /** `values` drawn again with replacement, as many as there were. */
 function redraw(values: readonly number[], next: () => number): number[] {
@@ -47,7 +31,7 @@ export function bootstrap<K extends string>(groups: Readonly<Record<K, readonly 
   const keys = Object.keys(groups) as K[];
   if (keys.some((k) => !groups[k].length)) return undefined;
   const of = (draw: (values: readonly number[]) => readonly number[]) => statistic(Object.fromEntries(keys.map((k) => [k, median(draw(groups[k]))])) as Record<K, number>);
-  const next = random(seed);
+  const next = createPrng(seed).next;
   const spread = Array.from({ length: RESAMPLES }, () => of((v) => redraw(v, next))).sort((a, b) => a - b);
   const at = (q: number) => spread[Math.min(RESAMPLES - 1, Math.floor(q * RESAMPLES))]!;
   return { estimate: of((v) => v), low: at((1 - LEVEL) / 2), high: at(1 - (1 - LEVEL) / 2) };
