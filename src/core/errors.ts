@@ -11,6 +11,8 @@ export const STATUS_BY_CODE = {
   authentication: 401,
   permission: 403,
   not_found: 404,
+  /** A stored object (a response, an item) that this server does not hold: the URL itself is known. */
+  resource_not_found: 404,
   model_not_found: 404,
   method_not_allowed: 405,
   request_too_large: 413,

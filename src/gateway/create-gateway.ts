@@ -11,6 +11,8 @@ import { randomId } from '../core/ids.ts';
 import { readJsonObject } from '../core/json-body.ts';
 import * as anthropic from '../protocol/anthropic/routes.ts';
 import * as openai from '../protocol/openai/routes.ts';
+import { createResponsesRoutes } from '../protocol/openai/responses/routes.ts';
+import { createMemoryResponseStore, type ResponseStore } from '../protocol/openai/responses/store.ts';
 import { createRemoteRouter, type Endpoint } from '../remote/remote-router.ts';
 import { authenticate, createKeyTable, type ApiKey } from './auth.ts';
 import { flavourOf, renderError } from './flavour.ts';
@@ -41,6 +43,12 @@ export interface GatewayOptions {
    * asked to answer the gateway's own upstream requests.
    */
   readonly fetch?: typeof fetch;
+  /**
+   * Where `POST /responses` keeps responses sent with `store` (the default), for
+   * `previous_response_id`, `GET /responses/{id}` and `item_reference` inputs. Default: this
+   * process's memory, the newest 1,000. The browser's runtimes pass an IndexedDB store.
+   */
+  readonly responseStore?: ResponseStore;
 }
 
 /** What the runtime asks of a request beyond the Request itself (as in hono's execution context). */
@@ -70,9 +78,12 @@ interface Route {
   readonly endpoint?: Endpoint;
 }
 
+/** The endpoints whose handlers need nothing of the gateway's own (`/responses` is added per gateway). */
 const ROUTES: Readonly<Record<string, Route>> = {
   '/chat/completions': { methods: { POST: openai.chatCompletions }, endpoint: 'chat' },
   '/embeddings': { methods: { POST: openai.embeddings }, endpoint: 'embeddings' },
+  // Before '/messages', which would otherwise match it as a path with a rest.
+  '/messages/count_tokens': { methods: { POST: anthropic.countTokens }, endpoint: 'count_tokens' },
   '/messages': { methods: { POST: anthropic.messages }, endpoint: 'messages' },
   '/models': { methods: { GET: (ctx) => (ctx.flavour === 'anthropic' ? anthropic.models(ctx) : openai.models(ctx)) }, withRest: true },
 };
@@ -84,6 +95,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const keys = createKeyTable(options.apiKeys);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const remote = createRemoteRouter(options.fetch ? { fetch: options.fetch } : {});
+  // A Responses request is answered by the chat completion path, remote models and fallbacks included.
+  const responses = createResponsesRoutes(options.responseStore ?? createMemoryResponseStore(), (ctx, body) =>
+    serveModelRequest({ ...ctx, body: async () => body }, 'chat', openai.chatCompletions, remote),
+  );
+  const routes: Readonly<Record<string, Route>> = {
+    ...ROUTES,
+    '/responses': { methods: { POST: responses.post, GET: responses.get, DELETE: responses.delete }, withRest: true },
+  };
 
   const pathOf = (url: URL): string | null => {
     if (base.origin !== null && url.origin !== base.origin) return null;
@@ -98,8 +117,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       if (path === null) throw new GatewayError('not_found', `Unknown request URL: ${request.method} ${url.pathname}: it is outside ${base.text}.`);
       if (request.method === 'OPTIONS') return preflight(request);
-      const [routePath, rest] = splitRoute(path);
-      const route = routePath === undefined ? undefined : ROUTES[routePath];
+      const [routePath, rest] = splitRoute(routes, path);
+      const route = routePath === undefined ? undefined : routes[routePath];
       if (!route || (rest && !route.withRest)) throw notFound(request.method, url.pathname, path, base.text);
       // Own keys only: a request method may be any token, including 'constructor' or 'toString'.
       const handler = Object.hasOwn(route.methods, request.method) ? route.methods[request.method] : undefined;
@@ -185,8 +204,8 @@ function parseBase(baseUrl: string): { origin: string | null; path: string; text
   return { origin: absolute ? url.origin : null, path, text: absolute ? `${url.origin}${path}` : path };
 }
 
-function splitRoute(path: string): [string | undefined, string] {
-  for (const prefix of Object.keys(ROUTES)) {
+function splitRoute(routes: Readonly<Record<string, Route>>, path: string): [string | undefined, string] {
+  for (const prefix of Object.keys(routes)) {
     if (path === prefix) return [prefix, ''];
     if (path.startsWith(`${prefix}/`)) return [prefix, path.slice(prefix.length + 1)];
   }
@@ -214,7 +233,7 @@ function preflight(request: Request): Response {
   return new Response(null, {
     status: 204,
     headers: {
-      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
       'access-control-allow-headers': request.headers.get('access-control-request-headers') ?? '*',
       'access-control-max-age': '86400',
     },

@@ -22,7 +22,7 @@ export const SERVED_HEADERS = ['x-inpage-llm-served-by', 'x-inpage-llm-fallback-
  */
 const FALLBACK_CODES: ReadonlySet<GatewayErrorCode> = new Set(['model_unavailable', 'engine_unavailable', 'device_lost', 'insufficient_storage', 'upstream_unreachable', 'upstream_timeout']);
 
-const KIND: Readonly<Record<Endpoint, ModelInfo['kind']>> = { chat: 'chat', messages: 'chat', embeddings: 'embedding' };
+const KIND: Readonly<Record<Endpoint, ModelInfo['kind']>> = { chat: 'chat', messages: 'chat', count_tokens: 'chat', embeddings: 'embedding' };
 
 export async function serveModelRequest(ctx: RequestContext, endpoint: Endpoint, handler: Handler, remote: RemoteRouter): Promise<Response> {
   const body = await ctx.body();

@@ -19,7 +19,7 @@ import { anySignal, createUpstreamPool, type UpstreamHealth, type UpstreamPool }
 import type { UpstreamFlavour, UpstreamSpec } from './upstream-spec.ts';
 
 /** Which endpoint the caller used: it fixes the caller's flavour. */
-export type Endpoint = 'chat' | 'messages' | 'embeddings';
+export type Endpoint = 'chat' | 'messages' | 'count_tokens' | 'embeddings';
 
 export interface ForwardRequest {
   /** A model with `upstream` set. */
@@ -85,8 +85,12 @@ export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRou
     async forward(request) {
       const spec = request.model.upstream;
       if (!spec) throw new GatewayError('internal', `The model '${request.model.id}' has no upstream.`);
-      const caller: UpstreamFlavour = request.endpoint === 'messages' ? 'anthropic' : 'openai';
+      const caller: UpstreamFlavour = request.endpoint === 'messages' || request.endpoint === 'count_tokens' ? 'anthropic' : 'openai';
       const speaks = speaksOf(spec);
+      if (request.endpoint === 'count_tokens' && !speaks.includes('anthropic')) {
+        // The OpenAI API has no token counting to translate to.
+        throw new GatewayError('invalid_request', `Token counting is not available for model '${request.model.id}': its server speaks only the OpenAI API, which has no token counting.`, { param: 'model' });
+      }
       const target = speaks.includes(caller) ? caller : speaks[0]!;
       const upstreamModel = spec.model ?? request.model.id;
       const stream = request.body.stream === true;
@@ -100,7 +104,7 @@ export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRou
       // translator is waiting for the upstream's next chunk: one signal covers both.
       const cut = new AbortController();
       const signal = anySignal([request.signal, cut.signal]);
-      const path = request.endpoint === 'embeddings' ? '/embeddings' : target === 'anthropic' ? '/messages' : '/chat/completions';
+      const path = PATHS[request.endpoint === 'chat' || request.endpoint === 'messages' ? target : request.endpoint];
       const headers = upstreamHeaders(spec, target, target === caller ? request.headers : undefined);
       headers.set('accept', stream ? 'text/event-stream' : 'application/json');
       const budget = request.respondBy === undefined ? undefined : request.respondBy - Date.now() - DEADLINE_MARGIN_MS;
@@ -147,6 +151,9 @@ export function createRemoteRouter(options: RemoteRouterOptions = {}): RemoteRou
     },
   };
 }
+
+/** Where each request goes on the upstream, by endpoint (chat and messages: by the flavour it speaks). */
+const PATHS = { openai: '/chat/completions', anthropic: '/messages', count_tokens: '/messages/count_tokens', embeddings: '/embeddings' } as const;
 
 /** How long before the runtime's cut the wait for an upstream's headers gives up, so its 504 is the one sent. */
 const DEADLINE_MARGIN_MS = 2000;

@@ -12,6 +12,7 @@ const TYPES: Record<GatewayErrorCode, string> = {
   authentication: 'authentication_error',
   permission: 'permission_error',
   not_found: 'not_found_error',
+  resource_not_found: 'not_found_error',
   model_not_found: 'not_found_error',
   method_not_allowed: 'invalid_request_error',
   request_too_large: 'request_too_large',

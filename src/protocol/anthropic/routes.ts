@@ -22,6 +22,30 @@ export async function messages(ctx: RequestContext): Promise<Response> {
   return new Response(toSSEStream(toMessageEvents(generation, meta), generation.cancel), { headers: SSE_HEADERS });
 }
 
+/**
+ * `POST /messages/count_tokens`: the `input_tokens` that the same `/messages` request would report,
+ * counted by the model's own tokenizer and chat template (tools and system included). The engine
+ * reads the prompt and makes one token, which is discarded: engines count the prompt as they read
+ * it, and some learn the exact count only at the end. It waits its turn with other requests.
+ */
+export async function countTokens(ctx: RequestContext): Promise<Response> {
+  const version = parseVersion(ctx.request.headers);
+  const body = await ctx.body();
+  const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'chat');
+  // The same checks as /messages, which requires `max_tokens`; this endpoint takes none.
+  const parsed = parseMessages({ ...body, max_tokens: 1, stream: false }, model, version);
+  const generation = await startGeneration(ctx.engine, { ...parsed.chat, maxTokens: 1 }, ctx.signal, { whole: true });
+  try {
+    for (;;) {
+      const next = await generation.events.next();
+      if (next.done) return jsonResponse({ input_tokens: generation.usage().promptTokens });
+      if (next.value.type === 'finish') return jsonResponse({ input_tokens: next.value.usage.promptTokens });
+    }
+  } finally {
+    generation.cancel();
+  }
+}
+
 export async function models(ctx: RequestContext): Promise<Response> {
   if (ctx.rest) {
     const model = asSeenBy(findModel(ctx.models, ctx.rest, ctx.scope), ctx.scope);

@@ -12,6 +12,7 @@ const WIRE: Record<GatewayErrorCode, { type: string; code: string | null }> = {
   authentication: { type: 'invalid_request_error', code: 'invalid_api_key' },
   permission: { type: 'invalid_request_error', code: 'permission_denied' },
   not_found: { type: 'invalid_request_error', code: 'unknown_url' },
+  resource_not_found: { type: 'invalid_request_error', code: null },
   model_not_found: { type: 'invalid_request_error', code: 'model_not_found' },
   method_not_allowed: { type: 'invalid_request_error', code: 'method_not_allowed' },
   request_too_large: { type: 'invalid_request_error', code: 'request_too_large' },

@@ -1,0 +1,194 @@
+/**
+ * The Responses API's `input`: a string, or a list of items (messages, function calls and their
+ * outputs, references to stored items), read into one canonical form, and that form turned into
+ * the chat messages every engine and remote server already takes.
+ * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
+ * @module
+ */
+import { GatewayError } from '../../../core/errors.ts';
+import { describe, invalid, isRecord } from '../../../core/fields.ts';
+
+/** One turn of a conversation, as stored and as turned into chat messages. */
+export type ConversationItem =
+  | { readonly type: 'message'; readonly id?: string; readonly role: 'user' | 'system' | 'developer' | 'assistant'; readonly text: string }
+  | { readonly type: 'function_call'; readonly id?: string; readonly call_id: string; readonly name: string; readonly arguments: string }
+  | { readonly type: 'function_call_output'; readonly id?: string; readonly call_id: string; readonly output: string };
+
+/** An input item that names a stored one (`{"type":"item_reference","id":…}`), resolved by the caller. */
+export interface ItemReference {
+  readonly type: 'item_reference';
+  readonly id: string;
+  /** Where it sits in `input`, for the error when no such item is stored. */
+  readonly at: string;
+}
+
+const ROLES = new Set(['user', 'system', 'developer', 'assistant']);
+
+/** Item types of the real API that only its hosted tools or reasoning models produce. */
+const HOSTED_ITEMS = new Set([
+  'file_search_call',
+  'web_search_call',
+  'computer_call',
+  'computer_call_output',
+  'image_generation_call',
+  'code_interpreter_call',
+  'local_shell_call',
+  'local_shell_call_output',
+  'shell_call',
+  'shell_call_output',
+  'apply_patch_call',
+  'apply_patch_call_output',
+  'mcp_list_tools',
+  'mcp_approval_request',
+  'mcp_approval_response',
+  'mcp_call',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'tool_search_call',
+  'tool_search_output',
+  'compaction',
+]);
+
+/** `input` as sent: a string is one user message. */
+export function parseInput(value: unknown, model: string): (ConversationItem | ItemReference)[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return [{ type: 'message', role: 'user', text: value }];
+  if (!Array.isArray(value)) throw invalid('input', `Invalid type for 'input': expected a string or an array of input items, but got ${describe(value)}.`);
+  return value.map((item, i) => parseItem(item, `input[${i}]`, model));
+}
+
+function parseItem(item: unknown, at: string, model: string): ConversationItem | ItemReference {
+  if (!isRecord(item)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(item)}.`);
+  const type = item.type ?? 'message';
+  const id = optionalString(item, 'id', at);
+  const withId = id === undefined ? {} : { id };
+  switch (type) {
+    case 'message': {
+      const role = item.role;
+      if (typeof role !== 'string' || !ROLES.has(role)) {
+        throw invalid(`${at}.role`, `Invalid value for '${at}.role': ${describe(role)}. Supported values are: 'user', 'system', 'developer' and 'assistant'.`);
+      }
+      return { type: 'message', ...withId, role: role as 'user', text: parseContent(item.content, `${at}.content`) };
+    }
+    case 'function_call':
+      return {
+        type: 'function_call',
+        ...withId,
+        call_id: requiredText(item, 'call_id', at),
+        name: requiredText(item, 'name', at),
+        arguments: requiredText(item, 'arguments', at, { empty: true }),
+      };
+    case 'function_call_output':
+      return { type: 'function_call_output', ...withId, call_id: requiredText(item, 'call_id', at), output: parseOutput(item.output, `${at}.output`) };
+    case 'item_reference':
+      if (id === undefined) throw invalid(`${at}.id`, `Missing required parameter: '${at}.id'.`);
+      return { type: 'item_reference', id, at };
+    case 'reasoning':
+      throw invalid(`${at}.type`, `Reasoning items are not supported by model '${model}', which does not reason: leave them out of '${at}'.`);
+    default:
+      if (typeof type === 'string' && HOSTED_ITEMS.has(type)) {
+        throw invalid(`${at}.type`, `Items of type '${type}' are not supported: model '${model}' runs no hosted tools; only function tools are available.`);
+      }
+      throw invalid(
+        `${at}.type`,
+        `Invalid value for '${at}.type': ${describe(type)}. Supported values are: 'message', 'function_call', 'function_call_output' and 'item_reference'.`,
+      );
+  }
+}
+
+/** A message's text: a string, or text parts joined (this API's models read text only). */
+function parseContent(content: unknown, at: string): string {
+  if (typeof content === 'string') return content;
+  if (content === undefined || content === null) throw invalid(at, `Missing required parameter: '${at}'.`);
+  if (!Array.isArray(content)) throw invalid(at, `Invalid type for '${at}': expected a string or an array of content parts, but got ${describe(content)}.`);
+  return content.map((part, j) => textOfPart(part, `${at}[${j}]`)).join('');
+}
+
+function textOfPart(part: unknown, at: string): string {
+  if (!isRecord(part)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(part)}.`);
+  const key = part.type === 'input_text' || part.type === 'output_text' || part.type === 'text' ? 'text' : part.type === 'refusal' ? 'refusal' : undefined;
+  if (!key) {
+    if (part.type === 'input_image' || part.type === 'input_file' || part.type === 'input_audio') {
+      throw invalid(`${at}.type`, `Content parts of type '${part.type}' are not supported: this model reads text only.`);
+    }
+    throw invalid(`${at}.type`, `Invalid value for '${at}.type': ${describe(part.type)}. Supported values are: 'input_text', 'output_text' and 'refusal'.`);
+  }
+  if (typeof part[key] !== 'string') throw invalid(`${at}.${key}`, `Missing required parameter: '${at}.${key}'.`);
+  return part[key] as string;
+}
+
+/** A function call's output: a string, or text parts. */
+function parseOutput(output: unknown, at: string): string {
+  if (typeof output === 'string') return output;
+  if (output === undefined || output === null) throw invalid(at, `Missing required parameter: '${at}'.`);
+  if (!Array.isArray(output)) throw invalid(at, `Invalid type for '${at}': expected a string or an array of content parts, but got ${describe(output)}.`);
+  return output.map((part, j) => textOfPart(part, `${at}[${j}]`)).join('');
+}
+
+function requiredText(item: Readonly<Record<string, unknown>>, key: string, at: string, { empty = false } = {}): string {
+  const value = item[key];
+  if (value === undefined || value === null) throw invalid(`${at}.${key}`, `Missing required parameter: '${at}.${key}'.`);
+  if (typeof value !== 'string') throw invalid(`${at}.${key}`, `Invalid type for '${at}.${key}': expected a string, but got ${describe(value)}.`);
+  if (!empty && value.length === 0) throw invalid(`${at}.${key}`, `Invalid '${at}.${key}': empty string. Expected a string with minimum length 1.`);
+  return value;
+}
+
+function optionalString(item: Readonly<Record<string, unknown>>, key: string, at: string): string | undefined {
+  const value = item[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw invalid(`${at}.${key}`, `Invalid type for '${at}.${key}': expected a string, but got ${describe(value)}.`);
+  return value;
+}
+
+/** Replaces each reference with the stored item it names; an unknown id is the real API's 404. */
+export async function resolveReferences(items: readonly (ConversationItem | ItemReference)[], find: (id: string) => Promise<ConversationItem | undefined>): Promise<ConversationItem[]> {
+  const resolved: ConversationItem[] = [];
+  for (const item of items) {
+    if (item.type !== 'item_reference') {
+      resolved.push(item);
+      continue;
+    }
+    const found = await find(item.id);
+    if (!found) throw new GatewayError('not_found', `Item with id '${item.id}' not found.`, { param: item.at });
+    resolved.push(found);
+  }
+  return resolved;
+}
+
+/** Chat completion messages (wire form) for a conversation: calls join the assistant turn before them. */
+export function toChatMessages(items: readonly ConversationItem[], firstInputIndex: number): Record<string, unknown>[] {
+  const messages: Record<string, unknown>[] = [];
+  const calls = new Set<string>();
+  items.forEach((item, i) => {
+    const last = messages.at(-1);
+    if (item.type === 'message') {
+      messages.push({ role: item.role, content: item.text });
+      return;
+    }
+    if (item.type === 'function_call') {
+      calls.add(item.call_id);
+      const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+      if (last?.role === 'assistant') last.tool_calls = [...((last.tool_calls as unknown[] | undefined) ?? []), call];
+      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+      return;
+    }
+    if (!calls.has(item.call_id)) {
+      // Items of earlier turns were checked when they were sent: this one is in this request's input.
+      const at = `input[${Math.max(i - firstInputIndex, 0)}]`;
+      throw invalid(`${at}.call_id`, `No tool call found for function call output with call_id '${item.call_id}'.`);
+    }
+    messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+  });
+  return messages;
+}
+
+/** A conversation item as `GET /responses/{id}/input_items` lists it. */
+export function toWireItem(item: ConversationItem, fallbackId: string): Record<string, unknown> {
+  const id = item.id ?? fallbackId;
+  if (item.type === 'message') {
+    const part = item.role === 'assistant' ? { type: 'output_text', text: item.text, annotations: [] } : { type: 'input_text', text: item.text };
+    return { type: 'message', id, role: item.role, status: 'completed', content: [part] };
+  }
+  if (item.type === 'function_call') return { type: 'function_call', id, call_id: item.call_id, name: item.name, arguments: item.arguments, status: 'completed' };
+  return { type: 'function_call_output', id, call_id: item.call_id, output: item.output, status: 'completed' };
+}

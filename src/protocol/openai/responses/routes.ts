@@ -1,0 +1,131 @@
+/**
+ * `/responses` as gateway handlers: create (JSON or the event stream), retrieve, delete, cancel and
+ * the input items of a stored response. A create is answered by the chat completion path (`chat`,
+ * which the gateway hands in: local engine, remote model or fallback, as for `/chat/completions`),
+ * its answer translated back.
+ * @module
+ */
+import { jsonResponse, type RequestContext } from '../../../core/context.ts';
+import { GatewayError } from '../../../core/errors.ts';
+import { invalid, requiredString } from '../../../core/fields.ts';
+import { randomId } from '../../../core/ids.ts';
+import { readSSEEvents, SSE_HEADERS, toSSEStream } from '../../../core/sse.ts';
+import { resolveReferences, toChatMessages, toWireItem, type ConversationItem } from './items.ts';
+import { fromChatChunks, fromChatCompletion, type ResponseMeta } from './render.ts';
+import { inResponsesTerms, parseResponsesRequest } from './request.ts';
+import { outputItems, type ResponseObject, type ResponseStore } from './store.ts';
+
+/** Answers a chat completion body as `POST /chat/completions` would, for the model it names. */
+export type ChatPath = (ctx: RequestContext, body: Record<string, unknown>) => Promise<Response>;
+
+export interface ResponsesRoutes {
+  post(ctx: RequestContext): Promise<Response>;
+  get(ctx: RequestContext): Promise<Response>;
+  delete(ctx: RequestContext): Promise<Response>;
+}
+
+export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): ResponsesRoutes {
+  const stored = async (id: string) => {
+    const entry = await store.get(id);
+    if (!entry) throw new GatewayError('resource_not_found', `Response with id '${id}' not found.`);
+    return entry;
+  };
+
+  async function create(ctx: RequestContext): Promise<Response> {
+    const body = await ctx.body();
+    const model = requiredString(body, 'model');
+    const parsed = parseResponsesRequest(body, model);
+    let context: ConversationItem[] = [];
+    if (parsed.previousResponseId !== undefined) {
+      const previous = await store.get(parsed.previousResponseId);
+      if (!previous) {
+        throw new GatewayError('resource_not_found', `Previous response with id '${parsed.previousResponseId}' not found.`, { param: 'previous_response_id' });
+      }
+      context = [...previous.context, ...outputItems(previous)];
+    }
+    const input = await resolveReferences(parsed.input, (id) => store.findItem(id));
+    const conversation = [...context, ...input];
+    const messages = [...(parsed.instructions ? [{ role: 'system', content: parsed.instructions }] : []), ...toChatMessages(conversation, context.length)];
+
+    let answer: Response;
+    try {
+      answer = await chat(ctx, { ...parsed.chat, messages });
+    } catch (error) {
+      throw inResponsesTerms(GatewayError.from(error));
+    }
+    // A remote model's failure, already in the OpenAI shape this API shares.
+    if (!answer.ok) return answer;
+    const meta: ResponseMeta = {
+      id: randomId('resp_'),
+      createdAt: Math.floor(Date.now() / 1000),
+      model,
+      previousResponseId: parsed.previousResponseId ?? null,
+      store: parsed.store,
+      echo: parsed.echo,
+    };
+    const keep = async (response: ResponseObject) => {
+      if (parsed.store) await store.put({ response, context: conversation, input });
+    };
+    const headers = servedHeaders(answer);
+    if (!parsed.stream) {
+      const response = fromChatCompletion((await answer.json()) as Parameters<typeof fromChatCompletion>[0], meta);
+      await keep(response);
+      return jsonResponse(response, 200, headers);
+    }
+    // Cancelling the translated stream cancels the chat stream under it, which stops the engine.
+    const cut = new AbortController();
+    const chunks = readSSEEvents(answer.body ? answer.body.pipeThrough(new TransformStream(), { signal: cut.signal }) : null);
+    const events = fromChatChunks(chunks, meta, keep);
+    return new Response(
+      toSSEStream(events, () => cut.abort()),
+      { headers: { ...SSE_HEADERS, ...headers } },
+    );
+  }
+
+  /** `GET /responses/{id}/input_items`: newest first unless `order=asc`, paged by `after` and `limit`. */
+  async function inputItems(ctx: RequestContext, id: string): Promise<Response> {
+    const entry = await stored(id);
+    const query = new URL(ctx.request.url).searchParams;
+    const order = query.get('order') ?? 'desc';
+    if (order !== 'asc' && order !== 'desc') throw invalid('order', `Invalid value for 'order': '${order}'. Supported values are: 'asc' and 'desc'.`);
+    const limit = query.has('limit') ? Number(query.get('limit')) : 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', `Invalid 'limit': expected an integer from 1 to 100, but got '${query.get('limit')}'.`);
+    const all = entry.input.map((item, i) => toWireItem(item, `${entry.response.id}_in_${i}`));
+    if (order === 'desc') all.reverse();
+    const after = query.get('after');
+    const start = after === null ? 0 : all.findIndex((item) => item.id === after) + 1;
+    const data = all.slice(start, start + limit);
+    return jsonResponse({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < all.length });
+  }
+
+  return {
+    async post(ctx) {
+      if (ctx.rest === '') return create(ctx);
+      const [id, action, ...more] = ctx.rest.split('/');
+      if (action === 'cancel' && more.length === 0) {
+        await stored(id!);
+        throw invalid('response_id', 'Only background responses can be cancelled, and this server makes none: every response is complete when it is returned.');
+      }
+      throw new GatewayError('not_found', `Unknown request URL: POST ${new URL(ctx.request.url).pathname}.`);
+    },
+    async get(ctx) {
+      const [id, action, ...more] = ctx.rest.split('/');
+      if (id && action === undefined) return jsonResponse((await stored(id)).response);
+      if (id && action === 'input_items' && more.length === 0) return inputItems(ctx, id);
+      throw new GatewayError('not_found', `Unknown request URL: GET ${new URL(ctx.request.url).pathname}.`);
+    },
+    async delete(ctx) {
+      const [id, ...more] = ctx.rest.split('/');
+      if (!id || more.length > 0) throw new GatewayError('not_found', `Unknown request URL: DELETE ${new URL(ctx.request.url).pathname}.`);
+      if (!(await store.delete(id))) throw new GatewayError('resource_not_found', `Response with id '${id}' not found.`);
+      return jsonResponse({ id, object: 'response', deleted: true });
+    },
+  };
+}
+
+/** The gateway's headers about who served the chat answer, kept on the translated one. */
+function servedHeaders(answer: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of answer.headers) if (name.startsWith('x-inpage-llm-')) headers[name] = value;
+  return headers;
+}

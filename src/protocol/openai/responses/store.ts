@@ -1,0 +1,84 @@
+/**
+ * Where `store: true` responses are kept, so that `previous_response_id` can continue a
+ * conversation, `GET /responses/{id}` can read one back and `item_reference` inputs can name an
+ * item of one. The gateway takes any implementation; this module has the in-memory one (Node, msw,
+ * tests). The browser's runtimes use the IndexedDB one (src/storage/), shared by every tab and the
+ * service worker of one origin.
+ * @module
+ */
+import type { ConversationItem } from './items.ts';
+
+/** One stored response: what the API returned, and what the model was given to produce it. */
+export interface StoredResponse {
+  /** The response object exactly as it was returned. */
+  readonly response: ResponseObject;
+  /**
+   * The conversation before this response's output, items of earlier responses in the chain
+   * first (their inputs and outputs), `instructions` left out: a follow-up does not inherit them.
+   */
+  readonly context: readonly ConversationItem[];
+  /** This request's own input items, for `GET /responses/{id}/input_items`. */
+  readonly input: readonly ConversationItem[];
+}
+
+/** The wire object, as `openai`'s `Response` types it (only what the store itself reads is typed). */
+export interface ResponseObject {
+  readonly id: string;
+  readonly created_at: number;
+  readonly output: readonly ({ readonly id: string } & Record<string, unknown>)[];
+  readonly [field: string]: unknown;
+}
+
+export interface ResponseStore {
+  get(id: string): Promise<StoredResponse | undefined>;
+  /** Keeps it, evicting the oldest entries past the store's bound. */
+  put(entry: StoredResponse): Promise<void>;
+  /** True when there was one to delete. */
+  delete(id: string): Promise<boolean>;
+  /** An item of any stored response's output or input, by its id (for `item_reference`). */
+  findItem(id: string): Promise<ConversationItem | undefined>;
+}
+
+/** How many responses a store keeps by default before it evicts the oldest. */
+export const DEFAULT_STORED_RESPONSES = 1000;
+
+/**
+ * Kept in this process's memory, oldest evicted first past `maxEntries`; gone on restart.
+ */
+export function createMemoryResponseStore({ maxEntries = DEFAULT_STORED_RESPONSES } = {}): ResponseStore {
+  // A Map iterates in insertion order: its first key is the oldest.
+  const entries = new Map<string, StoredResponse>();
+  const items = new Map<string, { item: ConversationItem; owner: string }>();
+  const forget = (id: string) => {
+    const entry = entries.get(id);
+    if (!entry) return false;
+    entries.delete(id);
+    for (const [itemId, held] of items) if (held.owner === id) items.delete(itemId);
+    return true;
+  };
+  return {
+    get: async (id) => entries.get(id),
+    async put(entry) {
+      forget(entry.response.id);
+      entries.set(entry.response.id, entry);
+      for (const item of [...entry.input, ...outputItems(entry)]) if (item.id) items.set(item.id, { item, owner: entry.response.id });
+      while (entries.size > maxEntries) forget(entries.keys().next().value!);
+    },
+    delete: async (id) => forget(id),
+    findItem: async (id) => items.get(id)?.item,
+  };
+}
+
+/** A stored response's output as conversation items (what a follow-up is given of it). */
+export function outputItems(entry: StoredResponse): ConversationItem[] {
+  return entry.response.output.flatMap((item): ConversationItem[] => {
+    if (item.type === 'function_call') {
+      return [{ type: 'function_call', id: item.id, call_id: String(item.call_id), name: String(item.name), arguments: String(item.arguments) }];
+    }
+    if (item.type === 'message') {
+      const text = (item.content as { text?: string; refusal?: string }[]).map((part) => part.text ?? part.refusal ?? '').join('');
+      return [{ type: 'message', id: item.id, role: 'assistant', text }];
+    }
+    return [];
+  });
+}
