@@ -7,6 +7,7 @@ const EXPECTED_STATUS: Record<GatewayErrorCode, number> = {
   authentication: 401,
   permission: 403,
   not_found: 404,
+  resource_not_found: 404,
   model_not_found: 404,
   method_not_allowed: 405,
   request_too_large: 413,

@@ -10,6 +10,9 @@ export interface LoadSummary {
   warmCallsRatio?: number;
   productWarm?: number;
   rawWarm?: number;
+  /** How many warm loads each warm median is of (the product's, transformers.js's). */
+  productWarmN?: number;
+  rawWarmN?: number;
 }
 
 export function loadReport(device: Device, results: LoadResult[]): LoadSummary {
@@ -48,5 +51,5 @@ export function loadReport(device: Device, results: LoadResult[]): LoadSummary {
   const rw = stats['raw-false']?.median;
   const pwc = stats['product-false-calls']?.median;
   const rwc = stats['raw-false-calls']?.median;
-  return { markdown, productWarm: pw, rawWarm: rw, warmRatio: pw !== undefined && rw !== undefined ? pw / rw : undefined, warmCallsRatio: pwc !== undefined && rwc !== undefined ? pwc / rwc : undefined };
+  return { markdown, productWarm: pw, rawWarm: rw, productWarmN: stats['product-false']?.n, rawWarmN: stats['raw-false']?.n, warmRatio: pw !== undefined && rw !== undefined ? pw / rw : undefined, warmCallsRatio: pwc !== undefined && rwc !== undefined ? pwc / rwc : undefined };
 }

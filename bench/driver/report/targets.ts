@@ -1,40 +1,48 @@
 /**
  * The issue's targets, judged on one run's numbers: the product's overhead per request, the fetch
  * shim over direct, streaming through the service worker, embedding throughput and batching, and
- * the warm load (from the load runs).
+ * the warm load (from the load runs). Each gets a verdict (verdict.ts): met, not met, or not
+ * judgeable; none of the main page's figures has an interval, so they are met or not met on one
+ * run, and never met in the quick profile.
  * @module
  */
 import { FLOOR_ROWS as FLOOR } from '../../pages/lib/floor-rows.ts';
+import type { Profile } from '../options.ts';
 import type { MainResult, Paced, StreamPath } from '../results.ts';
 import { exact, f, find, percent, ratio, table } from './format.ts';
 import { floors } from './floors.ts';
 import type { LoadSummary } from './load.ts';
 import { paired, range } from './medians.ts';
 import { pairedStats } from './paired-overhead.ts';
+import { type Check, exactly, judge, shown, type Verdict } from './verdict.ts';
 
 export interface Target {
   readonly target: string;
   readonly measured: string;
-  readonly met: boolean | undefined;
+  /** Undefined where the figure was not measured (n/a). */
+  readonly verdict: Verdict | undefined;
+  /** What the verdict rests on ("1 run"), or why there is none ("quick profile", an interval that holds the bound). */
+  readonly why?: string;
   /** The number the target is judged on, so that several runs can be judged on their median. */
-  readonly check?: { readonly value: number; readonly limit: number; readonly at: 'most' | 'least'; readonly unit: string };
+  readonly check?: Check;
 }
 
-export const holds = (c: NonNullable<Target['check']>, value = c.value) => (c.at === 'most' ? value <= c.limit : value >= c.limit);
-const check = (value: number, at: 'most' | 'least', limit: number, unit = ''): Pick<Target, 'check' | 'met'> => {
+const check = (profile: Profile, value: number, at: 'most' | 'least', limit: number, unit = ''): Pick<Target, 'check' | 'verdict' | 'why'> => {
   const c = { value, limit, at, unit };
-  return { check: c, met: holds(c) };
+  return { check: c, ...judge(c, {}, profile) };
 };
 
+/** One run's targets: each verdict says what it rests on ("1 run", or the loads it is the median of). */
 export function targetsTable(targets: readonly Target[]): string {
-  return table(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**']));
+  return table(['target', 'measured', 'verdict'], targets.map((t) => [t.target, t.measured, shown(t)]));
 }
 
 export function mainTargets(r: MainResult, load: LoadSummary | undefined): Target[] {
-  return [...(r.latency ? latencyTargets(r.latency) : []), ...(r.streaming ? [streamingTarget(r.streaming, r.burst)] : []), ...(r.embeddings ? embeddingTargets(r.embeddings) : []), ...(load ? loadTargets(load) : [])];
+  const p = r.profile;
+  return [...(r.latency ? latencyTargets(r.latency, p) : []), ...(r.streaming ? [streamingTarget(r.streaming, r.burst, p)] : []), ...(r.embeddings ? embeddingTargets(r.embeddings, p) : []), ...(load ? loadTargets(load, p) : [])];
 }
 
-function latencyTargets(latency: NonNullable<MainResult['latency']>): Target[] {
+function latencyTargets(latency: NonNullable<MainResult['latency']>, profile: Profile): Target[] {
   const t: Target[] = [];
   const m = (prefix: string) => find(latency, prefix)?.median;
   const fl = floors(latency);
@@ -57,17 +65,17 @@ function latencyTargets(latency: NonNullable<MainResult['latency']>): Target[] {
         (pairedEstimate ? `; paired estimate ${f(pairedEstimate.median)} ms (middle half ${f(pairedEstimate.q1)} to ${f(pairedEstimate.q3)})` : '') +
         (alone !== undefined ? `; the product's code alone ${f(alone - fl.shape)} ms` : ''),
       // Both estimates must hold: the difference of block medians and the paired median.
-      ...check(Math.max(over, pairedEstimate?.median ?? over), 'most', 0.5, ' ms'),
+      ...check(profile, Math.max(over, pairedEstimate?.median ?? over), 'most', 0.5, ' ms'),
     });
   }
   for (const kind of ['chat 1 token', 'embed 1 text']) {
     const over = m(`${kind}: fetch shim`)! - m(`${kind}: direct`)!;
-    t.push({ target: `fetch shim over direct ≤ 0.3 ms (${kind})`, measured: `${f(over)} ms median`, ...check(over, 'most', 0.3, ' ms') });
+    t.push({ target: `fetch shim over direct ≤ 0.3 ms (${kind})`, measured: `${f(over)} ms median`, ...check(profile, over, 'most', 0.3, ' ms') });
   }
   return t;
 }
 
-function streamingTarget(streaming: NonNullable<MainResult['streaming']>, burst: MainResult['burst']): Target {
+function streamingTarget(streaming: NonNullable<MainResult['streaming']>, burst: MainResult['burst'], profile: Profile): Target {
   /** Path `a`'s median rate over path `b`'s. */
   const over = (paths: StreamPath[], a: string, b: string, key: 'tokensPerSec' | 'decodeTokensPerSec' = 'tokensPerSec') => find(paths, a)![key].median / find(paths, b)![key].median;
   const swOfDirect = (p: Paced | undefined) => (p ? over(p.paths, 'paced stream: SW', 'paced stream: synthetic worker') : undefined);
@@ -89,11 +97,11 @@ function streamingTarget(streaming: NonNullable<MainResult['streaming']>, burst:
       (yielding ? `; the same yielding after each token: ${pct(swOfDirect(yielding))}, bare SW relay ${pct(relayOfWorker(yielding))} of the bare worker` : ''),
     // Judged like for like: the route alone (one worker serving both) where measured. The
     // streaming table's two workers differ by themselves (run to run, either may be faster).
-    ...check(Math.min(sameDecode ?? decode, paced ?? decode) * 100, 'least', 97, '%'),
+    ...check(profile, Math.min(sameDecode ?? decode, paced ?? decode) * 100, 'least', 97, '%'),
   };
 }
 
-function embeddingTargets(e: NonNullable<MainResult['embeddings']>): Target[] {
+function embeddingTargets(e: NonNullable<MainResult['embeddings']>, profile: Profile): Target[] {
   const batchRow = (what: string) => find(e.batch, `1 request × ${e.texts} texts: ${what}`)!;
   const concurrentRow = (what: string) => find(e.concurrent, `${e.texts} ${what}`)!;
   const sw = batchRow('SW, base64').ms.median;
@@ -108,29 +116,37 @@ function embeddingTargets(e: NonNullable<MainResult['embeddings']>): Target[] {
     {
       target: `1 request × ${e.texts} texts via SW (base64) ≥ 95% of direct throughput`,
       measured: `${((direct / sw) * 100).toFixed(1)}% (${f(sw, 1)} vs ${f(direct, 1)} ms; ${range(batchRounds, 0, '%')})`,
-      ...check((direct / sw) * 100, 'least', 95, '%'),
+      ...check(profile, (direct / sw) * 100, 'least', 95, '%'),
     },
     {
       target: `${e.texts} concurrent 1-text requests via SW ≥ 2× ${e.texts} sequential direct (createWorkerEngine) calls`,
       measured: `${ratio(seqDirect / conc)} (${f(conc, 0)} vs ${f(seqDirect, 0)} ms; ${range(concRounds, 2, '×')})`,
-      ...check(seqDirect / conc, 'least', 2, '×'),
+      ...check(profile, seqDirect / conc, 'least', 2, '×'),
     },
     {
       target: `(stricter) … ≥ 2× ${e.texts} sequential calls of transformers.js itself`,
       measured: `${ratio(seqRaw / conc)} (${f(conc, 0)} vs ${f(seqRaw, 0)} ms); ${e.texts} concurrent requests to a bare SW relay with no engine at all take ${f(floor256, 0)} ms`,
-      ...check(seqRaw / conc, 'least', 2, '×'),
+      ...check(profile, seqRaw / conc, 'least', 2, '×'),
     },
     {
       target: 'concurrent requests: each vector identical to the request sent alone, usage and order exact',
       measured: Object.values(e.exact)
         .map((x) => `${x.bitIdentical}/${x.vectors} identical, ${x.usageExact}/${x.requests} usage`)
         .join('; '),
-      met: Object.values(e.exact).every((x) => x.bitIdentical === x.vectors && x.usageExact === x.requests),
+      // An exact count: one mismatch fails it; a quick run checks too few requests to pass it.
+      ...exactly(
+        Object.values(e.exact).every((x) => x.bitIdentical === x.vectors && x.usageExact === x.requests),
+        profile,
+      ),
     },
   ];
 }
 
-export function loadTargets(load: LoadSummary): Target[] {
+/** `profile`: the load runs' repetition profile (the device's). */
+export function loadTargets(load: LoadSummary, profile: Profile): Target[] {
   if (load.warmRatio === undefined) return [];
-  return [{ target: 'warm load ≤ 1.1× the engine’s own warm load', measured: `${ratio(load.warmRatio)} (${f(load.productWarm, 0)} vs ${f(load.rawWarm, 0)} ms, start to both models loaded); load calls alone ${ratio(load.warmCallsRatio)}`, ...check(load.warmRatio, 'most', 1.1, '×') }];
+  const c = { value: load.warmRatio, limit: 1.1, at: 'most', unit: '×' } as const;
+  const [n, m] = [load.productWarmN ?? '?', load.rawWarmN ?? '?'];
+  const basis = n === m ? `medians of ${n} warm loads each` : `medians of ${n} and ${m} warm loads`;
+  return [{ target: 'warm load ≤ 1.1× the engine’s own warm load', measured: `${ratio(load.warmRatio)} (${f(load.productWarm, 0)} vs ${f(load.rawWarm, 0)} ms, start to both models loaded); load calls alone ${ratio(load.warmCallsRatio)}`, check: c, ...judge(c, {}, profile, basis) }];
 }
