@@ -21,6 +21,8 @@ export { createGateway } from '../gateway/create-gateway.ts';
 export { serveGateway, type GatewayServer, type ServeOptions } from './serve.ts';
 export type { ApiKey } from '../gateway/auth.ts';
 export type { Gateway, GatewayOptions } from '../gateway/create-gateway.ts';
+export { createMemoryResponseStore } from '../protocol/openai/responses/store.ts';
+export type { ResponseStore } from '../protocol/openai/responses/store.ts';
 export type { ModelHost } from '../engines/model-host.ts';
 export type { ModelEntry, RemoteModelEntry, TransformersModelEntry } from '../contracts/worker-config.ts';
 export type { UpstreamSpec, UpstreamFlavour } from '../remote/upstream-spec.ts';
