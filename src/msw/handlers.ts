@@ -6,7 +6,7 @@
 import { http } from 'msw';
 import type { Engine } from '../core/engine.ts';
 import type { ApiKey } from '../gateway/auth.ts';
-import { createGateway } from '../gateway/index.ts';
+import { createGateway, type ResponseStore } from '../gateway/index.ts';
 
 export interface HandlerOptions {
   readonly engine: Engine;
@@ -14,6 +14,8 @@ export interface HandlerOptions {
   readonly baseUrl?: string;
   readonly apiKeys?: readonly ApiKey[];
   readonly maxBodyBytes?: number;
+  /** Where `POST /responses` keeps stored responses (default: memory, the newest 1,000). */
+  readonly responseStore?: ResponseStore;
 }
 
 export function createHandlers(options: HandlerOptions) {
