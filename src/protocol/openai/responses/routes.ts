@@ -25,8 +25,16 @@ export interface ResponsesRoutes {
 }
 
 export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): ResponsesRoutes {
-  const stored = async (id: string) => {
+  /**
+   * A stored response this caller may see: one made by a model its key may not use is reported as
+   * absent, as such a model is, so a key limited to some models cannot read others' conversations.
+   */
+  const visible = async (ctx: RequestContext, id: string) => {
     const entry = await store.get(id);
+    return entry && (!ctx.scope || ctx.scope.has(String(entry.response.model))) ? entry : undefined;
+  };
+  const stored = async (ctx: RequestContext, id: string) => {
+    const entry = await visible(ctx, id);
     if (!entry) throw new GatewayError('resource_not_found', `Response with id '${id}' not found.`);
     return entry;
   };
@@ -37,7 +45,7 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
     const parsed = parseResponsesRequest(body, model);
     let context: ConversationItem[] = [];
     if (parsed.previousResponseId !== undefined) {
-      const previous = await store.get(parsed.previousResponseId);
+      const previous = await visible(ctx, parsed.previousResponseId);
       if (!previous) {
         throw new GatewayError('resource_not_found', `Previous response with id '${parsed.previousResponseId}' not found.`, { param: 'previous_response_id' });
       }
@@ -84,7 +92,7 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
 
   /** `GET /responses/{id}/input_items`: newest first unless `order=asc`, paged by `after` and `limit`. */
   async function inputItems(ctx: RequestContext, id: string): Promise<Response> {
-    const entry = await stored(id);
+    const entry = await stored(ctx, id);
     const query = new URL(ctx.request.url).searchParams;
     const order = query.get('order') ?? 'desc';
     if (order !== 'asc' && order !== 'desc') throw invalid('order', `Invalid value for 'order': '${order}'. Supported values are: 'asc' and 'desc'.`);
@@ -103,21 +111,21 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
       if (ctx.rest === '') return create(ctx);
       const [id, action, ...more] = ctx.rest.split('/');
       if (action === 'cancel' && more.length === 0) {
-        await stored(id!);
+        await stored(ctx, id!);
         throw invalid('response_id', 'Only background responses can be cancelled, and this server makes none: every response is complete when it is returned.');
       }
       throw new GatewayError('not_found', `Unknown request URL: POST ${new URL(ctx.request.url).pathname}.`);
     },
     async get(ctx) {
       const [id, action, ...more] = ctx.rest.split('/');
-      if (id && action === undefined) return jsonResponse((await stored(id)).response);
+      if (id && action === undefined) return jsonResponse((await stored(ctx, id)).response);
       if (id && action === 'input_items' && more.length === 0) return inputItems(ctx, id);
       throw new GatewayError('not_found', `Unknown request URL: GET ${new URL(ctx.request.url).pathname}.`);
     },
     async delete(ctx) {
       const [id, ...more] = ctx.rest.split('/');
       if (!id || more.length > 0) throw new GatewayError('not_found', `Unknown request URL: DELETE ${new URL(ctx.request.url).pathname}.`);
-      if (!(await store.delete(id))) throw new GatewayError('resource_not_found', `Response with id '${id}' not found.`);
+      if (!(await visible(ctx, id)) || !(await store.delete(id))) throw new GatewayError('resource_not_found', `Response with id '${id}' not found.`);
       return jsonResponse({ id, object: 'response', deleted: true });
     },
   };
