@@ -32,7 +32,7 @@ function header({ options, driver, devices, mains, loads, loadAverage, seconds, 
     `- Driver: ${driver}. Every timing is taken inside the page (performance.now(), cross-origin isolated); compared paths are interleaved round by round.`,
     `- Browser: ${String(env?.userAgent ?? loads[0]?.userAgent ?? '?')}; ${CHROMIUM} ${browserArgs(options.driver).join(' ')}`,
     `- Machine: ${env?.hardwareConcurrency ?? loads[0]?.hardwareConcurrency ?? '?'} hardware threads; load average ${loadAverage.start.map((l) => l.toFixed(2)).join('/')} at start, ${loadAverage.end.map((l) => l.toFixed(2)).join('/')} at the end (1/5/15 min). Timer resolution ${f(env?.timerResolutionMs as number, 4)} ms; crossOriginIsolated ${String(env?.crossOriginIsolated)}; WebGPU adapter: ${String(env?.webgpuAdapter)}.`,
-    `- Run: ${options.quick ? 'quick (smoke: few repetitions — not for conclusions)' : 'full'}${options.runs > 1 ? `; the main page ${options.runs} times (the tables are the first run's; the last table judges the targets on the median over the runs)` : ''}; devices ${devices.map((d) => `${d.device} (${d.profile})`).join(', ')}; ${seconds.toFixed(0)} s.`,
+    `- Run: ${devices.some((d) => d.profile === 'quick') ? 'quick (smoke: few repetitions — not for conclusions)' : 'full'}${options.runs > 1 ? `; the main page ${options.runs} times (the tables are the first run's; the last table judges the targets on the median over the runs)` : ''}; devices ${devices.map((d) => `${d.device} (${d.profile})`).join(', ')}; ${seconds.toFixed(0)} s.`,
   ].join('\n');
 }
 
@@ -46,9 +46,11 @@ export function markdownReport(run: BenchRun): string {
     const r = runs[0];
     const ls = loadSummaries.get(device);
     if (r) sections.push(mainReport(r, mainTargets(r, ls)));
-    if (runs.length > 1) sections.push(acrossRuns(device, runs.map((each) => mainTargets(each, ls))));
+    // The repetition profile the device ran in (the pages report theirs; the load pages run in the device's).
+    const profile = r?.profile ?? devices.find((d) => d.device === device)!.profile;
+    if (runs.length > 1) sections.push(acrossRuns(device, runs.map((each) => mainTargets(each, undefined)), profile, ls ? loadTargets(ls, profile) : []));
     if (ls) sections.push(ls.markdown);
-    if (!r && ls) sections.push(['### Targets', targetsTable(loadTargets(ls))].join('\n'));
+    if (!r && ls) sections.push(['### Targets', targetsTable(loadTargets(ls, profile))].join('\n'));
   }
   return sections.join('\n\n') + '\n';
 }

@@ -5,11 +5,13 @@
  * @module
  */
 import type { Summary } from '../../pages/lib/stats.ts';
+import type { Profile } from '../options.ts';
 import type { Curve, CurvePoint, PathSummary, RealSizeResult } from '../real-size-results.ts';
 import { curvePaths, curveSvg } from './charts.ts';
 import { exact, f, percent, ratio, type Row, signed, table } from './format.ts';
 import { bootstrap, type Interval, medianInterval } from './noise.ts';
-import { holds, type Target, targetsTable } from './targets.ts';
+import { type Target, targetsTable } from './targets.ts';
+import { allOf, type Check, judge, type Noise } from './verdict.ts';
 
 export interface RealSizeReport {
   markdown: string;
@@ -122,11 +124,14 @@ async function curveSections(curves: RealSizeResult['curves'] | undefined, chart
   return { markdown, charts };
 }
 
-/** A target judged on `value`, or "not measured" when a number it needs is missing. */
-function target(name: string, value: number | undefined, at: 'most' | 'least', limit: number, unit: string, measured: (v: number) => string): Target {
-  if (value === undefined || !Number.isFinite(value)) return { target: name, measured: NOT_MEASURED, met: undefined };
+/**
+ * A target judged on `value` (with `noise`, how far it could move by chance, where the run kept
+ * its samples) in `profile`, or "not measured" when a number it needs is missing.
+ */
+function target(name: string, value: number | undefined, at: 'most' | 'least', limit: number, unit: string, measured: (v: number) => string, profile: Profile, noise?: Noise): Target {
+  if (value === undefined || !Number.isFinite(value)) return { target: name, measured: NOT_MEASURED, verdict: undefined };
   const check = { value, limit, at, unit };
-  return { target: name, measured: measured(value), met: holds(check), check };
+  return { target: name, measured: measured(value), check, ...judge(check, noise, profile) };
 }
 
 /**
@@ -137,15 +142,24 @@ function target(name: string, value: number | undefined, at: 'most' | 'least', l
  * is the browser's own cost of the HTTP-shaped route. Without `floor worker` the whole floor is
  * subtracted (reading low by one bare page ⇄ worker round trip).
  */
-function embedTarget(embed: RealSizeResult['embedOne'] | undefined, one?: RealSizeResult['oneWorker']): Target {
+function embedTarget(profile: Profile, embed: RealSizeResult['embedOne'] | undefined, one?: RealSizeResult['oneWorker']): Target {
   const name = `product overhead above the floor ≤ 0.5 ms (one-text embedding, ${embed?.tokens ?? '?'} tokens${one ? ', one worker through both routes' : ''})`;
   const block = productOverhead(one?.embedOne ?? embed, floorOf(one?.embedOne, embed));
   const paired = one?.pairedOverheadMs?.median;
   // Judged on the larger of the two estimates where both were taken (as the tiny-model bench is).
-  if (block === undefined || paired === undefined) return target(name, block, 'most', 0.5, ' ms', (v) => `${f(v)} ms = (sw − direct) − (floor − floor worker)`);
+  if (block === undefined || paired === undefined) return target(name, block, 'most', 0.5, ' ms', (v) => `${f(v)} ms = (sw − direct) − (floor − floor worker)`, profile);
   const noise = one && overheadNoise(one);
   const within = (i: Interval | undefined) => (i ? ` (95% interval ${f(i.low)} to ${f(i.high)})` : '');
-  return target(name, Math.max(block, paired), 'most', 0.5, ' ms', (v) => `${f(v)} ms, the larger of the block estimate (${f(block)} ms${within(noise?.block)}) and the paired one (${f(paired)} ms${within(noise?.paired)})${noise?.aa ? `; A/A, direct against itself: ${signed(noise.aa.estimate)} ms${within(noise.aa)}` : ''}${noise?.pairedAA ? `, paired ${signed(noise.pairedAA.estimate)} ms${within(noise.pairedAA)}` : ''}`);
+  const judged = target(name, Math.max(block, paired), 'most', 0.5, ' ms', (v) => `${f(v)} ms, the larger of the block estimate (${f(block)} ms${within(noise?.block)}) and the paired one (${f(paired)} ms${within(noise?.paired)})${noise?.aa ? `; A/A, direct against itself: ${signed(noise.aa.estimate)} ms${within(noise.aa)}` : ''}${noise?.pairedAA ? `, paired ${signed(noise.pairedAA.estimate)} ms${within(noise.pairedAA)}` : ''}`, profile);
+  if (!noise) return judged;
+  // Both estimates must hold, each judged on its own interval and A/A (the block's A/A for the
+  // block estimate, the paired A/A for the paired one): the worse verdict of the two.
+  const bound = (value: number): Check => ({ value, limit: 0.5, at: 'most', unit: ' ms' });
+  const each = (what: string, value: number, n: Noise) => {
+    const j = judge(bound(value), n, profile);
+    return j.verdict === 'not judgeable' && j.why !== 'quick profile' ? { ...j, why: `${what}: ${j.why}` } : j;
+  };
+  return { ...judged, ...allOf(each('the block estimate', block, { interval: noise.block, aa: noise.aa }), each('the paired estimate', paired, { interval: noise.paired, aa: noise.pairedAA })) };
 }
 
 /**
@@ -176,7 +190,7 @@ const sub = (a: number | undefined, b: number | undefined) => (a === undefined |
  * where given, the time-to-first-token target is judged on them, with how far it could move by
  * chance, instead of on the few long streams.
  */
-function streamTargets(stream: RealSizeResult['stream'] | undefined, note = '', firstToken?: Readonly<Record<string, readonly number[]>>): Target[] {
+function streamTargets(profile: Profile, stream: RealSizeResult['stream'] | undefined, note = '', firstToken?: Readonly<Record<string, readonly number[]>>): Target[] {
   const sw = exact(stream?.paths, 'sw');
   const direct = exact(stream?.paths, 'direct');
   const [swRate, directRate] = [sw, direct].map((p) => p?.decodeTokensPerSec.median);
@@ -184,10 +198,10 @@ function streamTargets(stream: RealSizeResult['stream'] | undefined, note = '', 
   const first = firstTokenNoise(firstToken);
   const firstName = `time to first token via SW within 2 ms of direct${note ? ` (${note.slice(2)})` : ''}`;
   return [
-    target(`streaming via SW ≥ 99% of direct tokens/s (first-to-last-token decode rate${note})`, pct(swRate, directRate), 'least', 99, '%', (v) => `${f(v, 1)}% (${f(swRate, 2)} vs ${f(directRate, 2)} tokens/s)`),
+    target(`streaming via SW ≥ 99% of direct tokens/s (first-to-last-token decode rate${note})`, pct(swRate, directRate), 'least', 99, '%', (v) => `${f(v, 1)}% (${f(swRate, 2)} vs ${f(directRate, 2)} tokens/s)`, profile),
     first
-      ? target(firstName, first.route.estimate, 'most', 2, ' ms', (v) => `${signed(v, 2)} ms over ${first.n} one-token streams a path (95% interval ${signed(first.route.low, 1)} to ${signed(first.route.high, 1)} ms)${first.aa ? `; A/A, direct against itself: ${signed(first.aa.estimate, 2)} ms (${signed(first.aa.low, 1)} to ${signed(first.aa.high, 1)})` : ''}`)
-      : target(firstName, sub(swFirst, directFirst), 'most', 2, ' ms', (v) => `${signed(v, 2)} ms (${f(swFirst, 2)} vs ${f(directFirst, 2)} ms)`),
+      ? target(firstName, first.route.estimate, 'most', 2, ' ms', (v) => `${signed(v, 2)} ms over ${first.n} one-token streams a path (95% interval ${signed(first.route.low, 1)} to ${signed(first.route.high, 1)} ms)${first.aa ? `; A/A, direct against itself: ${signed(first.aa.estimate, 2)} ms (${signed(first.aa.low, 1)} to ${signed(first.aa.high, 1)})` : ''}`, profile, { interval: first.route, ...(first.aa ? { aa: first.aa } : {}) })
+      : target(firstName, sub(swFirst, directFirst), 'most', 2, ' ms', (v) => `${signed(v, 2)} ms (${f(swFirst, 2)} vs ${f(directFirst, 2)} ms)`, profile),
   ];
 }
 
@@ -201,16 +215,17 @@ function firstTokenNoise(samples: Readonly<Record<string, readonly number[]>> | 
 }
 
 export function realSizeTargets(r: RealSizeResult): Target[] {
+  const p = r.profile;
   const b = r.batching;
   const [conc, seq, oneSw, oneDirect] = [b?.concurrentSw, b?.sequentialDirect, b?.oneRequestSw, b?.oneRequestDirect].map((s) => s?.median);
   const texts = b?.texts ?? '?';
   return [
-    target(`${texts} concurrent 1-text requests via SW ≥ 2× ${texts} sequential direct calls`, div(seq, conc), 'least', 2, '×', (v) => `${ratio(v)} (${f(conc, 0)} vs ${f(seq, 0)} ms)`),
-    target(`1 request × ${texts} texts via SW ≥ 97% of direct throughput`, pct(oneDirect, oneSw), 'least', 97, '%', (v) => `${f(v, 1)}% (${f(oneSw, 1)} vs ${f(oneDirect, 1)} ms)`),
-    ...streamTargets(r.stream),
-    embedTarget(r.embedOne),
+    target(`${texts} concurrent 1-text requests via SW ≥ 2× ${texts} sequential direct calls`, div(seq, conc), 'least', 2, '×', (v) => `${ratio(v)} (${f(conc, 0)} vs ${f(seq, 0)} ms)`, p),
+    target(`1 request × ${texts} texts via SW ≥ 97% of direct throughput`, pct(oneDirect, oneSw), 'least', 97, '%', (v) => `${f(v, 1)}% (${f(oneSw, 1)} vs ${f(oneDirect, 1)} ms)`, p),
+    ...streamTargets(p, r.stream),
+    embedTarget(p, r.embedOne),
     // The same, with one engine worker behind both routes: the route alone.
-    ...(r.oneWorker ? [...streamTargets(r.oneWorker.stream, ', one worker through both routes', r.oneWorker.samples?.firstToken), embedTarget(r.embedOne, r.oneWorker)] : []),
+    ...(r.oneWorker ? [...streamTargets(p, r.oneWorker.stream, ', one worker through both routes', r.oneWorker.samples?.firstToken), embedTarget(p, r.embedOne, r.oneWorker)] : []),
   ];
 }
 
