@@ -48,12 +48,19 @@ export const DEFAULT_STORED_RESPONSES = 1000;
 export function createMemoryResponseStore({ maxEntries = DEFAULT_STORED_RESPONSES } = {}): ResponseStore {
   // A Map iterates in insertion order: its first key is the oldest.
   const entries = new Map<string, StoredResponse>();
-  const items = new Map<string, { item: ConversationItem; owner: string }>();
+  // An item can be held by several responses (an output, then a later input that repeats it by id
+  // or by reference): it is forgotten with the last of them.
+  const items = new Map<string, { item: ConversationItem; owners: Set<string> }>();
+  const heldItems = (entry: StoredResponse) => [...entry.input, ...outputItems(entry)].filter((item) => item.id !== undefined);
   const forget = (id: string) => {
     const entry = entries.get(id);
     if (!entry) return false;
     entries.delete(id);
-    for (const [itemId, held] of items) if (held.owner === id) items.delete(itemId);
+    for (const item of heldItems(entry)) {
+      const held = items.get(item.id!);
+      held?.owners.delete(id);
+      if (held?.owners.size === 0) items.delete(item.id!);
+    }
     return true;
   };
   return {
@@ -61,7 +68,12 @@ export function createMemoryResponseStore({ maxEntries = DEFAULT_STORED_RESPONSE
     async put(entry) {
       forget(entry.response.id);
       entries.set(entry.response.id, entry);
-      for (const item of [...entry.input, ...outputItems(entry)]) if (item.id) items.set(item.id, { item, owner: entry.response.id });
+      for (const item of heldItems(entry)) {
+        const held = items.get(item.id!);
+        // The first holder's copy stays: a later input that names the item repeats it.
+        if (held) held.owners.add(entry.response.id);
+        else items.set(item.id!, { item, owners: new Set([entry.response.id]) });
+      }
       while (entries.size > maxEntries) forget(entries.keys().next().value!);
     },
     delete: async (id) => forget(id),
