@@ -440,6 +440,117 @@ test('Anthropic flavour: the schema goes as a forced tool whose input is the par
   expect(JSON.parse(followUp.messages[1].content)).toEqual(review);
 });
 
+test('Responses flavour: a reply streamed and one not, each with its usage; the inspector shows the POST to /v1/responses and its events; tools go flat; the snippets repeat it', async ({ page, context }, info) => {
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await openPlayground(page);
+  await page.getByRole('radio', { name: /OpenAI responses/ }).check();
+  await page.getByLabel('System prompt').fill('You are terse.');
+  await promptBox(page).fill('Tell me a story about a cat.');
+  await promptBox(page).press('Enter');
+  const first = page.locator('.bubble-assistant').first();
+  await expect(first).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('chat-status')).toHaveText('Reply complete.');
+  expect((await first.locator('.content').textContent())!.trim().split(/\s+/).length).toBeGreaterThanOrEqual(20);
+
+  // Streamed: named events, the usage in response.completed, and that count under the reply.
+  await expect(page.getByTestId('inspector-summary')).toContainText(/^200 POST \/v1\/responses · .* · \d+ SSE events$/);
+  expect((await page.getByTestId('inspector-request').textContent())!).toMatch(/^POST \/v1\/responses\ncontent-type: application\/json\n\n/);
+  expect(await sentBody(page)).toEqual({
+    model: 'tiny-chat',
+    instructions: 'You are terse.',
+    input: [{ role: 'user', content: 'Tell me a story about a cat.' }],
+    max_output_tokens: 64,
+    store: false,
+    stream: true,
+  });
+  const raw = (await page.getByTestId('inspector-raw').textContent())!;
+  for (const event of ['response.created', 'response.in_progress', 'response.output_item.added', 'response.output_text.delta', 'response.output_text.done', 'response.output_item.done', 'response.completed']) {
+    expect(raw).toContain(`event: ${event}\ndata: {"type":"${event}"`);
+  }
+  const completed = JSON.parse(raw.split('event: response.completed\ndata: ')[1]!.split('\n')[0]!);
+  expect(completed.response.usage).toMatchObject({ output_tokens: 40, total_tokens: completed.response.usage.input_tokens + 40 });
+  await expect(first.locator('.meta')).toHaveText('completed · 40 tokens');
+  await expect(page.locator('#fig-rate')).toHaveText(/^\d+(\.\d)? tok\/s$/);
+  await shot(page.locator('#panel-chat'), info, 'chat-responses-light');
+  await shot(page, info, 'playground-responses-light');
+
+  // Its snippet: the openai client's responses.stream, which runs; fetch sends the body as it was.
+  const openaiCode = await snippet(page, 'openai');
+  expect(openaiCode).toContain('const stream = client.responses.stream({');
+  expect(openaiCode).toContain("stream.on('response.output_text.delta'");
+  expect(await snippet(page, 'fetch')).toMatch(/fetch\('http:\/\/localhost:\d+\/v1\/responses'/);
+  const sdkPage = await context.newPage();
+  await sdkPage.goto('/e2e/pages/sdk.html');
+  await expect(sdkPage.locator('body[data-ready="true"]')).toBeAttached();
+  const logged = await runSnippet(sdkPage, openaiCode);
+  expect(logged.length).toBeGreaterThan(20);
+  expect(logged.at(-1)).toMatch(/^completed \[\{"id":"msg_[^"]+","type":"message".*\] \{"input_tokens":\d+,.*"output_tokens":40,/);
+  await sdkPage.close();
+
+  // Not streamed: one JSON body. A cap below the API's floor goes as 16, and the reply is incomplete there.
+  await page.getByLabel('Stream the reply').uncheck();
+  await page.getByLabel('Max tokens').fill('8');
+  await promptBox(page).fill('Another one.');
+  await promptBox(page).press('Enter');
+  await expect(page.locator('.bubble-assistant')).toHaveCount(2);
+  const second = page.locator('.bubble-assistant').nth(1);
+  await expect(second).toHaveAttribute('data-state', 'done');
+  await expect(second.locator('.meta')).toHaveText('incomplete · 16 tokens');
+  expect((await second.locator('.content').textContent())!.trim().length).toBeGreaterThan(0);
+  await expect(page.getByTestId('inspector-summary')).toHaveText(/^200 POST \/v1\/responses · [^·]+$/);
+  const whole = await sentBody(page);
+  expect(whole).toMatchObject({ max_output_tokens: 16, stream: false });
+  expect(whole.input).toEqual([
+    { role: 'user', content: 'Tell me a story about a cat.' },
+    { role: 'assistant', content: await first.locator('.content').textContent() },
+    { role: 'user', content: 'Another one.' },
+  ]);
+  const response = JSON.parse((await page.getByTestId('inspector-raw').textContent())!);
+  expect(response).toMatchObject({ object: 'response', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { output_tokens: 16 } });
+  expect(response.output[0].content[0].text).toBe(await second.locator('.content').textContent());
+  expect(await snippet(page, 'openai')).toContain('const response = await client.responses.create({');
+  const anthropicCode = await snippet(page, '@anthropic-ai/sdk');
+  expect(anthropicCode).toContain('// The same conversation as the last /responses call, in the Anthropic messages flavour.');
+  expect(anthropicCode).toContain('const message = await client.messages.create({');
+
+  // Tools: flat function tools; the forced call streams in as a card and its result goes back by call_id.
+  await page.getByLabel('Stream the reply').check();
+  await page.getByLabel('Max tokens').fill('200');
+  await page.getByRole('button', { name: 'Clear conversation' }).click();
+  await openBox(page, 'Tools');
+  await page.getByLabel('Offer these tools to the model').check();
+  await page.getByLabel('Tool choice').selectOption('get_time (forced)');
+  await promptBox(page).fill('What time is it in Oslo?');
+  await promptBox(page).press('Enter');
+  const called = page.locator('.bubble-assistant').first();
+  await expect(called).toHaveAttribute('data-state', 'done');
+  await expect(called.locator('.meta')).toHaveText(/^completed · \d+ tokens$/);
+  const card = called.getByTestId('tool-call');
+  await expect(card).toHaveCount(1);
+  await expect(card.getByTestId('tool-name')).toHaveText('get_time');
+  const args = JSON.parse((await card.getByTestId('tool-arguments').textContent())!);
+  expectToolArguments('get_time', args);
+  await expect(page.getByTestId('inspector-summary')).toContainText(/^200 POST \/v1\/responses · .* SSE events$/);
+  const asked = await sentBody(page);
+  expect(asked.tools.map((t: Record<string, unknown>) => Object.keys(t))).toEqual([
+    ['type', 'name', 'description', 'parameters'],
+    ['type', 'name', 'description', 'parameters'],
+  ]);
+  expect(asked.tool_choice).toEqual({ type: 'function', name: 'get_time' });
+  expect((await page.getByTestId('inspector-raw').textContent())!).toContain('event: response.function_call_arguments.delta');
+  await called.getByLabel('Result of get_time').fill('12:00');
+  await called.getByLabel('Result of get_time').press('Enter');
+  await expect(page.locator('.bubble-assistant')).toHaveCount(2);
+  await expect(page.locator('.bubble-assistant').last()).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('inspector-request')).toContainText('"type": "function_call_output"');
+  const callId = (await called.locator('.tool-id').textContent())!;
+  expect((await sentBody(page)).input).toEqual([
+    { role: 'user', content: 'What time is it in Oslo?' },
+    { type: 'function_call', call_id: callId, name: 'get_time', arguments: expect.any(String) },
+    { type: 'function_call_output', call_id: callId, output: '12:00' },
+  ]);
+});
+
 test('structured output: invalid JSON in a box is said inline and sends nothing; a schema the grammar cannot enforce gets the API\'s 400', async ({ page }, info) => {
   await page.setViewportSize({ width: 1280, height: 1100 });
   await openPlayground(page);

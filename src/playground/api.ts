@@ -6,7 +6,7 @@
  */
 import { createSSEParser, type SSEEvent } from '../core/sse.ts';
 
-export type CallKind = 'chat' | 'messages' | 'embeddings' | 'models';
+export type CallKind = 'chat' | 'messages' | 'responses' | 'embeddings' | 'models';
 
 export interface RecordedRequest {
   readonly method: 'GET' | 'POST';
@@ -146,11 +146,15 @@ export function parseBody(text: string): unknown {
   }
 }
 
-/** The message of either flavour's error body: OpenAI `{error:{message}}`, Anthropic `{type:'error', error:{message}}`. */
+/**
+ * The message of any flavour's error body: OpenAI `{error:{message}}`, Anthropic
+ * `{type:'error', error:{message}}`, or a Responses stream's `error` event `{type:'error', message}`.
+ */
 export function errorMessage(body: unknown): string | undefined {
   if (typeof body === 'object' && body !== null && 'error' in body) {
     const inner = (body as { error: unknown }).error;
     if (typeof inner === 'object' && inner !== null && 'message' in inner && typeof inner.message === 'string') return inner.message;
   }
+  if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string') return body.message;
   return typeof body === 'string' && body ? body.slice(0, 300) : undefined;
 }

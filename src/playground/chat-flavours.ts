@@ -1,7 +1,8 @@
 /**
- * The two chat wire flavours, side by side: how one conversation and its settings become an
- * OpenAI `/chat/completions` or an Anthropic `/messages` streaming request, and what each
- * flavour's SSE events mean (text, tool calls, finish, token counts, in-band errors).
+ * The chat wire flavours, side by side: how one conversation and its settings become an OpenAI
+ * `/chat/completions`, an Anthropic `/messages` or an OpenAI `/responses` request, and what each
+ * flavour's SSE events mean (text, tool calls, finish, token counts, in-band errors). The
+ * Responses flavour lives in responses-flavour.ts; whole (not streamed) replies in whole-replies.ts.
  * @module
  */
 import { absoluteUrl, type RecordedRequest } from './api.ts';
@@ -18,11 +19,12 @@ import {
   type ToolDef,
   type Turn,
 } from './chat-wire.ts';
+import { readResponsesEvent, responsesRequest } from './responses-flavour.ts';
 import type { SSEEvent } from '../core/sse.ts';
 
 export type { Turn } from './chat-wire.ts';
 
-export type Flavour = 'openai' | 'anthropic';
+export type Flavour = 'openai' | 'anthropic' | 'responses';
 
 export interface ChatSettings {
   readonly flavour: Flavour;
@@ -32,7 +34,9 @@ export interface ChatSettings {
   readonly temperature?: number;
   readonly maxTokens: number;
   readonly stop: readonly string[];
-  /** A JSON schema the reply must match: OpenAI's response_format, Anthropic's forced tool. */
+  /** False: the reply comes as one JSON body rather than SSE events. */
+  readonly stream: boolean;
+  /** A JSON schema the reply must match: response_format, text.format, or Anthropic's forced tool. */
   readonly schema?: Record<string, unknown>;
   readonly tools?: readonly ToolDef[];
   readonly toolChoice?: ToolChoice;
@@ -47,6 +51,7 @@ export interface ChatSettings {
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 export function chatRequest(baseUrl: string, settings: ChatSettings, turns: readonly Turn[]): RecordedRequest {
+  if (settings.flavour === 'responses') return responsesRequest(baseUrl, settings, turns);
   const sampling = settings.temperature === undefined ? {} : { temperature: settings.temperature };
   const tools = settings.tools?.length ? settings.tools : undefined;
   const choice = settings.toolChoice ?? 'auto';
@@ -60,9 +65,9 @@ export function chatRequest(baseUrl: string, settings: ChatSettings, turns: read
       body: {
         model: settings.model,
         messages: [...system, ...openAIMessages(turns)],
-        stream: true,
+        stream: settings.stream,
         // The usage chunk gives the true output token count for tokens/s.
-        stream_options: { include_usage: true },
+        ...(settings.stream ? { stream_options: { include_usage: true } } : {}),
         max_tokens: settings.maxTokens,
         ...sampling,
         ...(settings.stop.length ? { stop: settings.stop } : {}),
@@ -80,7 +85,7 @@ export function chatRequest(baseUrl: string, settings: ChatSettings, turns: read
       max_tokens: settings.maxTokens,
       ...(settings.system.trim() ? { system: settings.system } : {}),
       messages: anthropicMessages(turns),
-      stream: true,
+      stream: settings.stream,
       ...sampling,
       ...(settings.stop.length ? { stop_sequences: settings.stop } : {}),
       // The schema is itself the one forced tool, so the tools box cannot go with it.
@@ -95,7 +100,8 @@ export function chatRequest(baseUrl: string, settings: ChatSettings, turns: read
 
 /**
  * A piece of a streamed tool call: its first piece has the id and name, the rest carry argument
- * fragments. `index` tells calls apart (OpenAI's call index, Anthropic's content block index).
+ * fragments. `index` tells calls apart (OpenAI's call index, Anthropic's content block index, the
+ * Responses output index).
  */
 export interface ToolDelta {
   readonly index: number;
@@ -109,7 +115,7 @@ export interface StreamUpdate {
   readonly text?: string;
   readonly tools?: readonly ToolDelta[];
   readonly finish?: string;
-  /** Output tokens so far (both flavours report a cumulative count near the end). */
+  /** Output tokens so far (every flavour reports a cumulative count near the end). */
   readonly outputTokens?: number;
   /** An error sent in-band after the stream began: the event's whole body. */
   readonly error?: unknown;
@@ -117,6 +123,7 @@ export interface StreamUpdate {
 }
 
 export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {
+  if (flavour === 'responses') return readResponsesEvent(event);
   if (flavour === 'openai') {
     if (event.data === '[DONE]') return { done: true };
     const chunk = parse(event.data);

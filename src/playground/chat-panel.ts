@@ -1,12 +1,12 @@
 /**
- * The chat panel: one conversation streamed token by token from either flavour (OpenAI chat
- * completions or Anthropic messages), with system prompt, temperature, max tokens and stop
- * sequences, a JSON schema or tools for the reply, and a Stop button that aborts the fetch (the
- * engine then stops generating).
+ * The chat panel: one conversation, streamed token by token or answered whole, in any of three
+ * flavours (OpenAI chat completions, Anthropic messages, OpenAI responses), with system prompt,
+ * temperature, max tokens and stop sequences, a JSON schema or tools for the reply, and a Stop
+ * button that aborts the fetch (the engine then stops generating).
  * @module
  */
-import { ApiError, call, type Exchange } from './api.ts';
-import { chatRequest, readEvent, type ChatSettings, type Flavour, type Turn } from './chat-flavours.ts';
+import { ApiError, call, parseBody, type CallKind, type Exchange } from './api.ts';
+import { chatRequest, readEvent, type ChatSettings, type Flavour, type StreamUpdate, type Turn } from './chat-flavours.ts';
 import { RESPOND_TOOL } from './chat-wire.ts';
 import { announce, field, h, required } from './dom.ts';
 import { errorView } from './error-view.ts';
@@ -16,6 +16,24 @@ import type { LoadView } from './load-progress.ts';
 import { defaultModel, type ApiModel } from './model-list.ts';
 import { createOutputBoxes } from './output-boxes.ts';
 import { createToolCards, parsedView, resultsForm, type ToolResult } from './reply-parts.ts';
+import { readWholeReply } from './whole-replies.ts';
+
+/** Each flavour: its radio's words, the endpoint it calls, and the kind the inspector records. */
+const FLAVOURS: readonly { value: Flavour; label: string; path: string; kind: CallKind }[] = [
+  { value: 'openai', label: 'OpenAI chat', path: '/v1/chat/completions', kind: 'chat' },
+  { value: 'anthropic', label: 'Anthropic messages', path: '/v1/messages', kind: 'messages' },
+  { value: 'responses', label: 'OpenAI responses', path: '/v1/responses', kind: 'responses' },
+];
+
+/** Where a structured reply's schema went, in each flavour's words. */
+const SCHEMA_SOURCE: Record<Flavour, string> = {
+  openai: 'response_format json_schema',
+  anthropic: `the input of the forced tool ${RESPOND_TOOL}`,
+  responses: 'text.format json_schema',
+};
+
+/** A reply cut at the token cap, by each flavour's name for it. */
+const CUT = new Set(['length', 'max_tokens', 'incomplete']);
 
 export interface ChatPanelOptions {
   readonly baseUrl: string;
@@ -29,15 +47,12 @@ export function createChatPanel(options: ChatPanelOptions) {
   const panel = required('#panel-chat');
   const chatModels = options.models.filter((m) => m.kind === 'chat');
 
-  const flavourInputs = (['openai', 'anthropic'] as const).map((value) =>
-    h('input', { type: 'radio', name: 'flavour', value, id: `flavour-${value}`, checked: value === 'openai' }),
-  );
+  const flavourInputs = FLAVOURS.map(({ value }) => h('input', { type: 'radio', name: 'flavour', value, id: `flavour-${value}`, checked: value === 'openai' }));
   const flavour = h(
     'fieldset',
     { class: 'flavour' },
     h('legend', {}, 'API flavour'),
-    h('label', { for: 'flavour-openai', class: 'choice' }, flavourInputs[0]!, h('span', {}, 'OpenAI chat'), h('code', {}, 'POST /v1/chat/completions')),
-    h('label', { for: 'flavour-anthropic', class: 'choice' }, flavourInputs[1]!, h('span', {}, 'Anthropic messages'), h('code', {}, 'POST /v1/messages')),
+    FLAVOURS.map(({ value, label, path }, i) => h('label', { for: `flavour-${value}`, class: 'choice' }, flavourInputs[i]!, h('span', {}, label), h('code', {}, path))),
   );
   const model = h('select', { id: 'chat-model' }, chatModels.map((m) => h('option', { value: m.id }, m.id)));
   model.value = defaultModel(options.models, 'chat') ?? '';
@@ -45,6 +60,7 @@ export function createChatPanel(options: ChatPanelOptions) {
   const temperature = h('input', { id: 'chat-temperature', type: 'number', min: 0, max: 2, step: 0.1, placeholder: 'default', inputmode: 'decimal' });
   const maxTokens = h('input', { id: 'chat-max-tokens', type: 'number', min: 1, step: 1, value: '64', inputmode: 'numeric' });
   const stops = h('textarea', { id: 'chat-stop', rows: 1, placeholder: 'e.g. ###' });
+  const stream = h('input', { type: 'checkbox', id: 'chat-stream', checked: true });
   const prompt = h('textarea', { id: 'chat-prompt', rows: 2, placeholder: 'Write a message… (Enter sends, Shift+Enter adds a line)' });
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
   const stop = h('button', { type: 'button', class: 'danger', disabled: true, 'aria-keyshortcuts': 'Escape' }, 'Stop');
@@ -72,9 +88,10 @@ export function createChatPanel(options: ChatPanelOptions) {
         { class: 'settings-grid' },
         field('System prompt', system),
         field('Temperature', temperature, 'Blank: default. 0–2 (Anthropic 0–1).'),
-        field('Max tokens', maxTokens),
+        field('Max tokens', maxTokens, 'Responses: 16 at least.'),
         field('Stop sequences', stops, 'One per line, up to 4.'),
       ),
+      h('label', { class: 'toggle', for: 'chat-stream' }, stream, ' Stream the reply as SSE events (unticked: one JSON body when it is done)'),
     ),
     ...boxes.elements,
     log,
@@ -90,9 +107,10 @@ export function createChatPanel(options: ChatPanelOptions) {
   let controller: AbortController | undefined;
   let waitingFor: string | undefined;
 
-  const currentFlavour = (): Flavour => (flavourInputs[1]!.checked ? 'anthropic' : 'openai');
+  const currentFlavour = (): Flavour => FLAVOURS[flavourInputs.findIndex((input) => input.checked)]?.value ?? 'openai';
   const syncFlavour = () => {
     temperature.max = currentFlavour() === 'anthropic' ? '1' : '2';
+    maxTokens.min = currentFlavour() === 'responses' ? '16' : '1';
     panel.dataset.flavour = currentFlavour();
     boxes.setFlavour(currentFlavour());
   };
@@ -122,6 +140,7 @@ export function createChatPanel(options: ChatPanelOptions) {
       temperature: temp,
       maxTokens: Number(maxTokens.value) || 64,
       stop: stops.value.split('\n').filter((s) => s.length > 0),
+      stream: stream.checked,
       ...output.settings,
     };
   }
@@ -185,29 +204,32 @@ export function createChatPanel(options: ChatPanelOptions) {
     let finish: string | undefined;
     let inBandError: unknown;
     let exchange: Exchange | undefined;
+    /** One SSE event's worth, or the whole reply at once when it was not streamed. */
+    const apply = (update: StreamUpdate) => {
+      if (update.text) reply.text.appendData(update.text);
+      for (const delta of update.tools ?? []) {
+        if (!respondMode) cards.apply(delta);
+        else if (delta.arguments) reply.text.appendData(delta.arguments);
+      }
+      if (update.text || update.tools) {
+        const now = performance.now();
+        firstAt ??= now;
+        lastAt = now;
+        chunks++;
+        if (chunks === 1 && chosen.stream) setBusy(true, `Streaming from ${chosen.model}…`);
+        log.scrollTop = log.scrollHeight;
+      }
+      if (update.finish) finish = update.finish;
+      if (update.outputTokens !== undefined) outputTokens = update.outputTokens;
+      if (update.error !== undefined) inBandError = update.error;
+    };
+    const kind = FLAVOURS.find((f) => f.value === chosen.flavour)!.kind;
     try {
-      exchange = await call(chosen.flavour === 'openai' ? 'chat' : 'messages', chatRequest(options.baseUrl, chosen, turns), {
+      exchange = await call(kind, chatRequest(options.baseUrl, chosen, turns), {
         signal: controller.signal,
-        onEvent: (event) => {
-          const update = readEvent(chosen.flavour, event);
-          if (update.text) reply.text.appendData(update.text);
-          for (const delta of update.tools ?? []) {
-            if (!respondMode) cards.apply(delta);
-            else if (delta.arguments) reply.text.appendData(delta.arguments);
-          }
-          if (update.text || update.tools) {
-            const now = performance.now();
-            firstAt ??= now;
-            lastAt = now;
-            chunks++;
-            if (chunks === 1) setBusy(true, `Streaming from ${chosen.model}…`);
-            log.scrollTop = log.scrollHeight;
-          }
-          if (update.finish) finish = update.finish;
-          if (update.outputTokens !== undefined) outputTokens = update.outputTokens;
-          if (update.error !== undefined) inBandError = update.error;
-        },
+        onEvent: (event) => apply(readEvent(chosen.flavour, event)),
       });
+      if (exchange.outcome === 'ok' && exchange.events.length === 0) apply(readWholeReply(chosen.flavour, parseBody(exchange.raw)));
     } catch (error) {
       if (mine !== conversation) return finishUp();
       reply.root.remove();
@@ -221,12 +243,12 @@ export function createChatPanel(options: ChatPanelOptions) {
     if (mine !== conversation) return finishUp();
     const aborted = exchange.outcome === 'aborted';
     const content = reply.text.data;
-    const cut = finish === 'length' || finish === 'max_tokens';
+    const cut = finish !== undefined && CUT.has(finish);
     reply.root.removeAttribute('aria-busy');
     reply.root.dataset.state = aborted ? 'stopped' : inBandError ? 'failed' : 'done';
     const calls = cards.settle(cut || aborted);
     if (chosen.schema && !aborted && inBandError === undefined && (content || cards.size === 0)) {
-      reply.extras.append(parsedView(content, respondMode ? `the input of the forced tool ${RESPOND_TOOL}` : 'response_format json_schema', cut));
+      reply.extras.append(parsedView(content, SCHEMA_SOURCE[chosen.flavour], cut));
     }
     if (content || calls.length) {
       turns.push(calls.length ? { role: 'assistant', content, toolCalls: calls } : { role: 'assistant', content });

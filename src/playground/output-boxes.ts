@@ -154,7 +154,7 @@ export function createOutputBoxes() {
     const anthropic = flavour === 'anthropic';
     schema.hint.textContent = anthropic
       ? `Anthropic messages have no response_format: the schema goes as a forced tool, ${RESPOND_TOOL}, whose input is the parsed result.`
-      : 'Sent as response_format json_schema (strict): the reply is JSON that matches it.';
+      : `Sent as ${flavour === 'responses' ? 'text.format' : 'response_format'} json_schema (strict): the reply is JSON that matches it.`;
     schemaState.textContent = schemaOn.checked ? (parsedSchema.error === undefined ? ' · on' : ' · invalid JSON') : ' · off';
     const count = parsedTools.value?.length ?? 0;
     toolsState.textContent = toolsOn.checked ? (parsedTools.error === undefined ? ` · ${count} tool${count === 1 ? '' : 's'}, ${choice.value.replace(/^tool:/, '')}` : ' · invalid JSON') : ' · off';

@@ -1,7 +1,7 @@
 /**
  * Code that repeats the last call: plain fetch (exactly the recorded request), the openai client
- * and the Anthropic client (the same conversation in that SDK's terms). What a developer copies
- * into their own app once `startInference()` runs in it.
+ * and the Anthropic client (the same conversation in that SDK's terms), streamed or not as the
+ * call was. What a developer copies into their own app once `startInference()` runs in it.
  * @module
  */
 import type { RecordedRequest, CallKind } from './api.ts';
@@ -22,6 +22,8 @@ import {
   turnsFromOpenAI,
   type ToolDef,
 } from './chat-wire.ts';
+import { responsesClientLines } from './responses-snippet.ts';
+import { responsesToChat } from './responses-wire.ts';
 
 export interface Snippet {
   readonly id: 'fetch' | 'openai' | 'anthropic';
@@ -77,17 +79,22 @@ function apiBase(url: string, suffix: RegExp): string {
   return url.replace(suffix, '');
 }
 
+const ENDPOINTS = /\/(chat\/completions|messages|responses|embeddings|models)$/;
+
 function openaiSnippet(kind: CallKind, request: RecordedRequest): string {
-  const baseURL = apiBase(request.url, /\/(chat\/completions|messages|embeddings|models)$/);
+  const baseURL = apiBase(request.url, ENDPOINTS);
   const head = [
     "import OpenAI from 'openai';",
     PREAMBLE,
     `const client = new OpenAI({ baseURL: '${baseURL}', apiKey: 'unused', dangerouslyAllowBrowser: true });`,
   ];
   const body = (request.body ?? {}) as Json;
+  const streamed = body.stream === true;
   switch (kind) {
     case 'models':
       return [...head, 'const models = await client.models.list();', 'console.log(models.data);'].join('\n');
+    case 'responses':
+      return [...head, ...responsesClientLines(body, literal)].join('\n');
     case 'embeddings':
       return [
         ...head,
@@ -97,8 +104,17 @@ function openaiSnippet(kind: CallKind, request: RecordedRequest): string {
       ].join('\n');
     case 'chat':
     case 'messages': {
-      const params = kind === 'chat' ? body : anthropicToOpenAI(body);
+      const { stream: _stream, stream_options: _options, ...params } = kind === 'chat' ? body : anthropicToOpenAI(body);
       const note = kind === 'messages' ? ['// The same conversation as the last /messages call, in the OpenAI chat flavour.'] : [];
+      if (!streamed) {
+        if (params.response_format) note.push('// The reply is JSON that matches the schema: JSON.parse the message content.');
+        return [
+          ...head,
+          ...note,
+          `const completion = await client.chat.completions.create(${literal(params)});`,
+          'console.log(completion.choices[0].message, completion.usage);',
+        ].join('\n');
+      }
       if (params.response_format) note.push('// The reply is JSON that matches the schema: JSON.parse the joined content.');
       const log = params.tools
         ? "for await (const chunk of stream) console.log(chunk.choices[0]?.delta?.content ?? '', chunk.choices[0]?.delta?.tool_calls ?? '', chunk.usage ?? '');"
@@ -115,7 +131,7 @@ function openaiSnippet(kind: CallKind, request: RecordedRequest): string {
 
 function anthropicSnippet(kind: CallKind, request: RecordedRequest): string {
   // The Anthropic SDK appends /v1 itself.
-  const baseURL = apiBase(request.url, /\/v1\/(chat\/completions|messages|embeddings|models)$/);
+  const baseURL = apiBase(request.url, new RegExp(`/v1${ENDPOINTS.source}`));
   const head = [
     "import Anthropic from '@anthropic-ai/sdk';",
     PREAMBLE,
@@ -128,15 +144,18 @@ function anthropicSnippet(kind: CallKind, request: RecordedRequest): string {
     `});`,
   ];
   const body = (request.body ?? {}) as Json;
+  const streamed = body.stream === true;
   switch (kind) {
     case 'models':
       return [...head, 'const models = await client.models.list();', 'console.log(models.data);'].join('\n');
     case 'embeddings':
       return '// The Anthropic API has no embeddings endpoint: use fetch or the openai client (see the other tabs).';
     case 'chat':
-    case 'messages': {
-      const { stream: _stream, ...params } = kind === 'messages' ? body : openAIToAnthropic(body);
-      const note = kind === 'chat' ? ['// The same conversation as the last /chat/completions call, in the Anthropic messages flavour.'] : [];
+    case 'messages':
+    case 'responses': {
+      const { stream: _stream, ...params } = kind === 'messages' ? body : openAIToAnthropic(kind === 'chat' ? body : responsesToChat(body));
+      const note = kind === 'messages' ? [] : [`// The same conversation as the last ${kind === 'chat' ? '/chat/completions' : '/responses'} call, in the Anthropic messages flavour.`];
+      if (!streamed) return [...head, ...note, `const message = await client.messages.create(${literal(params)});`, 'console.log(message);'].join('\n');
       return [
         ...head,
         ...note,

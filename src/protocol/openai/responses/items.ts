@@ -65,6 +65,7 @@ function parseItem(item: unknown, at: string, model: string): ConversationItem |
   switch (type) {
     case 'message': {
       const role = item.role;
+      if (role === undefined || role === null) throw invalid(`${at}.role`, `Missing required parameter: '${at}.role'.`);
       if (typeof role !== 'string' || !ROLES.has(role)) {
         throw invalid(`${at}.role`, `Invalid value for '${at}.role': ${describe(role)}. Supported values are: 'user', 'system', 'developer' and 'assistant'.`);
       }
@@ -108,6 +109,7 @@ function textOfPart(part: unknown, at: string): string {
   if (!isRecord(part)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(part)}.`);
   const key = part.type === 'input_text' || part.type === 'output_text' || part.type === 'text' ? 'text' : part.type === 'refusal' ? 'refusal' : undefined;
   if (!key) {
+    if (part.type === undefined || part.type === null) throw invalid(`${at}.type`, `Missing required parameter: '${at}.type'.`);
     if (part.type === 'input_image' || part.type === 'input_file' || part.type === 'input_audio') {
       throw invalid(`${at}.type`, `Content parts of type '${part.type}' are not supported: this model reads text only.`);
     }
@@ -149,7 +151,7 @@ export async function resolveReferences(items: readonly (ConversationItem | Item
       continue;
     }
     const found = await find(item.id);
-    if (!found) throw new GatewayError('not_found', `Item with id '${item.id}' not found.`, { param: item.at });
+    if (!found) throw new GatewayError('resource_not_found', `Item with id '${item.id}' not found.`, { param: item.at });
     resolved.push(found);
   }
   return resolved;

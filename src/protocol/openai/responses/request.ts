@@ -187,6 +187,7 @@ function parseTools(value: unknown, model: string): FunctionTool[] {
   return value.map((tool, i) => {
     const at = `tools[${i}]`;
     if (!isRecord(tool)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(tool)}.`);
+    if (tool.type === undefined || tool.type === null) throw invalid(`${at}.type`, `Missing required parameter: '${at}.type'.`);
     if (tool.type !== 'function') {
       throw invalid(`${at}.type`, `Tools of type ${describe(tool.type)} are not supported: model '${model}' runs no hosted tools (web search, file search, computer use, code interpreter, MCP…); only 'function' tools are available.`);
     }
@@ -210,6 +211,7 @@ function toChatTool(tool: FunctionTool): Record<string, unknown> {
 function parseToolChoice(choice: unknown): { chat: unknown; echo: unknown } | undefined {
   if (choice === undefined || choice === null) return undefined;
   if (choice === 'auto' || choice === 'none' || choice === 'required') return { chat: choice, echo: choice };
+  if (isRecord(choice) && (choice.type === undefined || choice.type === null)) throw invalid('tool_choice.type', `Missing required parameter: 'tool_choice.type'.`);
   if (isRecord(choice) && choice.type === 'function') {
     if (typeof choice.name !== 'string') throw invalid('tool_choice.name', `Missing required parameter: 'tool_choice.name'.`);
     return { chat: { type: 'function', function: { name: choice.name } }, echo: { type: 'function', name: choice.name } };
@@ -227,6 +229,7 @@ function parseText(text: unknown): { format: Record<string, unknown>; responseFo
   const format = text.format;
   if (format === undefined || format === null) return { format: { type: 'text' } };
   if (!isRecord(format)) throw invalid('text.format', `Invalid type for 'text.format': expected an object, but got ${describe(format)}.`);
+  if (format.type === undefined || format.type === null) throw invalid('text.format.type', `Missing required parameter: 'text.format.type'.`);
   if (format.type === 'text') return { format: { type: 'text' } };
   if (format.type === 'json_object') return { format: { type: 'json_object' }, responseFormat: { type: 'json_object' } };
   if (format.type !== 'json_schema') {
