@@ -87,8 +87,9 @@ export function fromChatCompletion(completion: ChatCompletion, meta: ResponseMet
   const output: Item[] = [];
   const text = choice.message.content ?? '';
   const calls = choice.message.tool_calls ?? [];
-  if (text || calls.length === 0) output.push(messageItem(randomId('msg_'), text, status));
-  for (const call of calls) output.push(callItem(randomId('fc_'), call.id, call.function.name, call.function.arguments, 'completed'));
+  // The cap cuts the item being written, the last: those before it are whole, as in the stream.
+  if (text || calls.length === 0) output.push(messageItem(randomId('msg_'), text, calls.length === 0 ? status : 'completed'));
+  calls.forEach((call, i) => output.push(callItem(randomId('fc_'), call.id, call.function.name, call.function.arguments, i === calls.length - 1 ? status : 'completed')));
   return responseObject(meta, status, output, completion.usage ?? null);
 }
 
@@ -182,7 +183,7 @@ export async function* fromChatChunks(chunks: AsyncIterable<SSEEvent>, meta: Res
   yield* closeMessage(status);
   for (const call of calls.values()) {
     yield event('response.function_call_arguments.done', { item_id: call.id, output_index: call.index, arguments: call.args, name: call.name });
-    output[call.index] = callItem(call.id, call.callId, call.name, call.args, 'completed');
+    output[call.index] = callItem(call.id, call.callId, call.name, call.args, call.index === output.length - 1 ? status : 'completed');
     yield event('response.output_item.done', { output_index: call.index, item: output[call.index] });
   }
   const response = responseObject(meta, status, output, usage);
