@@ -2,7 +2,9 @@
  * Property-based robustness test: thousands of arbitrary and malformed requests thrown at the
  * gateway (scripted engine with fault injection; API keys absent and configured). Whatever comes
  * in, the gateway must answer promptly, with both request-id headers, an error body in exactly the
- * caller's flavour, and well-formed JSON or SSE on success (PROTOCOL.md §1, §3–§10).
+ * caller's flavour, and well-formed JSON or SSE on success (PROTOCOL.md §1, §3–§10). The same holds
+ * for `/responses` (a response object, or an event stream ending in response.completed,
+ * response.incomplete or one error event) and `/messages/count_tokens`.
  *
  * Deterministic: every property has a fixed seed (override all with FC_SEED=<n>). On failure
  * fast-check prints the seed, the path and the shrunk counterexample.
@@ -12,8 +14,9 @@ import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/core/engine.ts';
 import { createGateway, type Gateway } from '../../src/gateway/index.ts';
 import { FAULTS, withFaults } from '../support/fault-engine.ts';
+import { expectWellFormedEvents, parseResponsesSSE } from '../support/responses-events.ts';
 import { ScriptedEngine } from '../support/scripted-engine.ts';
-import { endpointOf, expectedFlavour, requestArbitraries, stopsOf, toRequest, type BodySpec, type RequestSpec } from './requests.ts';
+import { endpointOf, expectedFlavour, PREVIOUS_ITEM, PREVIOUS_RESPONSE, requestArbitraries, stopsOf, toRequest, type BodySpec, type RequestSpec } from './requests.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The gateways under test
@@ -65,7 +68,7 @@ const seedFor = (fallback: number) => (process.env.FC_SEED ? Number(process.env.
 // ---------------------------------------------------------------------------------------------
 // Requests (test/property/requests.ts), aimed at the scripted models and the fault markers
 
-const { text, stopText, coherentRequest, chaosRequest } = requestArbitraries({
+const { text, stopText, coherentRequest, chaosRequest, responsesRequest, countTokensRequest, responsesChaosRequest } = requestArbitraries({
   gateways: ['open', 'keyed'] satisfies GatewayName[],
   origin: KEYED_ORIGIN,
   otherOrigins: ['http://llm.test', 'https://other.test:8443'],
@@ -106,7 +109,19 @@ const record = (value: unknown): Record<string, unknown> => {
 };
 const keys = (value: unknown) => Object.keys(record(value)).sort();
 const isNatural = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
-const body = (spec: RequestSpec) => (spec.body.kind === 'json' ? record(spec.body.value) : {});
+/** The body as the gateway read it: JSON values, and JSON text (odd bodies that no generator writes as values). */
+function body(spec: RequestSpec): Record<string, unknown> {
+  if (spec.body.kind === 'json') return record(spec.body.value);
+  if (spec.body.kind === 'text' || spec.body.kind === 'padded') {
+    try {
+      const value: unknown = spec.body.kind === 'text' ? JSON.parse(spec.body.text) : spec.body.value;
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // Not JSON: the request was refused before any oracle reads it.
+    }
+  }
+  return {};
+}
 
 function requestedMaxTokens(b: Record<string, unknown>, anthropic: boolean): number {
   if (anthropic) return b.max_tokens as number;
@@ -127,11 +142,33 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 const tally = new Map<string, number>();
 
-async function check(spec: RequestSpec): Promise<void> {
+async function check(generated: RequestSpec): Promise<void> {
   openGenerations = 0;
-  await respond(spec);
+  await respond(withStoredIds(generated));
   // However the request ended, the engine was stopped once its response had been read.
   expect(openGenerations, 'engine generations left running').toBe(0);
+}
+
+/** The newest response each gateway stored, and an item of it: what the placeholders become. */
+const stored: Partial<Record<GatewayName, { response: string; item: string }>> = {};
+
+/** The request with the placeholders for a stored response and item replaced, where there is one. */
+function withStoredIds(spec: RequestSpec): RequestSpec {
+  const ids = stored[spec.gateway as GatewayName];
+  if (!ids) return spec;
+  const swap = (text: string) => text.replaceAll(PREVIOUS_RESPONSE, ids.response).replaceAll(PREVIOUS_ITEM, ids.item);
+  const url = swap(spec.url);
+  if (spec.body.kind !== 'json') return { ...spec, url };
+  const json = JSON.stringify(spec.body.value);
+  return { ...spec, url, body: { kind: 'json', value: json === undefined ? undefined : JSON.parse(swap(json)) } };
+}
+
+function remember(spec: RequestSpec, response: Record<string, unknown>): void {
+  const request = body(spec);
+  if (request.store === false) return;
+  const output = response.output as { id: string }[];
+  stored[spec.gateway as GatewayName] = { response: response.id as string, item: output[0]!.id };
+  if (typeof request.previous_response_id === 'string') tally.set('responses chained', (tally.get('responses chained') ?? 0) + 1);
 }
 
 async function respond(spec: RequestSpec): Promise<void> {
@@ -151,6 +188,8 @@ async function respond(spec: RequestSpec): Promise<void> {
   const rel = relativePath(spec, url);
   const flavour = expectedFlavour(rel, headers);
   const endpoint = endpointOf(rel, request.method);
+  const lookup = storedLookupOf(rel, request.method);
+  if (endpoint === 'responses' || endpoint === 'count_tokens' || lookup) tally.set(`${endpoint ?? lookup} ${status}`, (tally.get(`${endpoint ?? lookup} ${status}`) ?? 0) + 1);
 
   // Server errors only where a fault was injected on purpose.
   if (status >= 500) expect(faultInjected(spec), `unexpected ${status} for a request without an injected fault`).toBe(true);
@@ -161,7 +200,7 @@ async function respond(spec: RequestSpec): Promise<void> {
     expect(retry === 'true' || retry === 'false', `x-should-retry ${retry}`).toBe(true);
     if (status < 500 && status !== 408 && status !== 409 && status !== 429) expect(retry).toBe('false');
     if (status === 429) expect(response.headers.get('retry-after')).not.toBeNull();
-    if (status === 405) expect(response.headers.get('allow')).toMatch(/^(GET|POST)$/);
+    if (status === 405) expect(response.headers.get('allow')).toMatch(/^(GET|POST|POST, GET, DELETE)$/);
     const text = await within(response.text(), 5000, 'error body');
     const parsed: unknown = JSON.parse(text);
     if (flavour === 'openai') {
@@ -172,6 +211,7 @@ async function respond(spec: RequestSpec): Promise<void> {
       expect(typeof error.type).toBe('string');
       expect(error.param === null || typeof error.param === 'string').toBe(true);
       expect(error.code === null || typeof error.code === 'string').toBe(true);
+      if (endpoint === 'responses') expect(error.message, 'a missing value described as present').not.toContain('undefined');
     } else {
       expect(keys(parsed)).toEqual(['error', 'request_id', 'type']);
       const top = record(parsed);
@@ -191,7 +231,7 @@ async function respond(spec: RequestSpec): Promise<void> {
     return;
   }
   expect(status).toBe(200);
-  expect(endpoint, `200 for ${request.method} ${url.pathname}`).not.toBeNull();
+  expect(endpoint ?? lookup, `200 for ${request.method} ${url.pathname}`).not.toBeNull();
 
   // With keys configured, success needs a configured key in a header the flavour reads.
   let scopedToChat = false;
@@ -200,12 +240,17 @@ async function respond(spec: RequestSpec): Promise<void> {
     expect(GOOD_KEYS as readonly (string | undefined)[]).toContain(key);
     scopedToChat = key === 'sk-chat';
   }
+  if (lookup) {
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    return checkStoredLookup(lookup, record(JSON.parse(await within(response.text(), 5000, 'JSON body'))), spec, rel!);
+  }
 
   const type = response.headers.get('content-type') ?? '';
   if (type.startsWith('text/event-stream')) {
-    expect(endpoint === 'chat' || endpoint === 'messages').toBe(true);
+    expect(endpoint === 'chat' || endpoint === 'messages' || endpoint === 'responses').toBe(true);
     expect(body(spec).stream).toBe(true);
     const wire = await within(response.text(), 5000, 'SSE body');
+    if (endpoint === 'responses') return checkResponsesStream(wire, spec);
     expectValidChatRequest(body(spec), endpoint === 'messages');
     if (endpoint === 'chat') checkOpenAIStream(wire, body(spec));
     else checkAnthropicStream(wire, body(spec), requestId!);
@@ -220,6 +265,12 @@ async function respond(spec: RequestSpec): Promise<void> {
       return checkEmbeddings(parsed, body(spec));
     case 'messages':
       return checkMessage(parsed, body(spec));
+    case 'responses':
+      checkResponse(parsed, body(spec));
+      tally.set('responses json', (tally.get('responses json') ?? 0) + 1);
+      return remember(spec, record(parsed));
+    case 'count_tokens':
+      return checkTokenCount(parsed, body(spec));
     case 'models':
       return checkModelList(parsed, flavour, scopedToChat);
     case 'model':
@@ -352,6 +403,122 @@ function checkModelList(parsed: unknown, flavour: 'openai' | 'anthropic', scoped
   }
 }
 
+/** The Responses parameters this server takes (the real API's, less what needs hosted tools or reasoning). */
+const RESPONSES_PARAMETERS = new Set([
+  'model', 'input', 'instructions', 'max_output_tokens', 'temperature', 'top_p', 'stop', 'seed', 'metadata', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'stream',
+  'store', 'previous_response_id', 'include', 'truncation', 'reasoning', 'top_logprobs', 'user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention',
+  'prompt_cache_options', 'service_tier', 'stream_options', 'background', 'conversation', 'prompt', 'context_management', 'max_tool_calls',
+]);
+
+/** A success implies the request was valid: necessary conditions, checked independently. */
+function expectValidResponsesRequest(request: Record<string, unknown>): void {
+  expect(request.model).toBe('scripted-chat');
+  for (const key of Object.keys(request)) expect(RESPONSES_PARAMETERS, `parameter ${key}`).toContain(key);
+  const max = request.max_output_tokens;
+  if (max !== undefined && max !== null) expect(Number.isInteger(max) && (max as number) >= 16 && (max as number) <= DEFAULT_MAX_TOKENS, `max_output_tokens ${String(max)}`).toBe(true);
+  expect([undefined, null, false]).toContain(request.background);
+  expect(request.include === undefined || request.include === null || (Array.isArray(request.include) && request.include.length === 0)).toBe(true);
+  expect([undefined, null, 'disabled']).toContain(request.truncation);
+  expect(request.tools === undefined || request.tools === null || (Array.isArray(request.tools) && request.tools.length === 0), 'the scripted model has no tools').toBe(true);
+  const input = request.input;
+  expect(typeof input === 'string' || (Array.isArray(input) && input.length > 0) || typeof request.previous_response_id === 'string').toBe(true);
+}
+
+const RESPONSE_KEYS = [
+  'background', 'completed_at', 'created_at', 'error', 'id', 'incomplete_details', 'instructions', 'max_output_tokens', 'metadata', 'model', 'object', 'output', 'parallel_tool_calls',
+  'previous_response_id', 'prompt_cache_key', 'reasoning', 'safety_identifier', 'service_tier', 'status', 'store', 'temperature', 'text', 'tool_choice', 'tools', 'top_p', 'truncation', 'usage', 'user',
+];
+
+/** A response object as `POST /responses` returns it (and `response.completed` carries it). */
+function checkResponse(parsed: unknown, request: Record<string, unknown>): void {
+  expectValidResponsesRequest(request);
+  expect(keys(parsed)).toEqual(RESPONSE_KEYS);
+  const response = record(parsed);
+  expect(response.object).toBe('response');
+  expect(response.id).toMatch(/^resp_[0-9A-Za-z]+$/);
+  expect(response.model).toBe('scripted-chat');
+  expect(Number.isInteger(response.created_at) && Number.isInteger(response.completed_at)).toBe(true);
+  expect(response.error).toBeNull();
+  expect(['completed', 'incomplete']).toContain(response.status);
+  expect(response.incomplete_details).toEqual(response.status === 'incomplete' ? { reason: 'max_output_tokens' } : null);
+  expect(response.store).toBe(request.store ?? true);
+  expect(response.previous_response_id).toBe(request.previous_response_id ?? null);
+  expect(response.instructions).toBe(request.instructions ?? null);
+  expect(response.max_output_tokens).toBe(request.max_output_tokens ?? null);
+  expect(response.metadata).toEqual(request.metadata ?? {});
+  const output = response.output as unknown[];
+  expect(Array.isArray(output) && output.length === 1, 'one message: the scripted model calls no tools').toBe(true);
+  const item = record(output[0]);
+  expect(keys(item)).toEqual(['content', 'id', 'role', 'status', 'type']);
+  expect(item).toMatchObject({ type: 'message', role: 'assistant', status: response.status });
+  expect(item.id).toMatch(/^msg_/);
+  const content = item.content as unknown[];
+  expect(content).toHaveLength(1);
+  expect(keys(content[0])).toEqual(['annotations', 'logprobs', 'text', 'type']);
+  const part = record(content[0]);
+  expect(part.type).toBe('output_text');
+  expect(typeof part.text).toBe('string');
+  for (const stop of stopsOf(request.stop)) expect(part.text as string).not.toContain(stop);
+  const usage = record(response.usage);
+  expect(keys(usage)).toEqual(['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens']);
+  expect((usage.input_tokens as number) > 0 && isNatural(usage.output_tokens)).toBe(true);
+  expect(usage.total_tokens).toBe((usage.input_tokens as number) + (usage.output_tokens as number));
+  expect(usage.output_tokens as number).toBeLessThanOrEqual(typeof request.max_output_tokens === 'number' ? request.max_output_tokens : DEFAULT_MAX_TOKENS);
+}
+
+/** The event stream: well formed (test/support/responses-events.ts); its final response as the JSON one; an error event only where a fault was injected. */
+function checkResponsesStream(wire: string, spec: RequestSpec): void {
+  const final = expectWellFormedEvents(parseResponsesSSE(wire));
+  if (!final) {
+    expect(faultInjected(spec), 'an error event without an injected fault').toBe(true);
+    tally.set('responses stream error', (tally.get('responses stream error') ?? 0) + 1);
+    return;
+  }
+  checkResponse(final, body(spec));
+  tally.set('responses stream', (tally.get('responses stream') ?? 0) + 1);
+  remember(spec, final);
+}
+
+function checkTokenCount(parsed: unknown, request: Record<string, unknown>): void {
+  expect(request.model).toBe('scripted-chat');
+  expect(Array.isArray(request.messages) && request.messages.length > 0).toBe(true);
+  expect(keys(parsed)).toEqual(['input_tokens']);
+  const count = record(parsed).input_tokens;
+  expect(Number.isInteger(count) && (count as number) > 0, `input_tokens ${String(count)}`).toBe(true);
+}
+
+type StoredLookup = 'retrieve' | 'input_items' | 'delete';
+
+/** A stored response's own URLs: `GET /responses/{id}`, `GET /responses/{id}/input_items`, `DELETE /responses/{id}`. */
+function storedLookupOf(rel: string | null, method: string): StoredLookup | null {
+  const match = rel === null ? null : /^\/responses\/([^/]+)(\/input_items)?$/.exec(rel);
+  if (!match) return null;
+  if (method === 'GET') return match[2] ? 'input_items' : 'retrieve';
+  return method === 'DELETE' && !match[2] ? 'delete' : null;
+}
+
+/** Only a stored response's URLs answer 200: the placeholder replaced by the id of one the gateway holds. */
+function checkStoredLookup(lookup: StoredLookup, parsed: Record<string, unknown>, spec: RequestSpec, rel: string): void {
+  const id = decodeURIComponent(rel.split('/')[2]!);
+  const gateway = spec.gateway as GatewayName;
+  expect(id).toMatch(/^resp_/);
+  if (lookup === 'retrieve') {
+    expect(keys(parsed)).toEqual(RESPONSE_KEYS);
+    expect(parsed.id).toBe(id);
+  } else if (lookup === 'input_items') {
+    expect(keys(parsed)).toEqual(['data', 'first_id', 'has_more', 'last_id', 'object']);
+    expect(parsed.object).toBe('list');
+    const data = parsed.data as Record<string, unknown>[];
+    expect(Array.isArray(data)).toBe(true);
+    for (const item of data) expect(['message', 'function_call', 'function_call_output']).toContain(item.type);
+    expect(parsed.first_id).toBe(data[0]?.id ?? null);
+    expect(parsed.last_id).toBe(data.at(-1)?.id ?? null);
+  } else {
+    expect(parsed).toEqual({ id, object: 'response', deleted: true });
+    if (stored[gateway]?.response === id) delete stored[gateway];
+  }
+}
+
 /** Splits an SSE body on blank lines; the body must end with one. */
 function sseBlocks(wire: string): string[][] {
   expect(wire.endsWith('\n\n'), 'SSE body ends with a blank line').toBe(true);
@@ -479,6 +646,16 @@ const streamingRequest: fc.Arbitrary<RequestSpec> = fc.oneof(
   }),
 );
 
+const responsesStreamingRequest: fc.Arbitrary<RequestSpec> = fc.record({
+  gateway: fc.constant<GatewayName>('open'),
+  method: fc.constant('POST'),
+  url: fc.constant(`${KEYED_ORIGIN}/v1/responses`),
+  headers: fc.constant({ 'content-type': 'application/json' }),
+  body: fc
+    .record({ input: fc.oneof(text, fc.array(fc.record({ role: fc.constantFrom('user', 'developer'), content: text }), { minLength: 1, maxLength: 2 })), max_output_tokens: fc.integer({ min: 16, max: 24 }), store: fc.boolean() })
+    .map((rest): BodySpec => ({ kind: 'json', value: { model: 'scripted-chat', stream: true, ...rest } })),
+});
+
 /** Reads `chunks` pieces of a stream, then cancels it, as a client that breaks out of its loop. */
 async function abandon(spec: RequestSpec, chunks: number): Promise<void> {
   openGenerations = 0;
@@ -509,11 +686,34 @@ describe('gateway under arbitrary requests', () => {
     await fc.assert(fc.asyncProperty(streamingRequest, fc.nat(8), abandon), { seed: seedFor(0xab4d0), numRuns: 500 });
   }, 120_000);
 
+  it('answers /responses bodies (valid, chained, malformed, unknown items and parameters) as a response, a well-formed event stream or an error', async () => {
+    await fc.assert(fc.asyncProperty(responsesRequest, check), { seed: seedFor(0x7e5b0d1e), numRuns: 1500 });
+  }, 120_000);
+
+  it('answers /messages/count_tokens bodies with a count or an Anthropic error', async () => {
+    await fc.assert(fc.asyncProperty(countTokensRequest, check), { seed: seedFor(0xc0dec0de), numRuns: 500 });
+  }, 120_000);
+
+  it('answers anything under /responses (any method, stored ids, sub-paths, bodies) without hanging or a 5xx', async () => {
+    await fc.assert(fc.asyncProperty(responsesChaosRequest, check), { seed: seedFor(0x5eedbeef), numRuns: 800 });
+  }, 120_000);
+
+  it('stops the engine whenever a client abandons a /responses stream, at any point', async () => {
+    await fc.assert(fc.asyncProperty(responsesStreamingRequest, fc.nat(14), abandon), { seed: seedFor(0xab4d1), numRuns: 300 });
+  }, 120_000);
+
   it('produced a useful mix of outcomes', () => {
     // Guards the generators themselves: a property that only ever sees 400s proves little.
     if (process.env.FC_TALLY) console.log(Object.fromEntries([...tally].sort()));
     const count = (status: string) => tally.get(status) ?? 0;
     expect(count('200')).toBeGreaterThan(800);
     for (const status of ['400', '401', '404', '405', '413', '429', '500', '503']) expect(count(status), `responses with ${status}`).toBeGreaterThan(0);
+    // /responses: JSON and streamed successes, chains through stored responses, each kind of failure.
+    expect(count('responses json')).toBeGreaterThan(100);
+    expect(count('responses stream')).toBeGreaterThan(50);
+    expect(count('responses chained')).toBeGreaterThan(20);
+    for (const outcome of ['responses stream error', 'responses 400', 'responses 404', 'responses 413', 'responses 429', 'responses 503', 'count_tokens 200', 'count_tokens 400', 'retrieve 200', 'input_items 200', 'delete 200']) {
+      expect(count(outcome), outcome).toBeGreaterThan(0);
+    }
   });
 });

@@ -25,6 +25,14 @@ export interface RequestSpec {
   readonly body: BodySpec;
 }
 
+/**
+ * Placeholders for a stored response's id and one of its items' ids, which a runtime under test
+ * replaces with those of a response it has stored (the requests are generated before any
+ * exists); where none is, or where it is sent as it is, the request is answered 404.
+ */
+export const PREVIOUS_RESPONSE = '$previous_response';
+export const PREVIOUS_ITEM = '$previous_item';
+
 /** Methods that `fetch` and `new Request` refuse outright. */
 export const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -318,6 +326,182 @@ export function requestArbitraries(profile: RequestProfile) {
     { weight: 3, arbitrary: fc.record(embeddingsFields, { requiredKeys: [] }) },
   );
 
+  // ---- OpenAI Responses bodies (POST /responses)
+
+  const inputText = fc.record({ type: fc.constant('input_text'), text });
+  const outputText = fc.record({ type: fc.constant('output_text'), text });
+  /** Messages as clients send them: easy ones without `type`, typed ones with text parts. */
+  const responsesMessage = fc.oneof(
+    { weight: 4, arbitrary: fc.record({ role: validOrPrototypeName(['user', 'system', 'developer']), content: text }) },
+    { weight: 2, arbitrary: fc.record({ type: fc.constant('message'), role: fc.constantFrom('user', 'developer'), content: fc.array(inputText, { minLength: 1, maxLength: 2 }) }) },
+    { weight: 2, arbitrary: fc.record({ type: fc.constant('message'), role: fc.constant('assistant'), content: fc.oneof(text, fc.array(outputText, { minLength: 1, maxLength: 2 })) }) },
+  );
+  /** A function call and its output, as the next turn of a tool loop sends them back. */
+  const callAndOutput = fc
+    .record({ call_id: fc.stringMatching(/^call_[a-z0-9]{1,6}$/), name: fc.constantFrom('get_weather', 'now'), arguments: fc.constantFrom('{}', '{"city":"Paris"}', ''), output: text })
+    .map(({ output, ...call }) => [{ type: 'function_call', ...call }, { type: 'function_call_output', call_id: call.call_id, output }]);
+  /** A valid input list: messages and call pairs, a user message last. */
+  const responsesItems = fc
+    .tuple(fc.array(fc.oneof(responsesMessage.map((m) => [m]), callAndOutput), { maxLength: 3 }), fc.record({ role: fc.constant('user'), content: text }))
+    .map(([turns, last]) => [...turns.flat(), last]);
+
+  const responsesPart = fc.oneof(
+    { weight: 3, arbitrary: fc.oneof(inputText, outputText) },
+    {
+      weight: 2,
+      arbitrary: fc.record(
+        { type: fc.oneof(fc.constantFrom('input_text', 'output_text', 'refusal', 'text', 'input_image', 'input_file', 'input_audio', 'video', 'constructor'), weird), text: weird, refusal: text, image_url: weird },
+        { requiredKeys: ['type'] },
+      ),
+    },
+    { weight: 1, arbitrary: weird },
+  );
+  /** Items of every type, known and unknown (hosted tools' items, reasoning, prototype names), with fields of any type. */
+  const anyItem = fc.record(
+    {
+      type: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom('message', 'function_call', 'function_call_output', 'item_reference') },
+        { weight: 2, arbitrary: fc.constantFrom('reasoning', 'web_search_call', 'file_search_call', 'computer_call', 'mcp_call', 'custom_tool_call', 'compaction', 'note', '', 'MESSAGE') },
+        { weight: 1, arbitrary: fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty') },
+        { weight: 1, arbitrary: weird },
+      ),
+      role: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('user', 'assistant', 'system', 'developer') }, { weight: 1, arbitrary: fc.constantFrom('tool', 'function', 'constructor', '') }, { weight: 1, arbitrary: weird }),
+      content: fc.oneof(text, fc.array(responsesPart, { maxLength: 3 }), weird),
+      id: fc.oneof(fc.constantFrom(PREVIOUS_ITEM, 'msg_nope', ''), weird),
+      call_id: fc.oneof(fc.constantFrom('call_1', 'call_2', ''), weird),
+      name: fc.oneof(fc.constantFrom('get_weather', ''), weird),
+      arguments: fc.oneof(fc.constantFrom('{}', '', '{"a":'), weird),
+      output: fc.oneof(text, fc.array(responsesPart, { maxLength: 2 }), weird),
+      summary: fc.constant([]),
+    },
+    { requiredKeys: [] },
+  );
+  const responsesInput = fc.oneof(
+    { weight: 4, arbitrary: text },
+    { weight: 6, arbitrary: responsesItems },
+    { weight: 1, arbitrary: fc.constant([{ type: 'item_reference', id: PREVIOUS_ITEM }, { role: 'user', content: 'And then?' }]) },
+    { weight: 4, arbitrary: fc.array(fc.oneof({ weight: 2, arbitrary: responsesMessage }, { weight: 2, arbitrary: anyItem }, { weight: 1, arbitrary: weird }), { minLength: 1, maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.constant([]) },
+    { weight: 1, arbitrary: weird },
+  );
+  const maxOutputTokens = fc.oneof(
+    { weight: 6, arbitrary: fc.integer({ min: 16, max: 40 }) },
+    { weight: 2, arbitrary: fc.constantFrom(15, 0, -1, 16.5, 256, 257, 1e30, 2 ** 53, -0, '20', '', true) },
+    { weight: 1, arbitrary: fc.integer() },
+    { weight: 1, arbitrary: weird },
+  );
+  const responsesFields = {
+    model: chatModel,
+    input: responsesInput,
+    instructions: fc.oneof(text, weird),
+    max_output_tokens: maxOutputTokens,
+    temperature: sampling(2),
+    top_p: sampling(1),
+    stream: fc.oneof({ weight: 6, arbitrary: fc.boolean() }, { weight: 1, arbitrary: weird }),
+    store: fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arbitrary: weird }),
+    previous_response_id: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(PREVIOUS_RESPONSE, 'resp_nope', '') }, { weight: 1, arbitrary: weird }),
+    metadata: fc.oneof(
+      fc.record({ team: fc.string({ maxLength: 8 }) }),
+      fc.dictionary(fc.string({ maxLength: 70 }), fc.oneof(fc.string({ maxLength: 600 }), weird), { maxKeys: 20 }),
+      weird,
+    ),
+    tools: fc.oneof(
+      fc.constant([]),
+      fc.array(
+        fc.oneof(
+          fc.record({ type: fc.constant('function'), name: fc.constantFrom('get_weather', ''), parameters: fc.constant({ type: 'object', properties: {} }) }, { requiredKeys: ['type'] }),
+          fc.record({ type: fc.constantFrom('web_search', 'web_search_preview', 'file_search', 'computer_use_preview', 'mcp', 'code_interpreter', 'image_generation', 'custom', 'constructor') }),
+          weird,
+        ),
+        { minLength: 1, maxLength: 2 },
+      ),
+      weird,
+    ),
+    tool_choice: fc.oneof(fc.constantFrom('auto', 'none', 'required', 'any'), fc.record({ type: fc.constantFrom('function', 'web_search_preview', 'file_search'), name: fc.oneof(fc.string({ maxLength: 8 }), weird) }, { requiredKeys: ['type'] }), weird),
+    text: fc.oneof(
+      fc.record(
+        {
+          format: fc.oneof(
+            fc.record({ type: fc.constantFrom('text', 'json_object', 'json_schema', 'yaml') }),
+            fc.record({ type: fc.constant('json_schema'), name: fc.oneof(fc.constantFrom('answer', ''), weird), schema: fc.oneof(fc.constant({ type: 'object' }), weird) }, { requiredKeys: ['type'] }),
+            weird,
+          ),
+          verbosity: fc.oneof(fc.constantFrom('low', 'medium', 'high'), weird),
+        },
+        { requiredKeys: [] },
+      ),
+      weird,
+    ),
+    parallel_tool_calls: fc.oneof(fc.boolean(), weird),
+    include: fc.oneof(fc.constant([]), fc.array(fc.constantFrom('reasoning.encrypted_content', 'message.output_text.logprobs', 'file_search_call.results'), { minLength: 1, maxLength: 2 }), weird),
+    truncation: fc.oneof(fc.constantFrom('disabled', 'auto'), weird),
+    reasoning: fc.oneof(fc.record({ effort: fc.constantFrom('none', 'minimal', 'high'), summary: fc.constantFrom('auto', null) }, { requiredKeys: [] }), weird),
+    background: fc.oneof(fc.boolean(), weird),
+    conversation: fc.oneof(fc.constantFrom('conv_1'), fc.record({ id: fc.constant('conv_1') }), weird),
+    top_logprobs: fc.oneof(fc.integer({ min: 0, max: 3 }), weird),
+    stop: fc.oneof(stopText, fc.array(stopText, { maxLength: 5 }), weird),
+    seed: fc.oneof(fc.integer(), weird),
+    user: text,
+    service_tier: fc.oneof(fc.constantFrom('auto', 'default', 'flex'), weird),
+    stream_options: fc.oneof(fc.record({ include_obfuscation: fc.boolean() }), weird),
+  };
+  /** Parameters this endpoint does not have (chat's names among them), each with a value of any type. */
+  const unknownParameters = fc.dictionary(fc.constantFrom('messages', 'max_tokens', 'max_completion_tokens', 'n', 'frequency_penalty', 'response_format', 'modalities', 'constructor', 'toString', 'x'), weird, { minKeys: 1, maxKeys: 2 });
+  const validResponsesBody = fc.record(
+    {
+      model: fc.constant(profile.chatModel),
+      input: fc.oneof(text, responsesItems),
+      instructions: text,
+      max_output_tokens: fc.integer({ min: 16, max: 40 }),
+      temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+      stream: fc.boolean(),
+      store: fc.boolean(),
+      previous_response_id: fc.constant(PREVIOUS_RESPONSE),
+      metadata: fc.record({ team: fc.string({ maxLength: 8 }) }),
+      text: fc.record({ format: fc.constant({ type: 'text' }), verbosity: fc.constantFrom('low', 'medium', 'high') }, { requiredKeys: [] }),
+      stop: fc.array(stopText, { maxLength: 4 }),
+      include: fc.constant([]),
+      truncation: fc.constant('disabled'),
+      reasoning: fc.constant({ effort: 'none' }),
+      background: fc.constant(false),
+    },
+    { requiredKeys: ['model', 'input'] },
+  );
+  const responsesBody = fc.oneof(
+    // Valid requests, to exercise the success paths (JSON and stream, chained and stored).
+    { weight: 8, arbitrary: validResponsesBody },
+    // Mostly plausible: the required fields present, few optional ones, items of every kind.
+    {
+      weight: 4,
+      arbitrary: fc.record(
+        { model: responsesFields.model, input: responsesFields.input, max_output_tokens: responsesFields.max_output_tokens, stream: responsesFields.stream, previous_response_id: responsesFields.previous_response_id, tools: responsesFields.tools },
+        { requiredKeys: ['model', 'input'] },
+      ),
+    },
+    // Every field, each maybe absent, maybe the wrong type.
+    { weight: 2, arbitrary: fc.record(responsesFields, { requiredKeys: [] }) },
+    // A valid body with parameters this endpoint does not have.
+    { weight: 1, arbitrary: fc.tuple(validResponsesBody, unknownParameters).map(([body, extra]) => ({ ...body, ...extra })) },
+  );
+
+  // ---- Anthropic count_tokens bodies (POST /messages/count_tokens): a messages body without max_tokens
+
+  const countTokensBody = fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record(
+        {
+          model: fc.constant(profile.chatModel),
+          messages: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant'), content: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { minLength: 1, maxLength: 2 })) }), { minLength: 1, maxLength: 3 }),
+          system: fc.oneof(text, fc.array(fc.record({ type: fc.constant('text'), text }), { maxLength: 2 })),
+        },
+        { requiredKeys: ['model', 'messages'] },
+      ),
+    },
+    { weight: 3, arbitrary: fc.record(messagesFields, { requiredKeys: ['model', 'messages'] }) },
+    { weight: 2, arbitrary: fc.record(messagesFields, { requiredKeys: [] }) },
+  );
+
   // ---- bodies in every encoding
 
   /** A valid-ish JSON body for the endpoint most of the time; otherwise garbage of every kind. */
@@ -450,7 +634,75 @@ export function requestArbitraries(profile: RequestProfile) {
     body: bodies(fc.oneof(chatBody, messagesBody, embeddingsBody)),
   });
 
-  return { weird, text, stopText, maxTokens, chatBody, messagesBody, embeddingsBody, bodies, headersFor, coherentRequest, chaosRequest };
+  /** Bodies no generator above writes: a parameter named `__proto__` (an own key once parsed), numbers past 2^53. */
+  const oddResponsesBodies = fc.constantFrom<BodySpec>(
+    { kind: 'text', text: `{"model":"${profile.chatModel}","input":"hi","__proto__":{"stream":true}}` },
+    { kind: 'text', text: `{"model":"${profile.chatModel}","input":[{"role":"user","content":"hi","__proto__":{"type":"reasoning"}}]}` },
+    { kind: 'text', text: `{"model":"${profile.chatModel}","input":"hi","max_output_tokens":1e400}` },
+    { kind: 'text', text: `{"model":"${profile.chatModel}","input":"hi","max_output_tokens":123456789012345678901234567890}` },
+    { kind: 'text', text: `{"model":"${profile.chatModel}","input":"hi","input":[]}` },
+    { kind: 'padded', value: { model: profile.chatModel, input: 'hi' }, bytes: 2048 },
+  );
+
+  /** `POST /responses`: mostly plausible bodies, often subtly wrong, and garbage. */
+  const responsesRequest: fc.Arbitrary<RequestSpec> = fc.record({
+    gateway: gatewayName,
+    method: fc.constant('POST'),
+    url: fc.tuple(fc.oneof({ weight: 3, arbitrary: fc.constant('/v1/responses') }, { weight: 1, arbitrary: fc.constant('/v1/responses/') }), query).map(([p, q]) => `${profile.origin}${p}${q}`),
+    headers: headersFor('openai'),
+    body: fc.oneof({ weight: 12, arbitrary: bodies(responsesBody) }, { weight: 1, arbitrary: oddResponsesBodies }),
+  });
+
+  /** `POST /messages/count_tokens`, in the Anthropic flavour. */
+  const countTokensRequest: fc.Arbitrary<RequestSpec> = fc.record({
+    gateway: gatewayName,
+    method: fc.constant('POST'),
+    url: query.map((q) => `${profile.origin}/v1/messages/count_tokens${q}`),
+    headers: headersFor('anthropic'),
+    body: bodies(countTokensBody),
+  });
+
+  /** Anything at all under `/responses` and `/messages/count_tokens`: any method, sub-path (stored ids, cancel, input_items) and body. */
+  const responsesChaosRequest: fc.Arbitrary<RequestSpec> = fc.record({
+    gateway: gatewayName,
+    method,
+    url: fc
+      .tuple(
+        origin,
+        fc.oneof(
+          { weight: 2, arbitrary: fc.constantFrom('', '/input_items', '/cancel', '/input_items/x').map((rest) => `/v1/responses/${PREVIOUS_RESPONSE}${rest}`) },
+          fc.constantFrom(
+            '/v1/responses', '/v1/responses/', '/v1/messages/count_tokens', '/v1/messages/count_tokens/', '/v1/responses/resp_nope', '/v1/responses/resp_nope/input_items',
+            '/v1/responses/resp_nope/cancel', '/v1/responses/resp_nope/x', '/v1/responses/%ZZ', '/v1/responses//input_items', '/v1/responses/constructor', '/v1/responses/__proto__/input_items',
+          ),
+          fc.string({ maxLength: 12 }).map((s) => `/v1/responses/${encodeURIComponent(s)}`),
+          fc.array(fc.constantFrom('responses', 'input_items', 'cancel', 'count_tokens', 'messages', '%2F', '..', ''), { maxLength: 3 }).map((s) => `/v1/responses/${s.join('/')}`),
+        ),
+        fc.oneof(query, fc.constantFrom('?order=asc', '?order=up', '?limit=0', '?limit=101', '?limit=2.5', '?after=msg_x&limit=1')),
+      )
+      .map(([o, p, q]) => `${o}${p}${q}`),
+    headers: headersFor('any'),
+    body: bodies(fc.oneof(responsesBody, countTokensBody, chatBody)),
+  });
+
+  return {
+    weird,
+    text,
+    stopText,
+    maxTokens,
+    chatBody,
+    messagesBody,
+    embeddingsBody,
+    responsesBody,
+    countTokensBody,
+    bodies,
+    headersFor,
+    coherentRequest,
+    chaosRequest,
+    responsesRequest,
+    countTokensRequest,
+    responsesChaosRequest,
+  };
 }
 
 const VERSION_VALUES = ['2023-06-01', '2026-10-21', '2023-01-01', '1999-01-01', '', 'latest', '2023-06-01, 2023-06-01', ' 2026-10-21 '];
@@ -466,7 +718,7 @@ export function expectedFlavour(rel: string | null, headers: Headers): 'openai' 
   return headers.has('anthropic-version') || headers.has('vendor-version') ? 'anthropic' : 'openai';
 }
 
-export type Endpoint = 'chat' | 'embeddings' | 'messages' | 'models' | 'model';
+export type Endpoint = 'chat' | 'embeddings' | 'messages' | 'count_tokens' | 'responses' | 'models' | 'model';
 
 /** Which endpoint a path after the base names with this method, or null for none. */
 export function endpointOf(rel: string | null, method: string): Endpoint | null {
@@ -475,6 +727,8 @@ export function endpointOf(rel: string | null, method: string): Endpoint | null 
   if (method === 'POST' && is('/chat/completions')) return 'chat';
   if (method === 'POST' && is('/embeddings')) return 'embeddings';
   if (method === 'POST' && is('/messages')) return 'messages';
+  if (method === 'POST' && is('/messages/count_tokens')) return 'count_tokens';
+  if (method === 'POST' && is('/responses')) return 'responses';
   if (method === 'GET' && is('/models')) return 'models';
   if (method === 'GET' && rel.startsWith('/models/')) return 'model';
   return null;

@@ -80,12 +80,25 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
       await keep(response);
       return jsonResponse(response, 200, headers);
     }
-    // Cancelling the translated stream cancels the chat stream under it, which stops the engine.
-    const cut = new AbortController();
-    const chunks = readSSEEvents(answer.body ? answer.body.pipeThrough(new TransformStream(), { signal: cut.signal }) : null);
-    const events = fromChatChunks(chunks, meta, keep);
+    // Cancelling the translated stream cancels the chat stream under it, which stops the engine:
+    // through a reader held here, at once, whether a read is waiting for the next token or not.
+    const reader = answer.body?.getReader();
+    const chunks = reader
+      ? new ReadableStream<Uint8Array>(
+          {
+            async pull(controller) {
+              const next = await reader.read();
+              if (next.done) controller.close();
+              else controller.enqueue(next.value);
+            },
+            cancel: (reason) => reader.cancel(reason),
+          },
+          { highWaterMark: 0 },
+        )
+      : null;
+    const events = fromChatChunks(readSSEEvents(chunks), meta, keep);
     return new Response(
-      toSSEStream(events, () => cut.abort()),
+      toSSEStream(events, () => void reader?.cancel().catch(() => {})),
       { headers: { ...SSE_HEADERS, ...headers } },
     );
   }
