@@ -65,18 +65,32 @@ describe('createMemoryResponseStore', () => {
     expect(await store.findItem('msg_2')).toBeDefined();
   });
 
-  it('moves an item sent again to the newer response, which it then outlives the older one with', async () => {
-    const store = createMemoryResponseStore({ maxEntries: 2 });
+  it('keeps an item while any stored response holds it: its producer, or a later one that repeated it', async () => {
+    const store = createMemoryResponseStore({ maxEntries: 3 });
     await store.put(entry(1));
     // Response 2 was sent response 1's answer as an item_reference: its input holds the same item.
     const referenced = (await store.findItem('msg_1'))!;
-    await store.put(entry(2, [referenced]));
-    await store.put(entry(3));
-    expect(await store.get('resp_1')).toBeUndefined();
+    await store.put(entry(2, [referenced, { type: 'message', id: 'in_2', role: 'user', text: 'more' }]));
+    expect(await store.delete('resp_2')).toBe(true);
+    expect(await store.findItem('msg_1')).toEqual(referenced);
+    expect(await store.findItem('in_2')).toBeUndefined();
+    // The other way: the producer goes first (deleted here, evicted alike), the later holder keeps it.
+    await store.put(entry(3, [referenced]));
+    await store.delete('resp_1');
     expect(await store.findItem('msg_1')).toEqual(referenced);
     expect(await store.findItem('fc_1')).toBeUndefined();
-    await store.delete('resp_2');
+    await store.delete('resp_3');
     expect(await store.findItem('msg_1')).toBeUndefined();
+  });
+
+  it('keeps the held item past the eviction of its producer', async () => {
+    const store = createMemoryResponseStore({ maxEntries: 2 });
+    await store.put(entry(1));
+    await store.put(entry(2, [(await store.findItem('msg_1'))!]));
+    await store.put(entry(3));
+    expect(await store.get('resp_1')).toBeUndefined();
+    expect(await store.findItem('msg_1')).toBeDefined();
+    expect(await store.findItem('fc_1')).toBeUndefined();
   });
 
   it('keeps 1,000 responses by default', async () => {
