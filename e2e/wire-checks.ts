@@ -97,9 +97,10 @@ export function checkAnswer(spec: RequestSpec, outcome: Outcome, served: Served)
   const request = spec.body.kind === 'json' && isObj(spec.body.value) ? spec.body.value : spec.body.kind === 'padded' && isObj(spec.body.value) ? spec.body.value : {};
   const type = headers['content-type'] ?? '';
   if (type.startsWith('text/event-stream')) {
-    if (endpoint !== 'chat' && endpoint !== 'messages') fail(`a stream from ${endpoint}`);
+    if (endpoint !== 'chat' && endpoint !== 'messages' && endpoint !== 'responses') fail(`a stream from ${endpoint}`);
     if (request.stream !== true) fail('a stream that was not asked for');
-    problems.push(...(endpoint === 'messages' ? checkAnthropicStream(body, request, requestId!, served) : checkOpenAIStream(body, request, served)));
+    if (endpoint === 'responses') problems.push(...checkResponsesStream(body));
+    else problems.push(...(endpoint === 'messages' ? checkAnthropicStream(body, request, requestId!, served) : checkOpenAIStream(body, request, served)));
     return problems;
   }
   if (!/^application\/json/.test(type)) return [...problems, `success content-type ${type}`];
@@ -110,7 +111,46 @@ export function checkAnswer(spec: RequestSpec, outcome: Outcome, served: Served)
   else if (endpoint === 'messages') problems.push(...checkMessage(value, request, served));
   else if (endpoint === 'embeddings') problems.push(...checkEmbeddings(value, request, served));
   else if (endpoint === 'models') problems.push(...checkModelList(value, flavour, served));
-  else problems.push(...checkModel(value, flavour, served));
+  else if (endpoint === 'responses') problems.push(...checkResponseObject(value));
+  else if (endpoint === 'count_tokens') {
+    if (!isObj(value) || keysOf(value) !== 'input_tokens' || !Number.isInteger(value.input_tokens) || (value.input_tokens as number) < 1) problems.push(`count_tokens body ${body.slice(0, 200)}`);
+  } else problems.push(...checkModel(value, flavour, served));
+  return problems;
+}
+
+/** A Responses API `response` object as `openai` types it: what the clients read of it. */
+function checkResponseObject(value: unknown): string[] {
+  if (!isObj(value)) return ['response is not an object'];
+  const problems: string[] = [];
+  if (value.object !== 'response' || typeof value.id !== 'string' || !value.id.startsWith('resp_')) problems.push(`response object/id ${String(value.object)} ${String(value.id)}`);
+  if (value.status !== 'completed' && value.status !== 'incomplete') problems.push(`response status ${String(value.status)}`);
+  if (!Array.isArray(value.output) || value.output.length === 0) problems.push('response output is not a non-empty list');
+  const usage = value.usage;
+  if (!isObj(usage) || ![usage.input_tokens, usage.output_tokens, usage.total_tokens].every(Number.isInteger) || (usage.total_tokens as number) !== (usage.input_tokens as number) + (usage.output_tokens as number)) {
+    problems.push(`response usage ${JSON.stringify(usage)}`);
+  }
+  return problems;
+}
+
+/** A Responses event stream: named events numbered from 0, ending with one terminal event and a complete response. */
+function checkResponsesStream(body: string): string[] {
+  const blocks = body.split('\n\n').filter((block) => block.length > 0);
+  const problems: string[] = [];
+  let last: Record<string, unknown> | undefined;
+  blocks.forEach((block, i) => {
+    const [eventLine, dataLine, ...extra] = block.split('\n');
+    const data = parseJson(dataLine?.slice(6) ?? '');
+    if (!eventLine?.startsWith('event: ') || !dataLine?.startsWith('data: ') || extra.length > 0 || !data.ok || !isObj(data.value)) {
+      problems.push(`responses event ${i} malformed: ${block.slice(0, 120)}`);
+      return;
+    }
+    if (data.value.type !== eventLine.slice(7)) problems.push(`responses event ${i} named ${eventLine.slice(7)} has type ${String(data.value.type)}`);
+    if (data.value.sequence_number !== i) problems.push(`responses event ${i} has sequence_number ${String(data.value.sequence_number)}`);
+    last = data.value;
+  });
+  const terminal = last?.type;
+  if (terminal === 'response.completed' || terminal === 'response.incomplete') problems.push(...checkResponseObject(last!.response));
+  else if (terminal !== 'error') problems.push(`responses stream ends with ${String(terminal)}`);
   return problems;
 }
 

@@ -13,6 +13,8 @@ export function invalid(param: string, message: string): GatewayError {
 
 export function describe(value: unknown): string {
   if (value === null) return 'null';
+  // A missing field: "got a undefined undefined" would read as a bug.
+  if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return value.length > 40 ? 'a string' : `'${value}'`;
   if (typeof value === 'object') return 'an object';
