@@ -6,12 +6,20 @@
 import type { Engine } from '../core/engine.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type Gateway } from '../gateway/index.ts';
+import type { ResponseStore } from '../protocol/openai/responses/store.ts';
+import { createIndexedDBResponseStore } from '../storage/indexeddb-response-store.ts';
 
 export interface FetchShimOptions {
   readonly engine: Engine;
   /** Default `/v1` (resolved against the page's origin), or an absolute virtual URL. */
   readonly baseUrl?: string;
   readonly apiKeys?: readonly ApiKey[];
+  /**
+   * Where `POST /responses` keeps stored responses. Default: IndexedDB, the database the service
+   * worker uses too, so a response stored through either is found through the other (this
+   * context's memory where IndexedDB is unavailable).
+   */
+  readonly responseStore?: ResponseStore;
 }
 
 export interface FetchShim {
@@ -22,7 +30,13 @@ export interface FetchShim {
 
 export function installFetchShim(options: FetchShimOptions): FetchShim {
   // Bodies are this page's own, already in memory: read whole.
-  const gateway = createGateway({ engine: options.engine, baseUrl: options.baseUrl ?? '/v1', apiKeys: options.apiKeys, readBodyWhole: true });
+  const gateway = createGateway({
+    engine: options.engine,
+    baseUrl: options.baseUrl ?? '/v1',
+    apiKeys: options.apiKeys,
+    readBodyWhole: true,
+    responseStore: options.responseStore ?? createIndexedDBResponseStore(),
+  });
   const original = globalThis.fetch;
   const shim: typeof fetch = (input, init) => {
     const url = input instanceof Request ? input.url : new URL(String(input), globalThis.location?.href).href;

@@ -18,6 +18,7 @@ import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type Gateway } from '../gateway/create-gateway.ts';
 import { BUILD, PROTOCOL, VERSION, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createEngineConnection } from '../rpc/engine-connection.ts';
+import { createIndexedDBResponseStore } from '../storage/indexeddb-response-store.ts';
 import { createHostChannel } from './host-channel.ts';
 import { loadApiKeys, loadHostId, saveApiKeys, saveHostId } from './key-store.ts';
 import { cacheShell } from './offline-shell.ts';
@@ -57,9 +58,11 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
     hostAlive: async (id) => (await self.clients.get(id)) !== undefined,
   });
 
+  // One store for every gateway this worker builds, in the database the pages' fetch shims share.
+  const responseStore = createIndexedDBResponseStore();
   const build = (apiKeys: readonly ApiKey[] | undefined): Gateway =>
     // Bodies come from the app's pages: read whole (a Request here never shows its Content-Length).
-    createGateway({ engine: connection, baseUrl, apiKeys, readBodyWhole: true });
+    createGateway({ engine: connection, baseUrl, apiKeys, readBodyWhole: true, responseStore });
   // Keys are kept in Cache Storage: a restarted service worker must not answer before it knows them.
   let apiKeys: Promise<readonly ApiKey[] | undefined> = loadApiKeys();
   let gateway: Promise<Gateway> = apiKeys.then(build);
