@@ -120,11 +120,17 @@ export type OutputConstraint =
   | { readonly kind: 'json_schema'; readonly schema: Readonly<Record<string, unknown>>; readonly strict: boolean };
 
 /**
- * What an engine yields while generating, in this order:
- * one `start` (after the prompt is tokenised), then one `token` per generated token,
- * then optionally one `end`. Ending the iteration without `end` means a natural stop.
+ * What an engine yields while generating, in this order: optionally one `accepted` (the request's
+ * turn came and its model is loaded: the engine is working on it), one `start` (after the prompt is
+ * read), then one `token` per generated token, then optionally one `end`. Ending the iteration
+ * without `end` means a natural stop.
  */
 export type ChatEvent =
+  /**
+   * Sent by engines where reading the prompt can take long after the request is taken (web-llm
+   * counts the prompt only after prefill): a stream may begin on it (src/core/generation.ts).
+   */
+  | { readonly type: 'accepted' }
   | { readonly type: 'start'; readonly promptTokens: number }
   /** Exactly one generated token; `text` may be '' (e.g. half a UTF-8 character). */
   | { readonly type: 'token'; readonly text: string }

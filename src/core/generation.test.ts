@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
 import { GatewayError, isGatewayError } from './errors.ts';
-import { type Generation, type GenerationEvent, StopMatcher, startGeneration } from './generation.ts';
+import { type Generation, type GenerationEvent, START_GRACE_MS, StopMatcher, startGeneration } from './generation.ts';
 import { drainGeneration } from '../../test/support/generations.ts';
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
@@ -425,5 +425,46 @@ describe('startGeneration', () => {
     const probe = tokens([], { promptTokens: 4 });
     const events = await drainGeneration(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
     expect(events).toEqual([{ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 4, completionTokens: 0 } }]);
+  });
+});
+
+describe('a stream whose engine is slow to read the prompt', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** Accepts at once, reads the prompt for `prefillMs` (as web-llm's prefill), then answers two tokens. */
+  const slowPrefill = (prefillMs: number) =>
+    probeEngine(async function* () {
+      yield { type: 'accepted' };
+      await sleep(prefillMs);
+      yield { type: 'start', promptTokens: 42 };
+      yield { type: 'token', text: 'a' };
+      yield { type: 'token', text: 'b' };
+    });
+
+  it('begins within the grace after the engine took it, with the count 0, and finishes with the exact count', async () => {
+    const probe = slowPrefill(START_GRACE_MS + 700);
+    const asked = performance.now();
+    const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
+    expect(performance.now() - asked).toBeLessThan(START_GRACE_MS + 400);
+    expect(generation.promptTokens).toBe(0);
+    const events = await drainGeneration(generation);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', usage: { promptTokens: 42, completionTokens: 2 } });
+    expect(generation.usage().promptTokens).toBe(42);
+  });
+
+  it('waits for the count when it comes within the grace, and a whole answer always waits', async () => {
+    const quick = await startGeneration(slowPrefill(20).engine, chatRequest(), new AbortController().signal);
+    expect(quick.promptTokens).toBe(42);
+    const whole = await startGeneration(slowPrefill(START_GRACE_MS + 200).engine, chatRequest(), new AbortController().signal, { whole: true });
+    expect(whole.promptTokens).toBe(42);
+  });
+
+  it('reports a failure while reading the prompt after the stream began in the events, not as a lost promise', async () => {
+    const probe = probeEngine(async function* () {
+      yield { type: 'accepted' };
+      await sleep(START_GRACE_MS + 200);
+      throw new GatewayError('context_length_exceeded', 'too long');
+    });
+    const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
+    await expect(generation.events.next()).rejects.toMatchObject({ code: 'context_length_exceeded' });
   });
 });

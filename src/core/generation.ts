@@ -27,7 +27,10 @@ export type GenerationEvent =
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence: string | null; readonly usage: Usage };
 
 export interface Generation {
-  /** Exact when the engine counts the prompt before its first event (both engines here do). */
+  /**
+   * The prompt's tokens, exact when the engine counted them before the generation began; 0 when a
+   * stream began first (a long prefill): the finish's usage carries the count then.
+   */
   readonly promptTokens: number;
   /** The counts so far (tokens generated up to now): what a failure after the first byte reports. */
   usage(): Usage;
@@ -51,9 +54,27 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
   signal.addEventListener('abort', onAbort, { once: true });
 
   const source = engine.chat(request, { signal: controller.signal, whole })[Symbol.asyncIterator]();
-  let first: IteratorResult<unknown>;
+  /** The engine's next event when it was asked for before the generation began (see below). */
+  let ahead: Promise<IteratorResult<ChatEvent>> | undefined;
+  const feed: AsyncIterator<ChatEvent> = {
+    next() {
+      const next = ahead ?? source.next();
+      ahead = undefined;
+      return next;
+    },
+  };
+  let first: IteratorResult<ChatEvent>;
   try {
     first = await source.next();
+    if (!first.done && first.value.type === 'accepted') {
+      // The engine has taken the request. A whole answer waits for it anyway; a stream waits for
+      // the prompt's count only briefly, then begins (a long prefill must not keep its response
+      // from beginning: a service worker cuts one that has not begun within its limit).
+      const next = source.next();
+      const started = whole ? await next : await within(next, START_GRACE_MS);
+      if (started) first = started;
+      else ahead = next;
+    }
   } catch (error) {
     signal.removeEventListener('abort', onAbort);
     throw controller.signal.aborted ? abortedError() : GatewayError.from(error);
@@ -69,9 +90,9 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
       controller.abort(OVER);
       await source.return?.(undefined).catch(() => {});
     })());
-  const pending = first.done ? [] : [first.value as ChatEvent];
+  const pending = first.done ? [] : [first.value];
   const counts: Counts = { promptTokens: pending[0]?.type === 'start' ? pending[0].promptTokens : 0, completionTokens: 0 };
-  const inner = run(source, pending, request, counts, controller, close);
+  const inner = run(feed, pending, request, counts, controller, close);
   const events: AsyncIterator<GenerationEvent> = {
     next: () => inner.next(),
     async return() {
@@ -89,6 +110,25 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
       void close();
     },
   };
+}
+
+/**
+ * How long a stream waits, once the engine has taken its request, for the prompt's token count
+ * before it begins without it (its first event then says 0; the finish carries the count). Long
+ * enough for an engine that counts before prefill (transformers.js: a tokenizer call), short
+ * enough that a long prefill (web-llm) starts the response at once. See docs/decisions/service-worker-limits.md.
+ */
+export const START_GRACE_MS = 500;
+
+/** The result of `promise` if it settles within `ms`, else undefined (a later rejection is handled by whoever awaits it next). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  promise.catch(() => {});
+  try {
+    return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Updated as the generation runs, so that `usage()` can be read at any point. */
@@ -157,6 +197,8 @@ async function* run(
         if (event.promptTokens !== undefined) counts.promptTokens = event.promptTokens;
         break;
       }
+      // A `start` after the stream began: the count the first event could not carry.
+      if (event.type === 'start') counts.promptTokens = event.promptTokens;
       if (event.type !== 'token') continue;
       counts.completionTokens++;
       const out: GenerationEvent[] = [];

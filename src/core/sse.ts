@@ -18,19 +18,44 @@ export function encodeSSE({ event, data }: SSEMessage): Uint8Array {
   return encoder.encode(event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`);
 }
 
+/** A comment line: every SSE reader skips it (the SDKs, browsers' EventSource); it only shows the connection is alive. */
+export function encodeSSEComment(text: string): Uint8Array {
+  return encoder.encode(`: ${text}\n\n`);
+}
+
+/** How long a stream may go without a byte before a keep-alive is sent (proxies commonly cut at 30-60 s idle). */
+export const KEEP_ALIVE_MS = 15_000;
+
+export interface KeepAlive {
+  /** Sent whenever `everyMs` pass with no message (a flavour's ping event, or a comment). */
+  readonly message: Uint8Array;
+  readonly everyMs: number;
+}
+
 /**
  * A byte stream pulled from `source` one message at a time. `onCancel` runs first when the reader
  * goes away, so the producer can stop the engine even while it is waiting for the next token.
  * Nothing holds a service worker's event open while it streams: Chromium keeps a worker alive for
- * a streamed body by itself, and stops one whose event outlives 5 minutes.
+ * a streamed body by itself, and stops one whose event outlives 5 minutes. With `keepAlive`, a
+ * stream that waits long for its next message (a long prefill after the response began) sends it
+ * meanwhile, so nothing between the engine and the reader takes the connection for idle.
  */
-export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => void): ReadableStream<Uint8Array> {
+export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => void, keepAlive?: KeepAlive): ReadableStream<Uint8Array> {
+  /** A message asked for and not yet sent: a keep-alive went out while it was awaited. */
+  let waiting: Promise<IteratorResult<SSEMessage>> | undefined;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const next = await source.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encodeSSE(next.value));
+        const next = waiting ?? source.next();
+        waiting = undefined;
+        if (keepAlive && !(await settlesWithin(next, keepAlive.everyMs))) {
+          waiting = next;
+          controller.enqueue(keepAlive.message);
+          return;
+        }
+        const result = await next;
+        if (result.done) controller.close();
+        else controller.enqueue(encodeSSE(result.value));
       },
       async cancel() {
         onCancel();
@@ -39,6 +64,20 @@ export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => v
     },
     { highWaterMark: 0 },
   );
+}
+
+/** Whether `promise` settles (either way) within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([settled, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export const SSE_HEADERS = {

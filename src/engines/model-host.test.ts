@@ -23,6 +23,17 @@ describe('model host', () => {
     expect(host.status().find((s) => s.model === 'scripted-chat')).toMatchObject({ state: 'loaded', loads: 1 });
   });
 
+  it('says it has taken a request once its turn came and its model loaded, before the engine reads the prompt', async () => {
+    const adapter = new ScriptedAdapter();
+    adapter.loadDelayMs = 50;
+    const host = createModelHost({ adapters: [adapter] });
+    const events = host.chat(chat(), { signal: signal() })[Symbol.asyncIterator]();
+    expect((await events.next()).value).toEqual({ type: 'accepted' });
+    expect(host.status().find((s) => s.model === 'scripted-chat')).toMatchObject({ state: 'loaded' });
+    expect((await events.next()).value).toMatchObject({ type: 'start' });
+    await events.return?.(undefined);
+  });
+
   it('lets a request stop waiting for a load, which goes on: the model is loaded once, and the next request finds it', async () => {
     const adapter = new ScriptedAdapter();
     adapter.loadDelayMs = 300;
@@ -35,7 +46,7 @@ describe('model host', () => {
     expect(performance.now() - started).toBeLessThan(250);
     // The model is free for the next request at once (the aborted one released it), and still loading.
     expect(host.status().find((s) => s.model === 'scripted-chat')).toMatchObject({ state: 'loading' });
-    expect(await drain(host.chat(chat(), { signal: signal() }))).toHaveLength(6);
+    expect(await drain(host.chat(chat(), { signal: signal() }))).toHaveLength(7);
     expect(adapter.loadLog).toEqual(['scripted-chat']);
   });
 
@@ -95,7 +106,7 @@ describe('model host', () => {
     controller.abort();
     expect(await waiting).toMatchObject({ code: 'aborted' });
     // The queue has room again.
-    await expect(drain(host.chat(chat('scripted-chat', 1), { signal: signal() }))).resolves.toHaveLength(3);
+    await expect(drain(host.chat(chat('scripted-chat', 1), { signal: signal() }))).resolves.toHaveLength(4);
     await first;
   });
 
@@ -107,7 +118,7 @@ describe('model host', () => {
     expect(error).toMatchObject({ code: 'model_unavailable' });
     expect(host.status().find((s) => s.model === 'scripted-chat')).toMatchObject({ state: 'failed', error: expect.stringContaining('Could not fetch') });
     adapter.broken.clear();
-    await expect(drain(host.chat(chat(), { signal: signal() }))).resolves.toHaveLength(6);
+    await expect(drain(host.chat(chat(), { signal: signal() }))).resolves.toHaveLength(7);
   });
 
   it('answers model_not_found for an id no adapter serves', async () => {

@@ -189,6 +189,8 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
         return slot.adapter.chat(request, callOptions);
       });
       try {
+        // Past the queue and the load: a stream may begin now, before the prompt is read.
+        yield { type: 'accepted' };
         yield* events;
       } finally {
         release();
