@@ -17,6 +17,9 @@ export interface StartArgs {
   readonly engine?: 'product' | 'slow';
   /** Settings of the slow engine. */
   readonly tokenMs?: number;
+  readonly prefillMs?: number;
+  /** The service worker's script URL (default the product's); its query can set `respondWithin` (ms). */
+  readonly serviceWorkerUrl?: string;
   /** Where transformers.js fetches models that are not bundled (the product engine); a path is taken on the page's origin. */
   readonly transformersRemoteHost?: string;
   /** The app's own models (the product engine's `engine.models`). */
@@ -39,14 +42,15 @@ export interface PageLog {
 export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
   await page.goto(SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
-  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, transformersRemoteHost, models, fallbacks, wasmUrl }) => {
+  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, prefillMs, serviceWorkerUrl, transformersRemoteHost, models, fallbacks, wasmUrl }) => {
     const log: PageLog = { progress: [], hostChanges: [], engineExits: [] };
     Object.assign(window, { log });
     const inference = await window.harness.startInference({
       baseUrl,
       apiKeys,
       inPage,
-      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href, models, fallbacks, wasmUrl } }),
+      ...(serviceWorkerUrl ? { serviceWorkerUrl } : {}),
+      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs, prefillMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href, models, fallbacks, wasmUrl } }),
       onProgress: (p) => log.progress.push(p),
       onHostChange: (isHost) => log.hostChanges.push(isHost),
       onEngineExit: (exit) => log.engineExits.push(exit ?? null),

@@ -13,22 +13,31 @@ import { serveEngineWorker } from '../../src/worker/serve.ts';
 
 export interface SlowEngineConfig {
   readonly tokenMs?: number;
+  /** How long it reads the prompt before `start` (a long prefill; default 0). */
+  readonly prefillMs?: number;
 }
 
 const info = (id: string): ModelInfo => ({ id, kind: 'chat', engine: 'slow-synthetic', displayName: `${id} (test double)`, contextWindow: 4096, maxOutputTokens: 4096 });
 
-function slowAdapter(tokenMs: number): EngineAdapter {
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+function slowAdapter(tokenMs: number, prefillMs: number): EngineAdapter {
   return {
     models: [info('slow-a'), info('slow-b')],
     async load() {},
     async unload() {},
     async *chat(request: ChatRequest, { signal }): AsyncGenerator<ChatEvent> {
+      if (prefillMs > 0) await wait(prefillMs, signal);
+      if (signal.aborted) return;
       yield { type: 'start', promptTokens: request.messages.reduce((n, m) => n + m.content.split(/\s+/).filter(Boolean).length, 0) };
       for (let i = 0; i < request.maxTokens; i++) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, tokenMs);
-          signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-        });
+        await wait(tokenMs, signal);
         if (signal.aborted) return;
         yield { type: 'token', text: `t${i} ` };
       }
@@ -40,4 +49,4 @@ function slowAdapter(tokenMs: number): EngineAdapter {
   };
 }
 
-serveEngineWorker<SlowEngineConfig>((config, onProgress) => createModelHost({ adapters: [slowAdapter(config.tokenMs ?? 10_000)], onProgress }));
+serveEngineWorker<SlowEngineConfig>((config, onProgress) => createModelHost({ adapters: [slowAdapter(config.tokenMs ?? 10_000, config.prefillMs ?? 0)], onProgress }));
