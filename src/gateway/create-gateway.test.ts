@@ -128,11 +128,17 @@ describe('routing', () => {
     expect((await anthropicError(response)).type).toBe('not_found_error');
   });
 
-  it('answers /messages/count_tokens (not implemented) in the Anthropic shape', async () => {
+  it('routes /messages/count_tokens apart from /messages, and answers its errors in the Anthropic shape', async () => {
     const { call } = setup();
-    const response = await call('POST', '/v1/messages/count_tokens', { headers: JSON_TYPE, body: MESSAGE });
-    expect(response.status).toBe(404);
-    expect((await anthropicError(response)).type).toBe('not_found_error');
+    const counted = await call('POST', '/v1/messages/count_tokens', { headers: { ...JSON_TYPE, ...V_NEW }, body: MESSAGE });
+    expect(counted.status).toBe(200);
+    expect(Object.keys(await counted.json())).toEqual(['input_tokens']);
+    const refused = await call('GET', '/v1/messages/count_tokens', { headers: JSON_TYPE });
+    expect(refused.status).toBe(405);
+    expect((await anthropicError(refused)).type).toBe('invalid_request_error');
+    const unknown = await call('POST', '/v1/messages/count', { headers: JSON_TYPE, body: MESSAGE });
+    expect(unknown.status).toBe(404);
+    expect((await anthropicError(unknown)).type).toBe('not_found_error');
   });
 
   it('hints at the base URL when an Anthropic client was given one ending in /v1', async () => {
@@ -182,7 +188,7 @@ describe('routing', () => {
     const response = await call('OPTIONS', '/v1/chat/completions', { headers: { 'access-control-request-headers': 'authorization, x-stainless-os' } });
     expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
-    expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
+    expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, OPTIONS');
     expect(response.headers.get('access-control-allow-headers')).toBe('authorization, x-stainless-os');
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     expect(response.headers.get('x-request-id')).toMatch(/^req_/);
