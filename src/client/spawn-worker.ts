@@ -9,6 +9,9 @@ import type { EngineHostApi } from '../contracts/engine-host.ts';
 import type { EngineExit, EngineWorkerEvent, EngineWorkerMessage } from '../contracts/control-messages.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { ENGINE_WORKER_FILE, RUNTIME_DIR } from '../contracts/runtime-layout.ts';
+import { createPromptApiBackend } from '../engines/builtin/prompt-api-backend.ts';
+import type { LanguageModelStatic } from '../engines/builtin/prompt-api.ts';
+import { serveBuiltinModel } from '../rpc/builtin-model-link.ts';
 
 export interface EngineWorker {
   /** The page's own handle on the worker. */
@@ -64,7 +67,11 @@ export function spawnEngineWorker(config: WorkerConfig = {}, options: SpawnOptio
       );
     }
   });
-  post({ type: 'CONFIGURE', config, lifeLock, ...(previousExit ? { previousExit } : {}) });
+  // The Prompt API is on `window` only: this page runs the built-in model for its worker. Read at
+  // each call, so a `LanguageModel` installed later (a polyfill, a test double) is found.
+  const builtin = new MessageChannel();
+  const builtinService = serveBuiltinModel(builtin.port1, createPromptApiBackend(() => (globalThis as { LanguageModel?: LanguageModelStatic }).LanguageModel));
+  post({ type: 'CONFIGURE', config, lifeLock, builtinModel: builtin.port2, ...(previousExit ? { previousExit } : {}) }, [builtin.port2]);
   const connect = () => {
     const { port1, port2 } = new MessageChannel();
     post({ type: 'CONNECT', port: port1 }, [port1]);
@@ -78,6 +85,9 @@ export function spawnEngineWorker(config: WorkerConfig = {}, options: SpawnOptio
     terminate: () => {
       ended = true;
       worker.terminate();
+      // Sessions the old worker asked for are destroyed with it.
+      builtinService.close();
+      builtin.port1.close();
     },
   };
 }

@@ -86,6 +86,11 @@ export type EngineWorkerMessage<Config = object> =
       readonly lifeLock?: string;
       /** Why the worker before this one ended, when it did not end on request: shown with the models' states. */
       readonly previousExit?: EngineExit;
+      /**
+       * The page's Prompt API (`window.LanguageModel`, which workers do not have), served on this
+       * port (`src/rpc/builtin-model-link.ts`): the built-in model's engine calls it.
+       */
+      readonly builtinModel?: MessagePort;
     }
   | { readonly type: 'CONNECT'; readonly port: MessagePort };
 

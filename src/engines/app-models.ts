@@ -15,6 +15,8 @@ export interface Catalog {
   readonly webllm: readonly WebLLMModelSpec[];
   /** Models served by other servers: listed by the model host, forwarded by the gateway. */
   readonly remote?: readonly ModelInfo[];
+  /** The browser's built-in model (Prompt API), run by the page that hosts the engine worker. */
+  readonly builtin?: readonly ModelInfo[];
 }
 
 /**
@@ -34,6 +36,7 @@ export function withAppModels(catalog: Catalog, entries: readonly ModelEntry[] =
     transformers: [...kept(catalog.transformers), ...entries.filter(isTransformers).map((e) => transformersSpec(e, origin))],
     webllm: [...kept(catalog.webllm), ...entries.filter(isWebLLM).map(webllmSpec)],
     remote: [...(catalog.remote ?? []).filter((info) => !ids.has(info.id)), ...entries.filter(isRemote).map(remoteInfo)],
+    builtin: (catalog.builtin ?? []).filter((info) => !ids.has(info.id)),
   };
   return withFallbacks(merged, { ...Object.fromEntries(entries.flatMap((e) => (e.fallback === undefined ? [] : [[e.id, e.fallback]]))), ...fallbacks });
 }
@@ -49,7 +52,7 @@ const isRemote = (entry: ModelEntry): entry is RemoteModelEntry => entry.engine 
  */
 function withFallbacks(catalog: Required<Catalog>, fallbacks: Readonly<Record<string, string>>): Required<Catalog> {
   const infos = new Map([...catalog.transformers, ...catalog.webllm].map((spec) => [spec.info.id, spec.info] as const));
-  for (const info of catalog.remote) infos.set(info.id, info);
+  for (const info of [...catalog.remote, ...catalog.builtin]) infos.set(info.id, info);
   for (const [id, target] of Object.entries(fallbacks)) {
     const from = infos.get(id);
     const to = infos.get(target);
@@ -73,6 +76,7 @@ function withFallbacks(catalog: Required<Catalog>, fallbacks: Readonly<Record<st
     transformers: catalog.transformers.map(set),
     webllm: catalog.webllm.map(set),
     remote: catalog.remote.map((info) => set({ info }).info),
+    builtin: catalog.builtin.map((info) => set({ info }).info),
   };
 }
 

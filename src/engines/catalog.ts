@@ -55,3 +55,12 @@ function webllmChat(name: string, displayName: string): WebLLMModelSpec {
     variants: { f16: `${name}-q4f16_1-MLC`, f32: `${name}-q4f32_1-MLC` },
   };
 }
+
+/**
+ * The browser's own model through the Prompt API (Chrome's Gemini Nano, Edge's Phi): nothing to
+ * download from the app, and absent where the browser has none. Its context window is the usual
+ * session quota; each session reports its own (`inputQuota`), which is what is enforced.
+ */
+export const builtinModels: readonly ModelInfo[] = [
+  info({ id: 'browser-builtin', kind: 'chat', engine: 'builtin', displayName: "The browser's built-in model (Prompt API)", contextWindow: 6144, maxOutputTokens: 4096 }),
+];

@@ -9,17 +9,20 @@ import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { MODELS_DIR, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
 import { withAppModels } from '../engines/app-models.ts';
-import { transformersModels, webllmModels } from '../engines/catalog.ts';
+import { builtinModels, transformersModels, webllmModels } from '../engines/catalog.ts';
+import { createBuiltinAdapter } from '../engines/builtin/builtin-adapter.ts';
+import { connectBuiltinModel } from '../rpc/builtin-model-link.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
+import type { PageLinks } from './serve.ts';
 import { loadXGrammar } from '../engines/grammar/load-xgrammar.browser.ts';
 import { createTransformersAdapter } from '../engines/transformers/index.ts';
 // The adapter module itself, not the folder's index: the index re-exports modules that import
 // web-llm, which the adapter loads only when one of its models is loaded.
 import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
 
-export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void): ModelHost {
+export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void, page: PageLinks = {}): ModelHost {
   const here = self.location.href;
-  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels }, config.models, self.location.origin, config.fallbacks);
+  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels, builtin: builtinModels }, config.models, self.location.origin, config.fallbacks);
   const transformers = createTransformersAdapter({
     models: catalog.transformers,
     // A path, not a URL: transformers.js skips local lookup for anything that parses as a URL.
@@ -32,5 +35,7 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     grammar: loadXGrammar,
   });
   const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost, grammar: loadXGrammar });
-  return createModelHost({ adapters: [transformers, webllm], remoteModels: catalog.remote, onProgress, maxLoaded: config.maxLoaded });
+  // The browser's own model lives in the page (the Prompt API is on `window` only): reached over the port it gave.
+  const builtin = createBuiltinAdapter({ models: catalog.builtin, ...(page.builtinModel ? { backend: connectBuiltinModel(page.builtinModel) } : {}) });
+  return createModelHost({ adapters: [transformers, webllm, builtin], remoteModels: catalog.remote, onProgress, maxLoaded: config.maxLoaded });
 }

@@ -20,12 +20,18 @@ declare const self: DedicatedWorkerGlobalScope;
  */
 const CLOSE_DELAY_MS = 100;
 
-export function serveEngineWorker<Config extends object>(createHost: (config: Config, onProgress: (progress: LoadProgress) => void) => ModelHost): void {
+/** What the page that started the worker offers it besides its settings. */
+export interface PageLinks {
+  /** The page's Prompt API, for the built-in model (see `CONFIGURE`). */
+  readonly builtinModel?: MessagePort;
+}
+
+export function serveEngineWorker<Config extends object>(createHost: (config: Config, onProgress: (progress: LoadProgress) => void, page: PageLinks) => ModelHost): void {
   let service: HostService | undefined;
   let host: ModelHost | undefined;
   // The host is built on the first message, so a CONFIGURE sent right after spawning applies.
-  const start = (config = {} as Config) =>
-    (service ??= createHostService((host = buildHost(() => createHost(config, (progress) => service?.progress(progress))))));
+  const start = (config = {} as Config, page: PageLinks = {}) =>
+    (service ??= createHostService((host = buildHost(() => createHost(config, (progress) => service?.progress(progress), page)))));
   const tell = (event: EngineWorkerEvent) => self.postMessage(event);
 
   // Neither engine can take a new GPU device once its own is lost: the worker answers every call
@@ -42,7 +48,7 @@ export function serveEngineWorker<Config extends object>(createHost: (config: Co
   self.addEventListener('message', (event: MessageEvent<EngineWorkerMessage<Config>>) => {
     const message = event.data;
     if (message?.type === 'CONFIGURE') {
-      start(message.config);
+      start(message.config, { builtinModel: message.builtinModel });
       if (message.previousExit) host?.recordExit?.(message.previousExit);
       if (message.lifeLock) holdForLife(message.lifeLock, () => tell({ type: 'ALIVE' }));
     } else if (message?.type === 'CONNECT') start().serve(message.port);
