@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { createWorkerEngine, installFetchShim, startInference, type Inference } from '../../src/client/index.ts';
 import { createHandlers } from '../../src/msw/handlers.ts';
 import { createIndexedDBResponseStore } from '../../src/storage/indexeddb-response-store.ts';
+import { createLanguageModelDouble } from '../../test/support/language-model-double.ts';
 
 /** The browser's own fetch, kept before `startInference` wraps it: its requests reach the service worker. */
 const networkFetch = globalThis.fetch.bind(globalThis);
@@ -31,7 +32,7 @@ const aiSdk = { generateText, streamText, generateObject, streamObject, Output, 
 /** The OpenAI Agents SDK (its models call the Responses API). */
 const agents = { Agent, OpenAIProvider, run, Runner, setDefaultOpenAIClient, setTracingDisabled, tool: agentTool };
 
-const harness = { OpenAI, zodTextFormat, zodResponsesFunction, Anthropic, startInference, installFetchShim, createWorkerEngine, createHandlers, setupWorker, slowEngineWorker, aiSdk, agents, networkFetch, createIndexedDBResponseStore };
+const harness = { OpenAI, zodTextFormat, zodResponsesFunction, Anthropic, startInference, installFetchShim, createWorkerEngine, createHandlers, setupWorker, slowEngineWorker, aiSdk, agents, networkFetch, createIndexedDBResponseStore, createLanguageModelDouble };
 declare global {
   interface Window {
     harness: typeof harness;

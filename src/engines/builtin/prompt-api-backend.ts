@@ -26,7 +26,7 @@ export function createPromptApiBackend(api: () => LanguageModelStatic | undefine
       const lm = api();
       if (!lm) return { state: 'unavailable', reason: NO_PROMPT_API };
       const state = await lm.availability(TEXT).catch(() => 'unavailable' as const);
-      return state === 'unavailable' ? { state, reason: 'The browser says its built-in model cannot run on this device (LanguageModel.availability() is "unavailable").' } : { state };
+      return state === 'unavailable' ? { state, reason: 'The browser has the Prompt API but its built-in model cannot run on this device (LanguageModel.availability() says "unavailable": an unsupported device, a browser without the model, or the model turned off).' } : { state };
     },
     async prepare(onProgress) {
       const lm = present();
