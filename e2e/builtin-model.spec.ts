@@ -102,3 +102,21 @@ test('where the browser has no model to give (as this Chromium says) and there i
   expect(answer.status).toBe(503);
   expect(answer.body).toContain('Prompt API');
 });
+
+test('the playground shows whether this browser has a built-in model', async ({ page, context }) => {
+  await page.goto('/?device=wasm&preload=none#models');
+  const row = page.locator('tr[data-model="browser-builtin"]');
+  // This Chromium's own answer: it has the API, but no model.
+  await expect(row).toHaveAttribute('data-state', 'unsupported');
+  await expect(row.locator('td[data-label="Backend"]')).toHaveText('needs a browser model');
+  await expect(row.locator('td[data-label="State"]')).toContainText('Prompt API');
+
+  const other = await context.newPage();
+  // TEST DOUBLE: a `LanguageModel` whose availability() says the model is there (the listing asks nothing else).
+  await other.addInitScript(() => Object.assign(window, { LanguageModel: { availability: async () => 'available', create: async () => Promise.reject(new DOMException('stub', 'NotSupportedError')) } }));
+  await page.close();
+  await other.goto('/?device=wasm&preload=none#models');
+  const listed = other.locator('tr[data-model="browser-builtin"]');
+  await expect(listed.locator('td[data-label="Backend"]')).toHaveText('Browser');
+  await expect(listed.locator('td[data-label="State"]')).toContainText('In this browser');
+});

@@ -78,6 +78,10 @@ function describeLoadState(facts: ModelFacts): { state: RowState; parts: HTMLEle
   if (!facts.online && local && !local.downloaded) {
     return { state: 'offline', parts: [label('Needs network'), h('small', {}, 'Not downloaded yet, so it cannot load offline.')] };
   }
+  if (local?.requires.includes('prompt-api')) {
+    // The browser's own model: nothing of the app's to fetch; the browser has it, or downloads it itself.
+    return { state: 'available', parts: [label(local.downloaded ? 'In this browser' : 'Browser downloads it'), h('small', { 'data-testid': 'builtin-note' }, local.backendReason ?? '')] };
+  }
   const stored = local?.downloaded ?? false;
   return {
     state: local ? 'available' : 'unknown',

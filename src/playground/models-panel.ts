@@ -40,7 +40,7 @@ interface Row {
 
 const ENGINE_NAMES: Record<string, string> = { transformers: 'transformers.js', webllm: 'WebLLM', remote: 'remote server' };
 const BACKEND_NAMES: Record<string, string> = { webgpu: 'WebGPU', wasm: 'WASM', cpu: 'CPU' };
-const REQUIREMENT_NAMES: Record<string, string> = { webgpu: 'WebGPU', 'shader-f16': 'shader-f16' };
+const REQUIREMENT_NAMES: Record<string, string> = { webgpu: 'WebGPU', 'shader-f16': 'shader-f16', 'prompt-api': 'a browser model' };
 
 export function createModelsPanel(options: ModelsPanelOptions) {
   const panel = required('#panel-models');
@@ -283,7 +283,7 @@ export function createModelsPanel(options: ModelsPanelOptions) {
 /** "WASM", "WebGPU", or what it would need ("needs WebGPU") when it cannot run here. */
 function backendText(local: ApiLocalState | undefined): string {
   if (!local) return '…';
-  if (local.runnable) return local.backend ? (BACKEND_NAMES[local.backend] ?? local.backend) : '—';
+  if (local.runnable) return local.backend ? (BACKEND_NAMES[local.backend] ?? local.backend) : local.requires.includes('prompt-api') ? 'Browser' : '—';
   const needs = local.requires.map((r) => REQUIREMENT_NAMES[r] ?? r).join(' + ');
   return needs ? `needs ${needs}` : 'cannot run here';
 }
