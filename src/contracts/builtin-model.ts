@@ -7,20 +7,26 @@
  * @module
  */
 import type { GatewayErrorData } from '../core/errors.ts';
-import type { Availability, LanguageModelMessage } from '../engines/builtin/prompt-api.ts';
 
 /** What `LanguageModel.availability()` says here, and why where it is `unavailable`. */
 export interface BuiltinAvailability {
-  readonly state: Availability;
+  readonly state: 'unavailable' | 'downloadable' | 'downloading' | 'available';
   readonly reason?: string;
+}
+
+/** One message of a session, as the Prompt API takes it (`prefix`: an assistant prefill, last only). */
+export interface BuiltinTurn {
+  readonly role: 'system' | 'user' | 'assistant';
+  readonly content: string;
+  readonly prefix?: boolean;
 }
 
 /** One answer to ask of the built-in model: a fresh session per request. */
 export interface BuiltinPrompt {
   /** The conversation before the last turn: system, user and assistant messages. */
-  readonly initialPrompts: readonly LanguageModelMessage[];
+  readonly initialPrompts: readonly BuiltinTurn[];
   /** The last turn (a user message, and an assistant prefill after it when there is one). */
-  readonly input: readonly LanguageModelMessage[];
+  readonly input: readonly BuiltinTurn[];
   readonly temperature?: number;
   readonly topK?: number;
   /** A JSON schema the answer must match. */

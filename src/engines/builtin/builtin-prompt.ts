@@ -6,8 +6,7 @@
  * @module
  */
 import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
-import type { BuiltinPrompt } from '../../contracts/builtin-model.ts';
-import type { LanguageModelMessage } from './prompt-api.ts';
+import type { BuiltinPrompt, BuiltinTurn } from '../../contracts/builtin-model.ts';
 import { toolAnswerSchema, toolPrompt, usesTools } from './tool-schema.ts';
 
 export function toBuiltinPrompt(request: ChatRequest): BuiltinPrompt {
@@ -34,7 +33,7 @@ function outputSchema(output: NonNullable<ChatRequest['output']>): Record<string
   return output.kind === 'json_schema' ? { ...output.schema } : { type: 'object' };
 }
 
-function toTurn(message: ChatMessage): LanguageModelMessage {
+function toTurn(message: ChatMessage): BuiltinTurn {
   if (message.role === 'tool') return { role: 'user', content: `Result of the tool call ${message.toolName ?? ''} (${message.toolCallId ?? ''}):\n${message.content}` };
   if (message.role === 'assistant' && message.toolCalls?.length) {
     const calls = message.toolCalls.map((call) => ({ name: call.name, arguments: parse(call.arguments) }));
@@ -44,8 +43,8 @@ function toTurn(message: ChatMessage): LanguageModelMessage {
 }
 
 /** Consecutive user turns (several tool results) as one: the API alternates roles. */
-function mergeUsers(turns: readonly LanguageModelMessage[]): LanguageModelMessage[] {
-  const out: LanguageModelMessage[] = [];
+function mergeUsers(turns: readonly BuiltinTurn[]): BuiltinTurn[] {
+  const out: BuiltinTurn[] = [];
   for (const turn of turns) {
     const last = out.at(-1);
     if (last && last.role === 'user' && turn.role === 'user') out[out.length - 1] = { role: 'user', content: `${last.content}\n\n${turn.content}` };
