@@ -44,6 +44,7 @@ describe('the built-in model (Prompt API, against a test double)', () => {
   it('is listed as available, downloadable or unavailable with the reason, as LanguageModel.availability() says', async () => {
     expect(await localOf(setup({ availability: 'available' }).harness)).toMatchObject({ runnable: true, downloaded: true, requires: ['prompt-api'] });
     expect(await localOf(setup({ availability: 'downloadable' }).harness)).toMatchObject({ runnable: true, downloaded: false, backend_reason: expect.stringContaining('downloads it on first use') });
+    expect(await localOf(setup({ availability: 'downloading' }).harness)).toMatchObject({ runnable: true, downloaded: false, backend_reason: expect.stringContaining('is downloading it') });
     expect(await localOf(setup({ availability: 'unavailable' }).harness)).toMatchObject({ runnable: false, reason: expect.stringContaining('"unavailable"') });
     expect(await localOf(setup('absent').harness)).toMatchObject({ runnable: false, reason: NO_PROMPT_API });
   });
@@ -71,6 +72,16 @@ describe('the built-in model (Prompt API, against a test double)', () => {
     expect(completion.usage!.prompt_tokens).toBe(3 + 4 + 2 + 4 + 1 + 4 + (3 + 4));
     expect(completion.usage!.completion_tokens).toBe(4); // the pieces streamed: 'You ', 'said: ', 'hello ', 'there'
     expect(session.destroyed).toBe(true);
+  });
+
+  it('continues an assistant prefill: the last turns as input, the prefill marked as a prefix', async () => {
+    const { harness, double } = setup({ reply: () => 'You said: go on' });
+    const message = await harness.anthropic().messages.create({ model: MODEL, max_tokens: 20, messages: [{ role: 'user', content: 'go on' }, { role: 'assistant', content: 'You said:' }] });
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: ' go on' })]);
+    expect(double.sessions.at(-1)!.prompts[0]!.input).toEqual([
+      { role: 'user', content: 'go on' },
+      { role: 'assistant', content: 'You said:', prefix: true },
+    ]);
   });
 
   it('streams an Anthropic answer piece by piece, and cuts at a stop sequence as the gateway does', async () => {
@@ -111,6 +122,22 @@ describe('the built-in model (Prompt API, against a test double)', () => {
     const constraint = double.sessions.at(-1)!.prompts[0]!.responseConstraint as { anyOf: unknown[] };
     expect(constraint.anyOf).toHaveLength(2);
     expect(String((double.sessions.at(-1)!.options.initialPrompts as { content: string }[])[0]!.content)).toContain('get_weather');
+  });
+
+  it('calls the one tool named by tool_choice: no reply in words is allowed', async () => {
+    const { harness, double } = setup();
+    const input_schema = { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] };
+    const message = await harness.anthropic().messages.create({
+      model: MODEL,
+      max_tokens: 60,
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools: [{ name: 'get_time', input_schema: { type: 'object', properties: {} } }, { name: 'get_weather', input_schema }],
+      tool_choice: { type: 'tool', name: 'get_weather' },
+    });
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } })]);
+    const constraint = double.sessions.at(-1)!.prompts[0]!.responseConstraint as { properties: { tool_calls: { items: { properties: { name: unknown } } } } };
+    expect(constraint.properties.tool_calls.items.properties.name).toEqual({ type: 'string', const: 'get_weather' });
   });
 
   it('sends the tool result back as a user turn and answers in words with tool_choice none', async () => {
