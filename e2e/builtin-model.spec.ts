@@ -81,6 +81,38 @@ for (const via of ['service worker', 'page'] as const) {
   });
 }
 
+test("the browser's download of its model, as the product's load progress; a stream cut by its caller destroys its session", async ({ page }) => {
+  await startRuntime(page);
+  await page.evaluate(() => {
+    const double = window.harness.createLanguageModelDouble({ availability: 'downloadable', chunkMs: 30, reply: () => 'one two three four five six seven eight nine ten eleven twelve' });
+    Object.assign(window, { LanguageModel: double.LanguageModel, lmDouble: double });
+  });
+  expect(await localOf(page)).toMatchObject({ runnable: true, downloaded: false });
+  await page.evaluate((model) => window.inference.load(model), MODEL);
+  const progress = await page.evaluate((model) => window.log.progress.filter((p) => p.model === model), MODEL);
+  expect(progress.map((p) => p.status)).toEqual(['initiate', 'progress', 'progress', 'progress', 'ready']);
+  expect(progress.filter((p) => p.status === 'progress').map((p) => p.loaded)).toEqual([0, 0.5, 1]);
+  expect(await localOf(page)).toMatchObject({ runnable: true, downloaded: true });
+
+  const cut = await page.evaluate(async (model) => {
+    const controller = new AbortController();
+    const response = await window.harness.networkFetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'count' }], stream: true }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    const sessions = (window as unknown as { lmDouble: { sessions: { destroyed: boolean; prompts: unknown[] }[] } }).lmDouble.sessions;
+    const session = sessions.at(-1)!;
+    for (let i = 0; i < 100 && !session.destroyed; i++) await new Promise((r) => setTimeout(r, 20));
+    return { destroyed: session.destroyed, prompted: session.prompts.length };
+  }, MODEL);
+  expect(cut).toEqual({ destroyed: true, prompted: 1 });
+});
+
 test('without the Prompt API, the model is listed as unavailable with the reason, and the same requests fall back to tiny-chat, saying so', async ({ page }) => {
   await startRuntime(page, { fallbacks: { [MODEL]: 'tiny-chat' } });
   // This Chromium has a `LanguageModel` that says "unavailable"; gone altogether, as in other browsers:
