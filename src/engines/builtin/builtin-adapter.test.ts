@@ -137,7 +137,7 @@ describe('the built-in model (Prompt API, against a test double)', () => {
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } })]);
     const constraint = double.sessions.at(-1)!.prompts[0]!.responseConstraint as { properties: { tool_calls: { items: { properties: { name: unknown } } } } };
-    expect(constraint.properties.tool_calls.items.properties.name).toEqual({ type: 'string', const: 'get_weather' });
+    expect(constraint.properties.tool_calls.items.properties.name).toEqual({ type: 'string', enum: ['get_weather'] });
   });
 
   it('sends the tool result back as a user turn and answers in words with tool_choice none', async () => {

@@ -21,7 +21,8 @@ export function toolAnswerSchema(request: ChatRequest): Record<string, unknown> 
   const tools = (request.tools ?? []).filter((tool) => typeof choice !== 'object' || tool.name === choice.name);
   const call = (tool: ToolSpec) => ({
     type: 'object',
-    properties: { name: { type: 'string', const: tool.name }, arguments: tool.parameters },
+    // `enum` rather than `const`: the older keyword, which more schema-to-grammar converters take.
+    properties: { name: { type: 'string', enum: [tool.name] }, arguments: tool.parameters },
     required: ['name', 'arguments'],
     additionalProperties: false,
   });
