@@ -47,11 +47,14 @@ function cheapen(spec: RequestSpec, keepOversize: boolean): RequestSpec {
     const v = value[key];
     if (Number.isInteger(v) && (v as number) > CHEAP_MAX_TOKENS && (v as number) <= 256) value[key] = CHEAP_MAX_TOKENS;
   }
+  // The Responses API's least cap is 16, as the real API's.
+  const cap = value.max_output_tokens;
+  if (Number.isInteger(cap) && (cap as number) > 16 && (cap as number) <= 256) value.max_output_tokens = 16;
   return { ...spec, body: { kind: 'json', value } };
 }
 
 function fuzzCases(origin: string): fc.Arbitrary<{ source: string; fuzz: FuzzCase }> {
-  const { coherentRequest, chaosRequest } = requestArbitraries({
+  const { coherentRequest, chaosRequest, responsesRequest, countTokensRequest, responsesChaosRequest } = requestArbitraries({
     gateways: ['service-worker'],
     origin,
     // Under /v1 these are answered by the service worker too (the base is a path); elsewhere they fail as hosts that do not exist.
@@ -70,6 +73,8 @@ function fuzzCases(origin: string): fc.Arbitrary<{ source: string; fuzz: FuzzCas
     { weight: 2, arbitrary: fc.tuple(coherentRequest, fc.nat(3)).map(([spec, n]) => ({ source: 'coherent', fuzz: { spec: cheapen(spec, n === 0) } })) },
     { weight: 2, arbitrary: fc.tuple(chaosRequest, fc.nat(3)).map(([spec, n]) => ({ source: 'chaos', fuzz: { spec: cheapen(spec, n === 0) } })) },
     { weight: 1, arbitrary: hostileRequests(origin).map((fuzz) => ({ source: 'hostile', fuzz })) },
+    // /responses and /messages/count_tokens: bodies plausible and not, and anything under them.
+    { weight: 1, arbitrary: fc.tuple(fc.oneof(responsesRequest, countTokensRequest, responsesChaosRequest), fc.nat(3)).map(([spec, n]) => ({ source: 'responses', fuzz: { spec: cheapen(spec, n === 0) } })) },
   );
 }
 
@@ -144,7 +149,9 @@ test('thousands of arbitrary, malformed and hostile requests through the service
       `hangs ${hangs}; failures ${failures.length}; slowest ${slowest.ms.toFixed(0)} ms (${slowest.request}); ` +
       `API responses from the service worker ${fromServiceWorker}, from elsewhere ${fromElsewhere.length}`,
   );
-  for (const failure of failures.slice(0, 8)) console.log(JSON.stringify(failure, null, 1));
+  // One of each kind of problem first, so a rare kind is not hidden behind a common one.
+  const kinds = new Map(failures.map((f) => [f.problems[0]!.replace(/\d+/g, 'N'), f]));
+  for (const failure of [...kinds.values(), ...failures].slice(0, 8)) console.log(JSON.stringify(failure, null, 1));
 
   expect(hangs, 'requests with no answer in time').toBe(0);
   expect(failures.map((f) => f.problems.join('; ')), 'answers that break the wire rules').toEqual([]);

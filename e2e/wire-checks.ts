@@ -82,7 +82,7 @@ export function checkAnswer(spec: RequestSpec, outcome: Outcome, served: Served)
   if (status >= 400) {
     if (!/^application\/json/.test(headers['content-type'] ?? '')) fail(`error content-type ${headers['content-type']}`);
     if (status < 500 && status !== 429 && headers['x-should-retry'] !== 'false') fail(`x-should-retry ${headers['x-should-retry']} on a ${status}`);
-    if (status === 405 && !/^(GET|POST)$/.test(headers['allow'] ?? '')) fail(`allow ${headers['allow']} on a 405`);
+    if (status === 405 && !/^(GET|POST|DELETE)(, (GET|POST|DELETE))*$/.test(headers['allow'] ?? '')) fail(`allow ${headers['allow']} on a 405`);
     if (!bodyless) problems.push(...checkErrorBody(body, flavour, requestId));
     return problems;
   }
