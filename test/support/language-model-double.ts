@@ -10,7 +10,8 @@
  *   quarter of the characters plus 4 per message (the API's turn markers), reports `inputUsage`,
  *   `inputQuota` and `measureInputUsage()`, and rejects input over the quota with a
  *   `QuotaExceededError` DOMException carrying `requested` and `quota`;
- * - `promptStreaming()` streams deltas (one word and its space a chunk), `chunkMs` apart; with a
+ * - `promptStreaming()` streams deltas (one word and its space a chunk, 6 characters of JSON a
+ *   chunk), `chunkMs` apart; with a
  *   `responseConstraint` it answers a value of the schema (the first branch of an `anyOf`, the
  *   first of an `enum`); `signal` and `destroy()` end the stream with an `AbortError`;
  * - temperature and top-K are taken only together and only where `params` is configured.
@@ -95,7 +96,8 @@ export function createLanguageModelDouble(config: LanguageModelDoubleConfig = {}
       const lastUser = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
       const prefix = messages.at(-1)?.prefix ? messages.at(-1)!.content : '';
       const text = options.responseConstraint ? JSON.stringify(exampleOf(options.responseConstraint)) : (config.reply ?? ((t: string) => `You said: ${t}`))(lastUser).slice(prefix.length);
-      const chunks = text.match(/\S*\s*/g)!.filter(Boolean);
+      // Words and their space; JSON (which has no spaces) in pieces of 6 characters.
+      const chunks = options.responseConstraint ? (text.match(/[\s\S]{1,6}/g) ?? []) : text.match(/\S*\s*/g)!.filter(Boolean);
       const signals = [this.#destroyed.signal, ...(options.signal ? [options.signal] : [])];
       let i = 0;
       return new ReadableStream<string>({

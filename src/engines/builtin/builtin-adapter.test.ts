@@ -140,6 +140,19 @@ describe('the built-in model (Prompt API, against a test double)', () => {
     expect(constraint.properties.tool_calls.items.properties.name).toEqual({ type: 'string', enum: ['get_weather'] });
   });
 
+  it('streams a tool call as the browser streams its JSON: the name first, then the arguments in fragments', async () => {
+    const { harness } = setup();
+    const input_schema = { type: 'object' as const, properties: { city: { type: 'string' }, country: { type: 'string' } }, required: ['city', 'country'] };
+    const stream = harness.anthropic().messages.stream({ model: MODEL, max_tokens: 60, messages: [{ role: 'user', content: 'Weather?' }], tools: [{ name: 'get_weather', input_schema }], tool_choice: { type: 'any' } });
+    let partials = 0;
+    stream.on('inputJson', () => partials++);
+    const message = await stream.finalMessage();
+    expect(message.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris', country: 'Paris' } })]);
+    expect(partials).toBeGreaterThan(2);
+    // Each piece the browser streamed is one output token, the tool answer's too.
+    expect(message.usage.output_tokens).toBe(Math.ceil(JSON.stringify({ tool_calls: [{ name: 'get_weather', arguments: { city: 'Paris', country: 'Paris' } }] }).length / 6));
+  });
+
   it('sends the tool result back as a user turn and answers in words with tool_choice none', async () => {
     const { harness, double } = setup({ reply: () => 'Sunny.' });
     const completion = await harness.openai().chat.completions.create({

@@ -10,7 +10,8 @@ import { GatewayError } from '../../core/errors.ts';
 import type { BuiltinModelBackend } from '../../contracts/builtin-model.ts';
 import type { EngineAdapter, LocalFacts } from '../adapter.ts';
 import { toBuiltinPrompt } from './builtin-prompt.ts';
-import { toolAnswerText, usesTools } from './tool-schema.ts';
+import { ToolAnswerStream } from './tool-answer-stream.ts';
+import { usesTools } from './tool-schema.ts';
 
 export interface BuiltinAdapterOptions {
   readonly models: readonly ModelInfo[];
@@ -67,23 +68,22 @@ const BACKEND_REASON = {
 /**
  * One answer. Each piece the browser streams counts as one token (the API counts no output
  * tokens), so `max_tokens` and `completion_tokens` are in those pieces. With tools, the JSON
- * answer is gathered whole and given on as the Hermes text, in as many pieces as it came in.
+ * answer is given on as the Hermes text as it streams (`ToolAnswerStream`), one event a piece;
+ * each event waits for the next piece, so that what is owed at the end joins the last one.
  */
 async function* chat(backend: BuiltinModelBackend, request: ChatRequest, { signal }: CallOptions): AsyncGenerator<ChatEvent> {
-  const tools = usesTools(request);
-  const gathered: string[] = [];
+  const tools = usesTools(request) ? new ToolAnswerStream() : undefined;
+  let held: string | undefined;
   for await (const event of backend.prompt(toBuiltinPrompt(request), signal)) {
     if (event.type === 'usage') yield { type: 'start', promptTokens: event.promptTokens };
-    else if (tools) gathered.push(event.text);
-    else yield { type: 'token', text: event.text };
+    else if (!tools) yield { type: 'token', text: event.text };
+    else {
+      if (held !== undefined) yield { type: 'token', text: held };
+      held = tools.push(event.text);
+    }
   }
-  if (tools) for (const text of pieces(toolAnswerText(gathered.join('')), gathered.length)) yield { type: 'token', text };
-}
-
-/** `text` cut into `count` pieces of about the same length (at least one). */
-function pieces(text: string, count: number): string[] {
-  const chars = [...text];
-  const n = Math.max(1, Math.min(count, chars.length));
-  const size = Math.ceil(chars.length / n);
-  return Array.from({ length: Math.ceil(chars.length / size) || 1 }, (_, i) => chars.slice(i * size, (i + 1) * size).join(''));
+  if (tools) {
+    const owed = (held ?? '') + tools.end();
+    if (held !== undefined || owed) yield { type: 'token', text: owed };
+  }
 }
