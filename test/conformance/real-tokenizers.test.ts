@@ -22,10 +22,10 @@ import { Template } from '@huggingface/jinja';
 import { AutoTokenizer, env, pipeline, type PreTrainedTokenizer, type Tensor, type TextGenerationPipeline } from '@huggingface/transformers';
 import Ajv from 'ajv';
 import fc from 'fast-check';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type OpenAI from 'openai';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../../src/core/engine.ts';
 import { argumentsValue, withToolsAsText } from '../../src/core/tool-syntax.ts';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
@@ -82,6 +82,10 @@ beforeAll(async () => {
   const adapter = createTransformersAdapter({ models: REAL_TOKENIZER_MODELS.map(realTokenizerSpec), localModelPath: dir, device: 'cpu', grammar: loadXGrammar });
   host = createModelHost({ adapters: [adapter] });
 }, 60_000);
+// About 57 MB a run: not left behind in the temporary folder.
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
 
 async function load(model: RealTokenizerModel): Promise<Loaded> {
   env.localModelPath = dir;
