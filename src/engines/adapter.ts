@@ -38,6 +38,11 @@ export interface EngineAdapter {
    * (and `inputTokens` is reported): then concurrent requests may be merged into one batch.
    */
   readonly exactEmbeddingBatches?: boolean;
+  /**
+   * Its models hold none of this app's memory (the browser's own model, kept by the browser): they
+   * do not count against the model host's `maxLoaded`, and loading one unloads nothing.
+   */
+  readonly holdsNoMemory?: boolean;
   /** Loads a model so later calls start at once. Idempotent; throws GatewayError('model_unavailable') on failure. */
   load(model: string, options?: LoadOptions): Promise<void>;
   /** Frees the model's memory. Safe for a model that is not loaded. */

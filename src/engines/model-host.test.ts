@@ -73,6 +73,18 @@ describe('model host', () => {
     expect([...adapter.loaded].sort()).toEqual(['scripted-chat', 'scripted-embed']);
   });
 
+  it("leaves models that hold none of the app's memory out of maxLoaded", async () => {
+    const adapter = new ScriptedAdapter();
+    const browser = Object.assign(new ScriptedAdapter(), { holdsNoMemory: true, models: [{ id: 'browser-chat', kind: 'chat' as const, engine: 'browser', contextWindow: 512, maxOutputTokens: 64 }] });
+    const host = createModelHost({ adapters: [adapter, browser], maxLoaded: 1 });
+    await host.embed({ model: 'scripted-embed', input: ['a'] }, { signal: signal() });
+    await host.load('browser-chat');
+    expect([...adapter.loaded]).toEqual(['scripted-embed']);
+    await host.embed({ model: 'scripted-embed-fixed', input: ['a'] }, { signal: signal() });
+    expect([...adapter.loaded]).toEqual(['scripted-embed-fixed']);
+    expect(host.status().filter((s) => s.state === 'loaded').map((s) => s.model).sort()).toEqual(['browser-chat', 'scripted-embed-fixed']);
+  });
+
   it('runs one generation at a time per model, in arrival order', async () => {
     const adapter = new ScriptedAdapter({ tokenDelayMs: 2 });
     const host = createModelHost({ adapters: [adapter] });

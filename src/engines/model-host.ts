@@ -115,7 +115,8 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
 
   /** Unloads least recently used idle models until there is room for one more. */
   async function evictFor(model: string): Promise<void> {
-    const loaded = [...slots].filter(([id, s]) => id !== model && (s.state === 'loaded' || s.state === 'loading'));
+    if (slots.get(model)?.adapter.holdsNoMemory) return;
+    const loaded = [...slots].filter(([id, s]) => id !== model && !s.adapter.holdsNoMemory && (s.state === 'loaded' || s.state === 'loading'));
     const idle = loaded.filter(([, s]) => s.state === 'loaded' && !s.busy && s.waiting.length === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     // A busy model is never unloaded under its user; the bound is then exceeded until it frees up.
     for (let excess = loaded.length + 1 - maxLoaded; excess > 0 && idle.length > 0; excess--) {

@@ -29,6 +29,8 @@ export function createBuiltinAdapter(options: BuiltinAdapterOptions): EngineAdap
   };
   return {
     models: options.models.map((info) => ({ ...info, structuredOutput: true, toolCalling: true })),
+    // The browser keeps its model: loading it must not unload one of the app's.
+    holdsNoMemory: true,
     async load(model, { onProgress } = {}) {
       const started = performance.now();
       const { state, reason } = await linked().availability();
