@@ -54,6 +54,8 @@ const WEATHER = {
 const TOOLS: ToolSpec[] = [{ name: 'get_weather', description: 'The forecast for a city.', parameters: WEATHER }];
 const OPENAI_TOOLS: OpenAI.ChatCompletionTool[] = TOOLS.map((t) => ({ type: 'function', function: { name: t.name, description: t.description!, parameters: t.parameters as Record<string, unknown> } }));
 const ajv = new Ajv({ strict: true });
+/** Each test runs a 150k-vocabulary model several times: room for a loaded machine. */
+const SLOW = 120_000;
 const validWeather = ajv.compile(WEATHER);
 
 /** Every kind of turn: system, user, an assistant's call, the tool's result, a follow-up. */
@@ -142,7 +144,7 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
       expect(toolCall).toMatchObject({ special: false });
       expect(t.own.encode('<tool_call>', { add_special_tokens: false })).toEqual([toolCall.id]);
     }
-  });
+  }, SLOW);
 
   it('renders system, user, assistant-call and tool turns, and tools, as the template does', () => {
     for (const [messages, tools] of [[CONVERSATION.slice(0, 2), []], [CONVERSATION, []], [CONVERSATION, TOOLS], [CONVERSATION.slice(1, 2), TOOLS]] as const) {
@@ -150,7 +152,7 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
       expect(prompt).toBe(templateRender(t, messages, tools));
       if (tools.length) expect(prompt).toContain('"get_weather"');
     }
-  });
+  }, SLOW);
 
   it('reports prompt_tokens and input_tokens equal to the package tokenizer\'s count of the rendered prompt', async () => {
     const expected = ownCount(t, templateRender(t, CONVERSATION, TOOLS));
@@ -159,7 +161,7 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     const plain = CONVERSATION.slice(0, 2);
     const an = await t.h.anthropic().messages.create({ model: model.id, system: plain[0]!.content, messages: [{ role: 'user', content: plain[1]!.content }], max_tokens: 2 });
     expect(an.usage.input_tokens).toBe(ownCount(t, templateRender(t, plain)));
-  });
+  }, SLOW);
 
   it('streams multi-byte text (CJK, an emoji split over byte tokens, combining marks) whole, as the non-streamed answer', async () => {
     const messages = toOpenAI(CONVERSATION.slice(1, 2));
@@ -179,7 +181,7 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     anthropic.on('text', (delta) => void (text += delta));
     expect((await anthropic.finalMessage()).stop_reason).toBe('end_turn');
     expect(text).toBe(REPLY_TEXT);
-  });
+  }, SLOW);
 
   it('stops on each of its stop tokens, none of which reaches the text', async () => {
     const pipe = (await pipeline('text-generation', model.id, { device: 'cpu', dtype: 'fp32' })) as TextGenerationPipeline;
@@ -199,7 +201,7 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     }
     expect([...seen].sort()).toEqual([...stops].sort());
     await pipe.dispose();
-  });
+  }, SLOW);
 
   it('cuts at stop strings that span token boundaries and bytes of one character', async () => {
     for (const stop of ['界 🦊', '🦊🎉', '\u0307 o']) {
@@ -207,7 +209,7 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
       expect(res.choices[0]!.message.content).toBe(REPLY_TEXT.slice(0, REPLY_TEXT.indexOf(stop)));
       expect(res.choices[0]!.finish_reason).toBe('stop');
     }
-  });
+  }, SLOW);
 
   it('answers a schema with free-form strings that end by themselves, JSON and streamed', async () => {
     const schema = { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['title', 'body', 'tags'], additionalProperties: false };
@@ -220,7 +222,7 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     let streamed = '';
     for await (const chunk of await t.h.openai().chat.completions.create({ ...request, stream: true })) streamed += chunk.choices[0]?.delta.content ?? '';
     expect(streamed).toBe(res.choices[0]!.message.content);
-  });
+  }, SLOW);
 
   it('calls a tool with free-form string arguments that end by themselves, in both flavours', async () => {
     const res = await t.h.openai().chat.completions.create({ model: model.id, messages: toOpenAI(CONVERSATION.slice(0, 2)), tools: OPENAI_TOOLS, tool_choice: 'required', max_tokens: 200 });
@@ -237,7 +239,7 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     expect(an.stop_reason).toBe('tool_use');
     const use = an.content.find((b) => b.type === 'tool_use')!;
     expect(validWeather(use.type === 'tool_use' ? use.input : undefined)).toBe(true);
-  });
+  }, SLOW);
 });
 
 describe('the structured-output property on the Qwen3 tokenizer', () => {
