@@ -190,7 +190,7 @@ export function realTokenizerSpec(model: RealTokenizerModel): TransformersModelS
 }
 
 let written: Promise<string> | undefined;
-/** Both models, written once per test process to a temporary folder (about 37 MB). */
+/** Both models, written once per test process to a temporary folder (about 57 MB; ~5 s). */
 export function realTokenizerModelDir(): Promise<string> {
   return (written ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'inpage-real-tok-'));
