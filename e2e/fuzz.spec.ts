@@ -29,7 +29,7 @@ const SERVED = (origin: string): Served => ({
   origin,
   chatModel: 'tiny-chat',
   embedDimensions: { 'tiny-embed': 32 },
-  modelIds: ['tiny-chat', 'tiny-embed', 'all-MiniLM-L6-v2', 'nomic-embed-text-v1.5', 'Qwen2.5-0.5B-Instruct-onnx', 'Qwen2.5-0.5B-Instruct', 'Qwen2.5-1.5B-Instruct', 'Llama-3.2-1B-Instruct', 'SmolLM2-360M-Instruct'],
+  modelIds: ['tiny-chat', 'tiny-embed', 'browser-builtin', 'all-MiniLM-L6-v2', 'nomic-embed-text-v1.5', 'Qwen2.5-0.5B-Instruct-onnx', 'Qwen2.5-0.5B-Instruct', 'Qwen2.5-1.5B-Instruct', 'Llama-3.2-1B-Instruct', 'SmolLM2-360M-Instruct'],
   maxOutputTokens: 256,
 });
 
