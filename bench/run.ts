@@ -27,6 +27,9 @@
  *                               (made on first use, as by `npm run models:real`), service worker vs
  *                               direct vs the browser's floor, and how cost grows (charts as SVG)
  *
+ * Environment: CHROMIUM_PATH (the browser), BENCH_GPU=1 (WebGPU on the machine's GPU through Vulkan
+ * instead of SwiftShader), BENCH_CHROMIUM_ARGS (more chromium flags); see driver/browser.ts.
+ *
  * The driver's parts are in bench/driver/ (the report in bench/driver/report/); the pages in
  * bench/pages/.
  * @module

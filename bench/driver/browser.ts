@@ -38,9 +38,21 @@ const PLAYWRIGHT_DEFAULTS = [
   '--disable-search-engine-choice-screen',
 ];
 
+// BENCH_GPU=1: WebGPU on the machine's own GPU (Dawn on Vulkan) instead of SwiftShader, for a
+// machine with a GPU and its Vulkan driver. On Linux chromium hands WebGPU Dawn's Vulkan backend
+// only when its own compositing runs on Vulkan (`--enable-features=Vulkan`); headless has no window,
+// hence no Vulkan surface. With these flags headless Chromium 156 got the NVIDIA H200's adapter
+// (docs/bench/real-webgpu-h200-2026-11-26.md). BENCH_CHROMIUM_ARGS adds flags of its own
+// (space-separated; a repeated switch such as --enable-features replaces the earlier one).
+const GPU_FLAGS = ['--use-angle=vulkan', '--enable-features=Vulkan', '--disable-vulkan-surface', '--ignore-gpu-blocklist'];
+const SOFTWARE_ADAPTER = '--use-webgpu-adapter=swiftshader';
+
 /** The flags chromium gets under `driver` (Playwright adds its own defaults itself). */
-export function browserArgs(driver: Driver): string[] {
-  return [...CHROMIUM_ARGS, ...(driver === 'chromium' ? PLAYWRIGHT_DEFAULTS : []), MEMORY_FLAG];
+export function browserArgs(driver: Driver, env: NodeJS.ProcessEnv = process.env): string[] {
+  const gpu = env.BENCH_GPU === '1';
+  const base = gpu ? [...CHROMIUM_ARGS.filter((flag) => flag !== SOFTWARE_ADAPTER), ...GPU_FLAGS] : CHROMIUM_ARGS;
+  const extra = env.BENCH_CHROMIUM_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  return [...base, ...(driver === 'chromium' ? PLAYWRIGHT_DEFAULTS : []), MEMORY_FLAG, ...extra];
 }
 
 /** Opens `url` in a fresh browser; resolves to the function that closes it. `output` gets chromium's own output. */
