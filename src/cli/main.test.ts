@@ -21,7 +21,12 @@ afterEach(() => {
 });
 
 function cli(...args: string[]) {
-  const child = spawn(NODE, ['src/cli/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return cliWith({}, ...args);
+}
+
+function cliWith(env: Record<string, string>, ...args: string[]) {
+  // A key in the developer's own environment must not lock the servers these tests start.
+  const child = spawn(NODE, ['src/cli/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, INPAGE_LLM_API_KEY: undefined, ...env } });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -41,11 +46,17 @@ async function waitFor<T>(probe: () => T | undefined, ms: number, what: () => st
   }
 }
 
+/** The model list and the rest follow the URL line once the models' states are read; "browsers:" is last. */
+function summarised(run: ReturnType<typeof cli>): Promise<true> {
+  return waitFor(() => (/browsers: /.test(run.output().stdout) ? true : undefined), 20_000, () => JSON.stringify(run.output()));
+}
+
 describe('npx inpage-llm serve', () => {
   it('serves the tiny models, answers the OpenAI SDK, and exits 0 on SIGTERM', async () => {
     const run = cli('serve', '--tiny', '--port', '0');
     const show = () => JSON.stringify(run.output());
     const url = await waitFor(() => LISTENING.exec(run.output().stdout)?.[1], 20_000, show);
+    await summarised(run);
     expect(run.output().stdout.match(new RegExp(LISTENING.source, 'gm'))).toHaveLength(1);
     expect(run.output().stdout).toMatch(/tiny-chat +chat +on disk/);
 
@@ -60,6 +71,35 @@ describe('npx inpage-llm serve', () => {
     expect(Date.now() - signalled).toBeLessThan(5000);
     expect(run.output().stdout).toContain('closed.');
     await expect(fetch(`${url}/models`)).rejects.toThrow();
+  });
+
+  it('takes keys from INPAGE_LLM_API_KEY and --api-key-file, out of the process list, and says who may call', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inpage-cli-keys-'));
+    try {
+      const file = join(dir, 'keys');
+      await writeFile(file, '# one a line\nsk-from-file\n');
+      const run = cliWith({ INPAGE_LLM_API_KEY: 'sk-from-env' }, 'serve', '--tiny', '--port', '0', '--api-key-file', file, '--cors-origin', 'https://app.example');
+      const url = await waitFor(() => LISTENING.exec(run.output().stdout)?.[1], 20_000, () => JSON.stringify(run.output()));
+      await summarised(run);
+      expect(run.output().stdout).toContain('2 API key(s) required');
+      expect(run.output().stdout).toContain('browsers: pages on this machine, https://app.example (--cors-origin)');
+      for (const [key, status] of [['sk-from-env', 200], ['sk-from-file', 200], ['sk-wrong', 401]] as const) {
+        const answer = await fetch(`${url}/models`, { headers: { authorization: `Bearer ${key}`, origin: 'https://app.example' } });
+        expect(answer.status, key).toBe(status);
+        expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      }
+      expect((await fetch(`${url}/models`, { headers: { authorization: 'Bearer sk-from-env', origin: 'https://evil.example' } })).status).toBe(403);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an empty key source rather than start open', async () => {
+    const run = cliWith({ INPAGE_LLM_API_KEY: '' }, 'serve', '--tiny', '--port', '0');
+    expect(await run.exited).toBe(1);
+    expect(run.output().stderr).toMatch(/INPAGE_LLM_API_KEY is set but holds no key/);
   });
 
   it('refuses a malformed option with the usage and exit code 1', async () => {
@@ -81,6 +121,7 @@ describe('npx inpage-llm serve', () => {
       await writeFile(config, JSON.stringify({ models: [{ engine: 'remote', id: 'team-chat', upstream: { baseURL: upstreamUrl, model: 'tiny-chat', speaks: ['anthropic'], apiKey: 'sk-upstream' } }] }));
       const front = cli('serve', '--tiny', '--port', '0', '--config', config);
       const url = await waitFor(() => LISTENING.exec(front.output().stdout)?.[1], 20_000, () => JSON.stringify(front.output()));
+      await summarised(front);
       expect(front.output().stdout).toMatch(new RegExp(`team-chat +chat +forwarded to ${upstreamUrl.replace(/[.]/g, '\\.')}`));
 
       const client = new OpenAI({ baseURL: url, apiKey: 'local', maxRetries: 0 });

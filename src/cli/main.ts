@@ -3,7 +3,8 @@
  * The `inpage-llm` command.
  *
  *   npx inpage-llm init <public folder> [--models]
- *   npx inpage-llm serve [--port 8080] [--host 127.0.0.1] [--models <dir> | --tiny] [--config routes.json] [--api-key KEY]...
+ *   npx inpage-llm serve [--port 8080] [--host 127.0.0.1] [--models <dir> | --tiny] [--config routes.json] [--api-key-file FILE]
+ *                        [--cors-origin ORIGIN]... [--allowed-host NAME]... [--max-requests N]
  *
  * `init` copies the service worker and the engine's files into the folder the app serves as its
  * site root (like `msw init`); run it again after updating the package. `--models` adds the tiny
@@ -22,6 +23,7 @@ import type { ModelEntry } from '../contracts/worker-config.ts';
 import { SERVICE_WORKER_FILE, RUNTIME_DIR } from '../contracts/runtime-layout.ts';
 import { runtimeFiles } from '../install/runtime-files.ts';
 import { writeRuntimeFiles } from '../install/write-runtime-files.ts';
+import { API_KEY_ENV, collectApiKeys } from './api-keys.ts';
 
 const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
        npx inpage-llm serve [options]
@@ -40,7 +42,17 @@ const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
                             startInference's engine config: {"models": [...], "fallbacks": {...}};
                             remote entries ({"engine": "remote", "upstream": {...}}) put vLLM,
                             Ollama, LM Studio or llama.cpp servers behind this one
-          --api-key KEY     accept only requests with this key (repeatable; default: any caller)
+          --api-key-file F  accept only requests with a key from this file (one a line); or set
+                            ${API_KEY_ENV} (comma-separated), or --api-key KEY (repeatable; shown
+                            in the process list). Default: no key, any caller that reaches the port
+          --cors-origin O   also let pages of origin O (https://app.example, or * for any) call
+                            from a browser (repeatable). Default: pages on this machine only
+                            (localhost, 127.0.0.0/8, [::1]); with a key, any page
+          --allowed-host N  also answer requests naming host N (llm.lan; .lan for every name under
+                            it; * for any), besides IP addresses and localhost (repeatable); a
+                            guard against DNS rebinding. Default: checked without a key only
+          --max-requests N  model requests held at once, running or waiting (default 16); more
+                            wait up to 1 s for a place, body unread, then get a 429
           --allow-remote    fetch catalog models missing from the folder from the Hugging Face hub
           --remote-host URL fetch them from this mirror of the hub instead
           --max-loaded N    models kept in memory at once (default 2)`;
@@ -54,6 +66,10 @@ const SERVE_OPTIONS = {
   models: { type: 'string' },
   tiny: { type: 'boolean' },
   'api-key': { type: 'string', multiple: true },
+  'api-key-file': { type: 'string' },
+  'cors-origin': { type: 'string', multiple: true },
+  'allowed-host': { type: 'string', multiple: true },
+  'max-requests': { type: 'string' },
   config: { type: 'string' },
   'allow-remote': { type: 'boolean' },
   'remote-host': { type: 'string' },
@@ -103,8 +119,13 @@ async function serve(args: string[]): Promise<number> {
   if (values.tiny && values.models !== undefined) throw new UsageError('--tiny and --models each name the models folder: give one.');
   const port = integerOption('--port', values.port, 8080, 0, 65_535);
   const maxLoaded = integerOption('--max-loaded', values['max-loaded'], undefined, 1, 1_000);
+  const maxRequests = integerOption('--max-requests', values['max-requests'], undefined, 1, 100_000);
   const host = values.host ?? '127.0.0.1';
-  const apiKeys = values['api-key'] ?? [];
+  const apiKeys = await collectApiKeys(values['api-key'] ?? [], process.env[API_KEY_ENV], values['api-key-file']).catch((error: Error) => {
+    throw new UsageError(error.message);
+  });
+  const corsOrigins = values['cors-origin'];
+  const allowedHosts = values['allowed-host'];
   const config = values.config === undefined ? {} : await readConfig(values.config);
 
   // Loaded here, not at the top: `init` must run where onnxruntime-node's native part was never
@@ -122,7 +143,15 @@ async function serve(args: string[]): Promise<number> {
       ...(maxLoaded !== undefined ? { maxLoaded } : {}),
       ...config,
     });
-    const server = await serveGateway({ engine, port, host, apiKeys });
+    const server = await serveGateway({
+      engine,
+      port,
+      host,
+      apiKeys,
+      ...(corsOrigins ? { corsOrigins } : {}),
+      ...(allowedHosts ? { allowedHosts } : {}),
+      ...(maxRequests !== undefined ? { maxRequests } : {}),
+    });
     // Exactly one line in this form: scripts and tests read the URL from it.
     console.log(`inpage-llm ${VERSION} listening on ${server.url}`);
     const states = new Map((await engine.modelStates()).map((state) => [state.id, state]));
@@ -139,7 +168,14 @@ async function serve(args: string[]): Promise<number> {
       console.log(`    ${model.id.padEnd(28)} ${model.kind.padEnd(10)} ${where}`);
     }
     console.log(`  OpenAI SDK baseURL ${server.url}, Anthropic SDK baseURL ${server.url.replace(/\/v1$/, '')}; ${apiKeys.length ? `${apiKeys.length} API key(s) required` : 'no API key required'}.`);
-    if (apiKeys.length === 0 && !isLoopback(host)) console.warn(`  warning: listening on ${host} without --api-key: anyone who can reach this port can use it.`);
+    // serveGateway's defaults, as the user reads them: without a key, this machine's pages and names only.
+    const keyed = apiKeys.length > 0;
+    const pages = corsOrigins?.includes('*') || (!corsOrigins && keyed) ? 'any page' : ['pages on this machine', ...(corsOrigins ?? [])].join(', ');
+    const names = allowedHosts?.includes('*') || (!allowedHosts && keyed) ? 'any' : ['IP addresses', 'localhost', ...(allowedHosts ?? [])].join(', ');
+    console.log(`  browsers: ${pages} (--cors-origin); Host names answered: ${names} (--allowed-host).`);
+    if (apiKeys.length === 0 && !isLoopback(host)) {
+      console.warn(`  warning: listening on ${host} without an API key: any program that can reach this port can use it. Set ${API_KEY_ENV}, --api-key-file or --api-key.`);
+    }
 
     const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
       process.once('SIGINT', resolveSignal);

@@ -18,10 +18,18 @@ export function flavourOf(path: string | null, headers: Headers): Flavour {
 }
 
 export function renderError(error: GatewayError, flavour: Flavour, requestId: string): Response {
+  const { status, headers, body } = toErrorAnswer(error, flavour, requestId);
+  return jsonResponse(body, status, headers);
+}
+
+/**
+ * An error answer as plain parts, for a runtime that writes it without a Response: the Node server
+ * refuses some requests before they become one (a foreign Host or Origin, a full server).
+ */
+export function toErrorAnswer(error: GatewayError, flavour: Flavour, requestId: string): { status: number; headers: Record<string, string>; body: unknown } {
   const body = flavour === 'anthropic' ? toAnthropicErrorBody(error, requestId) : toOpenAIErrorBody(error);
-  const response = jsonResponse(body, error.status);
   // Tell the SDKs not to retry what cannot succeed on retry (they retry 408/409/429/5xx by default).
-  response.headers.set('x-should-retry', String(error.retryable));
-  if (error.retryAfter !== undefined) response.headers.set('retry-after', String(error.retryAfter));
-  return response;
+  const headers: Record<string, string> = { 'x-should-retry': String(error.retryable) };
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
+  return { status: error.status, headers, body };
 }

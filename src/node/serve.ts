@@ -2,11 +2,13 @@
  * The gateway as an HTTP server in Node: `npx inpage-llm serve`, or `serveGateway` in a script.
  * `@hono/node-server` turns Node's `http` request into a fetch `Request` and writes the gateway's
  * `Response` back as it is produced, so every status, header and streamed event is the gateway's
- * own, exactly as in the browser. Why this layer, and the timeouts: docs/decisions/node-server.md.
+ * own, exactly as in the browser, save CORS: without a key only pages and host names of this
+ * machine are answered, and requests past `maxRequests` wait, body unread, then get a 429. Why this
+ * layer, who may reach it, its limits and timeouts: docs/decisions/node-server.md.
  * @module
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Engine } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
@@ -14,16 +16,45 @@ import { randomId } from '../core/ids.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway } from '../gateway/create-gateway.ts';
 import { renderError } from '../gateway/flavour.ts';
+import { createAdmission, type Release } from './admission.ts';
+import { answerClientError } from './client-error.ts';
+import { createHostPolicy } from './host-policy.ts';
+import { createOriginPolicy, type OriginPolicy } from './origin-policy.ts';
+import { refuse } from './refuse.ts';
 
 export interface ServeOptions {
   /** What answers: `createNodeEngine()`, or any Engine. */
   readonly engine: Engine;
   /** Default 8080; 0 takes any free port (read it from `url`). */
   readonly port?: number;
-  /** The interface to listen on. Default 127.0.0.1 (this machine only); `0.0.0.0` or `::` for every one, with `apiKeys`. */
+  /** The interface to listen on. Default 127.0.0.1 (this machine only); `0.0.0.0` or `::` for every one, with `apiKeys`. A name here is answered in `Host` too. */
   readonly host?: string;
   /** Accepted keys; none (the default) accepts every caller. */
   readonly apiKeys?: readonly ApiKey[];
+  /**
+   * Origins of the web pages allowed to call the server from a browser (CORS), besides pages on
+   * this machine (`http(s)://localhost`, `127.0.0.0/8`, `[::1]`, any port), which always may;
+   * `*` among them allows every page. A request from any other page is refused with a 403.
+   * Default: pages on this machine only; with `apiKeys`, every page (the key guards the server).
+   */
+  readonly corsOrigins?: readonly string[];
+  /**
+   * `Host` names answered besides IP addresses, `localhost` (and names under it) and `host`:
+   * `llm.lan`, or `.lan` for it and every name under it; `*` among them answers any. A request
+   * naming another host is refused with a 403 (a guard against DNS rebinding).
+   * Default: none; with `apiKeys`, any (the key guards the server).
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Model requests (POSTs) held at once, running or waiting for the model. A request past it waits
+   * up to a second, its body unread, for one of them to finish; if none does it gets a 429 with
+   * `retry-after: 1`, its body never read. Default 16.
+   */
+  readonly maxRequests?: number;
+  /** Time for a client to send its request line and headers. Default 60 s. */
+  readonly headersTimeoutMs?: number;
+  /** Time for a client to send its whole request, body included (not the response's). Default 300 s. */
+  readonly requestTimeoutMs?: number;
   /** The API's path. Default `/v1`. */
   readonly baseUrl?: string;
   /** Largest accepted request body (a 413 beyond it). Default 16 MiB. */
@@ -50,6 +81,17 @@ const HEADERS_TIMEOUT_MS = 60_000;
  * not cover the response: a stream that runs for minutes is not cut (measured, see the decision note).
  */
 const REQUEST_TIMEOUT_MS = 300_000;
+/**
+ * How often Node looks for connections past those timeouts: its default is every 30 s, so a 60 s
+ * timeout acted at up to 90 s. Once a second costs a walk over the open connections.
+ */
+const CHECK_INTERVAL_MS = 1_000;
+/** Model requests held at once by default: one running and 15 waiting for a single model. */
+const MAX_REQUESTS = 16;
+/** How long a request past that limit waits for a place, body unread: the `retry-after` it would get. */
+const ADMISSION_WAIT_MS = 1_000;
+/** Requests past the limit allowed to wait at once (each holds a connection); more are refused at once. */
+const MAX_WAITING = 256;
 
 export async function serveGateway(options: ServeOptions): Promise<GatewayServer> {
   const basePath = options.baseUrl ?? '/v1';
@@ -62,31 +104,99 @@ export async function serveGateway(options: ServeOptions): Promise<GatewayServer
     ...(options.apiKeys !== undefined ? { apiKeys: options.apiKeys } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
   });
+  const bindHost = options.host ?? '127.0.0.1';
+  // With a key, the key is the guard: any page and any Host name, unless a list is given.
+  const keyed = (options.apiKeys?.length ?? 0) > 0;
+  const origins = options.corsOrigins ?? (keyed ? ['*'] : []);
+  const originPolicy = createOriginPolicy(origins);
+  const hostAllowed = createHostPolicy(options.allowedHosts ?? (keyed ? ['*'] : []), bindHost);
+  const maxRequests = options.maxRequests ?? MAX_REQUESTS;
+  const admission = createAdmission({ limit: maxRequests, waitMs: ADMISSION_WAIT_MS, maxWaiting: MAX_WAITING });
+  const refusalPath = basePath.replace(/\/+$/, '');
 
   // overrideGlobalObjects: false: by default the adapter replaces the process's global Request and
   // Response with its own, which a library must not do to the app that imports it.
-  const listener = getRequestListener((request) => gateway.fetch(request), { overrideGlobalObjects: false, errorHandler: renderServerError });
+  const listener = getRequestListener(
+    async (request) => {
+      const response = await gateway.fetch(request);
+      // The gateway allows every origin (right for the browser's runtimes, which only the page's own
+      // origin reaches); here the server's policy decides, set on Node's response before this one.
+      response.headers.delete('access-control-allow-origin');
+      return response;
+    },
+    { overrideGlobalObjects: false, errorHandler: renderServerError },
+  );
 
   let closing = false;
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (incoming, outgoing) => {
-    if (closing) {
-      // A request on a connection kept alive from before close(): answer it, and say the
-      // connection ends with it.
-      outgoing.shouldKeepAlive = false;
-    }
-    // server.close() closes only the connections idle at that moment; one whose response finishes
-    // later would stay open for the keep-alive timeout and hold close() up.
-    outgoing.once('finish', () => {
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
+  // Each connection's response in progress: a parse error on it may not be answered into its body.
+  const responses = new WeakMap<Socket, ServerResponse>();
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = createServer(
+    { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(50, Math.min(CHECK_INTERVAL_MS, Math.floor(headersTimeout / 4))) },
+    (incoming, outgoing) => {
+      responses.set(incoming.socket, outgoing);
+      if (closing) {
+        // A request on a connection kept alive from before close(): answer it, and say the
+        // connection ends with it.
+        outgoing.shouldKeepAlive = false;
+      }
+      // server.close() closes only the connections idle at that moment; one whose response finishes
+      // later would stay open for the keep-alive timeout and hold close() up.
+      outgoing.once('finish', () => {
+        if (closing) setImmediate(() => server.closeIdleConnections());
+      });
+
+      const host = incoming.headers.host;
+      if (!hostAllowed(host)) {
+        const error = new GatewayError(
+          'permission',
+          `Blocked request: this server does not answer for the host '${host}' (a guard against DNS rebinding). If that name is this machine's, start the server with --allowed-host ${String(host).replace(/:\d+$/, '')} (allowedHosts in serveGateway).`,
+        );
+        return refuse(incoming, outgoing, error, refusalPath);
+      }
+      const origin = incoming.headers.origin;
+      if (origin !== undefined && !originPolicy.allows(origin)) {
+        const error = new GatewayError(
+          'permission',
+          `Blocked request: pages of ${origin} may not call this server (without an API key, only pages on this machine may). Start it with --cors-origin ${origin} to allow them (corsOrigins in serveGateway).`,
+        );
+        return refuse(incoming, outgoing, error, refusalPath);
+      }
+      setCorsHeaders(incoming, outgoing, originPolicy);
+      // Only POSTs run a model; the rest are answered at once.
+      if (incoming.method !== 'POST') return void listener(incoming, outgoing);
+      const release = admission.tryEnter();
+      if (release) return admit(incoming, outgoing, release);
+      void holdForAPlace(incoming, outgoing);
+    },
+  );
+  const admit = (incoming: IncomingMessage, outgoing: ServerResponse, release: Release) => {
+    // 'close' comes once the response is over, or when the client goes away before that.
+    outgoing.once('close', release);
     void listener(incoming, outgoing);
-  });
+  };
+  /** A request past maxRequests: it waits for a place with its body unread, and is refused if none comes. */
+  const holdForAPlace = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const ticket = admission.wait();
+    let gone = false;
+    const leave = () => ((gone = true), ticket.cancel());
+    outgoing.once('close', leave);
+    const release = await ticket.admitted;
+    outgoing.off('close', leave);
+    if (release && !gone) return admit(incoming, outgoing, release);
+    release?.();
+    if (gone) return;
+    const error = new GatewayError('queue_full', `This server is answering ${maxRequests} requests, its limit (--max-requests), and none finished within a second; try again shortly.`, { retryAfter: 1 });
+    refuse(incoming, outgoing, error, refusalPath);
+  };
   // No idle-socket timeout (Node's default, stated): a non-streamed answer may be silent for minutes.
   server.timeout = 0;
+  server.on('clientError', (error: Error, socket: Socket) => answerClientError(error, socket, (s) => responses.get(s)?.headersSent === true && !responses.get(s)!.writableFinished));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port ?? 8080, bindHost, () => {
       server.off('error', reject);
       resolve();
     });
@@ -101,6 +211,7 @@ export async function serveGateway(options: ServeOptions): Promise<GatewayServer
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing = true;
+        admission.refuseWaiting();
         const cut = setTimeout(() => server.closeAllConnections(), shutdownTimeoutMs);
         // Node ≥ 19 closes the idle connections here; the callback runs once the last one closes.
         server.close(() => {
@@ -128,6 +239,25 @@ function renderServerError(error: unknown): Response {
   const response = renderError(gatewayError, 'openai', requestId);
   response.headers.set('x-request-id', requestId);
   response.headers.set('request-id', requestId);
-  response.headers.set('access-control-allow-origin', '*');
   return response;
+}
+
+/**
+ * CORS on Node's response, before the gateway's is written over it (writeHead keeps these): the
+ * page's own origin when it may call, `*` when every page may. `vary: origin` tells caches that
+ * the answer depends on the caller. A page on a public site calling a server on this machine or
+ * network asks Chromium's leave first (Private Network Access): granted to the pages allowed here.
+ */
+function setCorsHeaders(incoming: IncomingMessage, outgoing: ServerResponse, policy: OriginPolicy): void {
+  const origin = incoming.headers.origin;
+  // The gateway's own list replaces this one on its answers; this one is for the server's refusals.
+  outgoing.setHeader('access-control-expose-headers', 'x-request-id, request-id, retry-after, x-should-retry');
+  if (policy.any) outgoing.setHeader('access-control-allow-origin', '*');
+  else {
+    outgoing.setHeader('vary', 'origin');
+    if (origin !== undefined) outgoing.setHeader('access-control-allow-origin', origin);
+  }
+  if (origin !== undefined && incoming.headers['access-control-request-private-network'] === 'true') {
+    outgoing.setHeader('access-control-allow-private-network', 'true');
+  }
 }
