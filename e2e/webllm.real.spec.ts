@@ -58,12 +58,14 @@ test.describe('web-llm on a real local model', () => {
       { origin, model },
     );
     expect(result.progress).toContain('ready');
-    expect(result.events[0]).toMatchObject({ type: 'start' });
+    // Taken (after the load), then `start` once web-llm has prefilled and counted the prompt.
+    expect(result.events[0]).toEqual({ type: 'accepted' });
+    expect(result.events[1]).toMatchObject({ type: 'start' });
     expect(result.events.filter((e) => e.type === 'token').length).toBeGreaterThan(0);
     expect(result.events.at(-1)).toMatchObject({ type: 'end', promptTokens: expect.any(Number) });
     // The count sent with `start` (read from web-llm's pipeline after prefill) is the engine's own,
     // which a reply the gateway closes early (max_tokens, a stop sequence) never gets to see in `end`.
-    expect((result.events[0] as { promptTokens: number }).promptTokens).toBe((result.events.at(-1) as { promptTokens: number }).promptTokens);
+    expect((result.events[1] as { promptTokens: number }).promptTokens).toBe((result.events.at(-1) as { promptTokens: number }).promptTokens);
   });
 
   /** One streamed chat completion through the gateway (the fetch shim) on the engine worker. */
