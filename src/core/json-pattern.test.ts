@@ -20,6 +20,26 @@ describe('safePattern', () => {
     expect(safePattern(pattern)).toHaveProperty('refused');
   });
 
+  it.each([
+    ['^(?=a)b$', 'lookahead and lookbehind'],
+    ['^(?!a)b$', 'lookahead and lookbehind'],
+    ['^(?<=a)b$', 'lookahead and lookbehind'],
+    ['^(?<!a)b$', 'lookahead and lookbehind'],
+    [String.raw`^(a)\1$`, 'backreferences'],
+    [String.raw`^(?<n>a)\k<n>$`, 'backreferences'],
+    [String.raw`^\p{L}+$`, 'Unicode property classes'],
+    [String.raw`^[\P{L}0-9]+$`, 'Unicode property classes'],
+    [String.raw`^[^\p{L}]+$`, 'Unicode property classes'],
+    [String.raw`^\bword$`, 'word boundaries'],
+    [String.raw`^a\Bb$`, 'word boundaries'],
+  ])('refuses %s, which xgrammar aborts on, saying why', (pattern, why) => {
+    expect((safePattern(pattern) as { refused: string }).refused).toContain(why);
+  });
+
+  it.each(['^(?:ab)+$', '^(?<n>a)$', String.raw`^\u0041\x41$`])('keeps %s, which xgrammar compiles', (pattern) => {
+    expect(safePattern(pattern)).toHaveProperty('pattern');
+  });
+
   it('keeps what the narrowed pattern matches within the original, on samples', () => {
     const samples = ['ab', 'a"b', 'a\\b', 'a\tb', 'a b', 'axyzb', 'é', '~', '"'];
     for (const pattern of ['^a.*b$', '^[^a]+$', '^[ -~]+$', String.raw`^\S+$`]) {

@@ -4,7 +4,9 @@
  * (`.`, `[^a]`, `\s`, `[ -~]`) lets output through that is not JSON (`{"s":"a"b"}`). Each such part
  * is narrowed to the characters that need no escape: the output then matches a subset of the
  * pattern, so it still matches the schema. What cannot be narrowed (a quote or backslash the
- * pattern requires, `\S` inside a class) is refused.
+ * pattern requires, `\S` inside a class) is refused, and so is what xgrammar 0.1.27 cannot compile
+ * and aborts on (lookaround, backreferences, `\p{...}`, word boundaries): refused here, it is a 400
+ * that says why, not an abort inside the compiler.
  * @module
  */
 
@@ -20,6 +22,15 @@ const SHORTHANDS: Record<string, string> = {
   W: `[^A-Za-z0-9_${UNSAFE}]`,
 };
 
+/** Escapes xgrammar cannot compile (it aborts), with why they are refused; `\1`..`\9` count as `\k`. */
+const UNSUPPORTED_ESCAPES: Record<string, string> = {
+  k: 'backreferences cannot be enforced while decoding',
+  p: 'Unicode property classes (\\p{...}) cannot be enforced while decoding',
+  P: 'Unicode property classes (\\P{...}) cannot be enforced while decoding',
+  b: 'word boundaries (\\b) cannot be enforced while decoding',
+  B: 'word boundaries (\\B) cannot be enforced while decoding',
+};
+
 export function safePattern(pattern: string): { pattern: string } | { refused: string } {
   let out = '';
   for (let i = 0; i < pattern.length; i++) {
@@ -28,11 +39,15 @@ export function safePattern(pattern: string): { pattern: string } | { refused: s
       const next = pattern[i + 1] ?? '';
       i++;
       if (next === '"' || next === '\\') return { refused: 'it requires a quote or backslash, which a JSON string holds only escaped' };
+      const unsupported = UNSUPPORTED_ESCAPES[next] ?? (/[1-9]/.test(next) ? UNSUPPORTED_ESCAPES.k : undefined);
+      if (unsupported) return { refused: unsupported };
       out += SHORTHANDS[next] ?? `\\${next}`;
     } else if (char === '.') {
       out += `[^${UNSAFE}]`;
     } else if (char === '"') {
       return { refused: 'it requires a quote, which a JSON string holds only escaped' };
+    } else if (char === '(' && /^\(\?<?[=!]/.test(pattern.slice(i, i + 4))) {
+      return { refused: 'lookahead and lookbehind cannot be enforced while decoding' };
     } else if (char === '[') {
       const end = classEnd(pattern, i);
       if (end < 0) return { refused: 'a character class is not closed' };
@@ -64,6 +79,7 @@ function narrowClass(body: string): { class: string } | { refused: string } {
   const negated = body.startsWith('^');
   const items = negated ? body.slice(1) : body;
   // A negated class excludes them by adding them.
+  if (negated && /\\[pP]/.test(items)) return { refused: UNSUPPORTED_ESCAPES.p! };
   if (negated) return /\\[SWD]/.test(items) ? { refused: '\\S, \\W and \\D inside a class cannot be narrowed' } : { class: `[^${items.replace(/\\s/g, ' ')}${UNSAFE}]` };
   const ranges: [number, number][] = [];
   const parts: string[] = [];
@@ -79,11 +95,14 @@ function narrowClass(body: string): { class: string } | { refused: string } {
     if (next === 'd' || next === 'w') return `\\${next}`;
     if (next === 's') return ' '.codePointAt(0)!;
     if (next === 'S' || next === 'W' || next === 'D') return `refuse`;
+    // Taken as the letters it is spelled with, it would let other characters through.
+    if (next === 'p' || next === 'P') return 'property';
     return next.codePointAt(0)!;
   };
   while (i < items.length) {
     const from = unit();
     if (from === 'refuse') return { refused: '\\S, \\W and \\D inside a class cannot be narrowed' };
+    if (from === 'property') return { refused: UNSUPPORTED_ESCAPES.p! };
     if (typeof from === 'string') {
       parts.push(from);
       continue;

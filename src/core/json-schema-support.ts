@@ -2,10 +2,13 @@
  * Which JSON Schema a grammar can enforce. xgrammar compiles the keywords it knows and silently
  * ignores the rest, which would let output through that the schema forbids; so every keyword is
  * checked here first, and anything outside the enforced set is a 400 naming it and where it is.
+ * Before that, the schema's size and shape are held to limits (schema-limits.ts).
  * @module
  */
 import { GatewayError } from './errors.ts';
 import { safePattern } from './json-pattern.ts';
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES } from './schema-keywords.ts';
+import { checkSchemaLimits } from './schema-limits.ts';
 
 /** Keywords that only describe, and constrain nothing. */
 const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$schema', '$id', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
@@ -19,10 +22,6 @@ const ENFORCED = new Set([
 ]);
 const TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean', 'null']);
 const FORMATS = new Set(['date', 'time', 'date-time', 'duration', 'email', 'uuid', 'ipv4', 'ipv6', 'hostname', 'uri']);
-/** Sub-schema positions: keyword → how its value holds schemas. */
-const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions']);
-const SCHEMA_LISTS = new Set(['anyOf', 'prefixItems']);
-const SCHEMA_VALUES = new Set(['items', 'additionalProperties']);
 
 const PARAM = 'response_format.json_schema.schema';
 
@@ -30,9 +29,14 @@ const PARAM = 'response_format.json_schema.schema';
  * Integer ranges are enforced as the list of their values: xgrammar's own range rules (0.1.27, in
  * web-llm too) admit values outside some ranges (100001..100100 lets 162710 through), while a list,
  * compiled as a trie (src/engines/grammar/factor-literals.ts), is exact. So an integer needs both
- * bounds, at most this many values apart; an `enum` holds at most as many values.
+ * bounds, at most this many values apart.
  */
 const MAX_LISTED_VALUES = 10_001;
+/**
+ * The values of all the integer ranges of one schema, listed: each range of 10,001 values is a
+ * grammar of some 65 KB, so four of them come to the grammar size limit (engines/grammar/ebnf.ts).
+ */
+export const MAX_LISTED_INTEGERS = 4 * MAX_LISTED_VALUES;
 
 /** 10^15 - 1: the widest all-nines bound below 2^53 (every integer of up to 15 digits is safe). */
 const SAFE_NINES = 999_999_999_999_999;
@@ -110,21 +114,33 @@ export function toGrammarSchema(schema: unknown): unknown {
   );
 }
 
-/** Throws a 400 for the first part of `schema` the grammar could not enforce; `param` names where the schema is. */
+/**
+ * Throws a 400 for the first part of `schema` the grammar could not enforce, or the first of
+ * its limits (schema-limits.ts) it passes; `param` names where the schema is.
+ */
 export function checkEnforceable(schema: unknown, path = '#', param = PARAM): void {
+  checkSchemaLimits(schema, (at, reason) => refusal(at, reason, param));
+  // Within the limits, no schema nests deep enough for this recursion to matter.
+  checkKeywords(schema, path, param, { listed: 0 });
+}
+
+function checkKeywords(schema: unknown, path: string, param: string, totals: { listed: number }): void {
   const refuse = (at: string, reason: string) => refusal(at, reason, param);
   if (typeof schema === 'boolean') return;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw refuse(path, 'a schema must be an object or a boolean');
+  let bounded = false;
   for (const [keyword, value] of Object.entries(schema)) {
     const at = `${path}/${keyword}`;
     if (ANNOTATIONS.has(keyword)) continue;
     if (!ENFORCED.has(keyword)) throw refuse(at, `'${keyword}' cannot be enforced while decoding`);
     if (keyword === 'type') {
       for (const type of Array.isArray(value) ? value : [value]) if (!TYPES.has(type as string)) throw refuse(at, `unknown type ${JSON.stringify(type)}`);
-    } else if (keyword === 'enum' && (!Array.isArray(value) || value.length === 0 || value.length > MAX_LISTED_VALUES)) {
-      throw refuse(at, `an enum is enforced with 1 to ${MAX_LISTED_VALUES} values`);
+    } else if (keyword === 'enum' && (!Array.isArray(value) || value.length === 0)) {
+      // How many values at most: SCHEMA_LIMITS.enumValues.
+      throw refuse(at, 'an enum is enforced with at least one value');
     } else if (NUMERIC_BOUNDS.has(keyword)) {
-      checkBounds(schema as Record<string, unknown>, path, param);
+      if (!bounded) checkBounds(schema as Record<string, unknown>, path, param, totals);
+      bounded = true;
     } else if (keyword === 'format' && !FORMATS.has(value as string)) {
       throw refuse(at, `format ${JSON.stringify(value)} cannot be enforced (supported: ${[...FORMATS].join(', ')})`);
     } else if (keyword === 'pattern') {
@@ -139,24 +155,28 @@ export function checkEnforceable(schema: unknown, path = '#', param = PARAM): vo
       throw refuse(at, `only references within the schema ('#/...') can be followed, not ${JSON.stringify(value)}`);
     } else if (SCHEMA_MAPS.has(keyword)) {
       if (typeof value !== 'object' || value === null) throw refuse(at, 'expected an object of schemas');
-      for (const [name, sub] of Object.entries(value)) checkEnforceable(sub, `${at}/${name}`, param);
+      for (const [name, sub] of Object.entries(value)) checkKeywords(sub, `${at}/${name}`, param, totals);
     } else if (SCHEMA_LISTS.has(keyword)) {
       if (!Array.isArray(value)) throw refuse(at, 'expected a list of schemas');
-      value.forEach((sub, i) => checkEnforceable(sub, `${at}/${i}`, param));
+      value.forEach((sub, i) => checkKeywords(sub, `${at}/${i}`, param, totals));
     } else if (SCHEMA_VALUES.has(keyword)) {
-      checkEnforceable(value, at, param);
+      checkKeywords(value, at, param, totals);
     }
   }
 }
 
 const NUMERIC_BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
 
-/** Bounds the grammar enforces exactly (see integerForm); on numbers, only ±2^53, which are none. */
-function checkBounds(schema: Record<string, unknown>, path: string, param: string): void {
+/** Bounds the grammar enforces exactly (see integerForm); on numbers, only ±2^53, which are none. Called once per schema. */
+function checkBounds(schema: Record<string, unknown>, path: string, param: string, totals: { listed: number }): void {
   const refuse = (at: string, reason: string) => refusal(at, reason, param);
   if (schema.type === 'integer') {
-    const { refused } = integerForm(schema);
+    const { refused, list } = integerForm(schema);
     if (refused) throw refuse(path, refused);
+    // With an enum, what is listed is that enum's values (counted with the enums).
+    if (list && !Array.isArray(schema.enum) && (totals.listed += list[1] - list[0] + 1) > MAX_LISTED_INTEGERS) {
+      throw refuse(path, `the integer ranges, enforced as lists of their values, come to ${totals.listed} values here, over the limit of ${MAX_LISTED_INTEGERS} in one schema`);
+    }
     return;
   }
   const bounded = [schema.minimum, schema.maximum, schema.exclusiveMinimum, schema.exclusiveMaximum].some((v) => typeof v === 'number' && Math.abs(v) < Number.MAX_SAFE_INTEGER);
