@@ -9,8 +9,10 @@
 import type { ChatRequest, OutputConstraint, ToolSpec } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { toGrammarSchema } from '../../core/json-schema-support.ts';
+import { checkSchemaLimits, STACK_LIMITS } from '../../core/schema-limits.ts';
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARATORS } from '../../core/tool-syntax.ts';
-import { factorLiteralAlternatives, literalTrie } from './factor-literals.ts';
+import { factorLiteralAlternatives, literalTrieRules } from './factor-literals.ts';
+import { discardInstance } from './xgrammar-instances.ts';
 import type { XGrammar } from './xgrammar.ts';
 
 /** What the output must be. Serialised as the key of the compiled-grammar cache. */
@@ -47,21 +49,41 @@ export interface Ebnf {
 
 const ROOT = 'root';
 
+/**
+ * The most characters of grammar one request may compile. Compiling is synchronous wasm that
+ * nothing can interrupt (in Node it holds the event loop), and its time and memory grow with the
+ * grammar: at this size, up to 2.2 s on tiny-chat and 3.6 s on a 151,936-token vocabulary, and
+ * 12-26 MiB of wasm memory while compiled (2 cores; docs/decisions/schema-limits.md). A grammar
+ * past it is a 400 before it compiles. The schema limits (core/schema-limits.ts) keep the work of
+ * getting here small.
+ */
+export const MAX_GRAMMAR_CHARS = 256 * 1024;
+
 export async function toEbnf(xgrammar: XGrammar, spec: GrammarSpec): Promise<Ebnf> {
-  if (spec.kind === 'json') return { ebnf: await jsonEbnf(xgrammar, spec.output, [',', ':'], ''), root: ROOT, newlines: false };
+  const param = spec.kind === 'tools' ? 'tools' : 'response_format';
+  let size = 0;
+  // Checked as each part is made: many large tool schemas stop at the first that passes it.
+  const counted = (part: string) => {
+    size += part.length;
+    if (size > MAX_GRAMMAR_CHARS) {
+      throw new GatewayError('invalid_request', `The grammar for this ${param === 'tools' ? 'request\'s tools' : 'schema'} comes to more than ${MAX_GRAMMAR_CHARS} characters, the limit on the grammar one request may compile; use fewer or smaller schemas, enums and integer ranges.`, { param });
+    }
+    return part;
+  };
+  if (spec.kind === 'json') return { ebnf: counted(await jsonEbnf(xgrammar, spec.output, [',', ':'], '')), root: ROOT, newlines: false };
   const rules: string[] = [];
   const reply = spec.output ? `reply_${ROOT}` : 'free_text';
-  if (spec.mode !== 'calls') rules.push(spec.output ? await jsonEbnf(xgrammar, spec.output, [',', ':'], 'reply_') : freeText(TOOL_CALL_OPEN));
+  if (spec.mode !== 'calls') rules.push(counted(spec.output ? await jsonEbnf(xgrammar, spec.output, [',', ':'], 'reply_') : freeText(TOOL_CALL_OPEN)));
   if (spec.mode !== 'reply') {
     const bodies: (readonly [string[], string])[] = [];
     for (const [i, tool] of spec.tools.entries()) {
       const prefix = `tool${i}_`;
-      rules.push(await jsonEbnf(xgrammar, { kind: 'json_schema', schema: tool.parameters, strict: true }, TOOL_JSON_SEPARATORS, prefix));
+      rules.push(counted(await jsonEbnf(xgrammar, { kind: 'json_schema', schema: tool.parameters, strict: true }, TOOL_JSON_SEPARATORS, prefix)));
       // What follows `{"name": `: the quoted name, then the arguments by this tool's schema. As a
       // trie: xgrammar 0.1.27 matches alternatives sharing leading characters too loosely.
       bodies.push([[...`"${tool.name}", "arguments": `].map((char) => literal(char).slice(1, -1)), `${prefix}${ROOT}`]);
     }
-    rules.push(`tool_call_body ::= ${literalTrie(bodies)}`);
+    rules.push(...literalTrieRules('tool_call_body', bodies));
     rules.push(`tool_call ::= ${literal(`${TOOL_CALL_OPEN}{"name": `)} tool_call_body ${literal(`}${TOOL_CALL_CLOSE}`)}`);
     rules.push(`tool_calls ::= tool_call${spec.parallel ? ` (${literal(TOOL_CALL_SEPARATOR)} tool_call)*` : ''}`);
   }
@@ -72,12 +94,20 @@ export async function toEbnf(xgrammar: XGrammar, spec: GrammarSpec): Promise<Ebn
 
 /** A JSON schema's grammar (or any object's), its rules renamed with `prefix`. */
 async function jsonEbnf(xgrammar: XGrammar, output: OutputConstraint, separators: readonly [string, string], prefix: string): Promise<string> {
+  const param = prefix.startsWith('tool') ? 'tools' : 'response_format';
+  if (output.kind === 'json_schema') {
+    // The gateway checked it already; an engine asked directly (createWorkerEngine, the Node
+    // engine) must not let a schema overrun xgrammar's stack either.
+    checkSchemaLimits(output.schema, (at, reason) => new GatewayError('invalid_request', `Invalid schema for ${param} at ${at}: ${reason}.`, { param }), STACK_LIMITS);
+  }
   const schema = output.kind === 'json_schema' ? JSON.stringify(output.schema) : '{"type":"object"}';
   let ebnf: string;
   try {
     ebnf = await xgrammar.Testings._jsonSchemaToEBNF(schema, false, -1, [separators[0], separators[1]], output.kind === 'json_schema' && output.strict);
   } catch (error) {
-    throw new GatewayError('invalid_request', `This JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, { param: prefix.startsWith('tool') ? 'tools' : 'response_format' });
+    // The converter aborted: whatever state it left, the instance is not used again.
+    discardInstance(xgrammar);
+    throw new GatewayError('invalid_request', `This JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, { param });
   }
   return renameRules(withoutControlCharacters(factorLiteralAlternatives(ebnf.trim())), prefix);
 }

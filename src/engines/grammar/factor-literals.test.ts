@@ -33,4 +33,19 @@ describe('factorLiteralAlternatives', () => {
       { numRuns: 150, seed: 20261123 },
     );
   });
+
+  it('nests groups at most 16 deep, however the values branch, and takes a literal of any length', async () => {
+    const xgrammar = (await loadXGrammar()) as unknown as Checker;
+    // Each value branches off the one before at its last character: a trie 300 groups deep, which
+    // in one rule ran xgrammar's parser over its stack at about 150.
+    const values = Array.from({ length: 300 }, (_, i) => `${'a'.repeat(i)}b`);
+    const ebnf = factorLiteralAlternatives(await xgrammar.Testings._jsonSchemaToEBNF(JSON.stringify({ enum: values }), false, -1, [',', ':'], true));
+    const deepest = Math.max(...ebnf.split('\n').map((line) => [...line.replace(/"(?:[^"\\]|\\.)*"/g, '')].reduce((acc, char) => ({ open: acc.open + (char === '(' ? 1 : char === ')' ? -1 : 0), max: Math.max(acc.max, acc.open + (char === '(' ? 1 : 0)) }), { open: 0, max: 0 }).max));
+    expect(deepest).toBeLessThanOrEqual(16);
+    const grammar = await xgrammar.Grammar.fromEBNF(ebnf);
+    for (const value of [values[0]!, values[150]!, values[299]!]) expect(await xgrammar.Testings.isGrammarAcceptString(grammar, JSON.stringify(value))).toBe(true);
+    for (const probe of ['a', `${'a'.repeat(300)}b`, `${'a'.repeat(20)}bb`]) expect(await xgrammar.Testings.isGrammarAcceptString(grammar, JSON.stringify(probe))).toBe(false);
+    const long = 'x'.repeat(100_000);
+    expect(factorLiteralAlternatives(`r ::= ("${long}") | ("${long}y")`)).toBe(`r ::= ${[...long].map((c) => `"${c}"`).join(' ')} ("y" | "")`);
+  });
 });

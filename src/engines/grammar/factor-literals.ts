@@ -23,32 +23,72 @@ export function factorLiteralAlternatives(ebnf: string): string {
       const match = RULE.exec(line);
       if (!match) return line;
       const literals = [...match[2]!.matchAll(ALTERNATIVE)].map((m) => [m[1]!.match(UNIT) ?? [], '""'] as const);
-      return `${match[1]} ::= ${literalTrie(literals)}`;
+      return literalTrieRules(match[1]!, literals).join('\n');
     })
     .join('\n');
 }
 
 /**
+ * Groups nested deeper than this in one rule go into rules of their own: xgrammar parses a group
+ * by recursion on its 64 KiB wasm stack (some 400 bytes a level), so an enum whose values branch
+ * at every character (`b`, `ab`, `aab`, ...) would otherwise overrun it at about 150 values.
+ */
+const MAX_GROUP_NESTING = 16;
+
+interface TrieNode {
+  readonly next: Map<string, TrieNode>;
+  /** Continuations of the words that end here (`""` for none), in order, once each. */
+  readonly ends: Set<string>;
+}
+
+/**
  * Literals (as units of an EBNF string literal, escapes kept) each followed by its own
  * continuation (`""` for none), as a trie: at each position one branch per distinct next unit.
+ * Returned as the rule `name` and the rules it uses (`name_trie1`, ...), with no group nested
+ * more than MAX_GROUP_NESTING deep. Built with loops: a literal of any length costs no JS stack.
  */
-export function literalTrie(words: readonly (readonly [readonly string[], string])[]): string {
-  const branches = new Map<string, (readonly [readonly string[], string])[]>();
-  const ends = new Set<string>();
+export function literalTrieRules(name: string, words: readonly (readonly [readonly string[], string])[]): string[] {
+  const root: TrieNode = { next: new Map(), ends: new Set() };
   for (const [units, tail] of words) {
-    if (units.length === 0) {
-      ends.add(tail);
-      continue;
+    let node = root;
+    for (const unit of units) {
+      let child = node.next.get(unit);
+      if (!child) node.next.set(unit, (child = { next: new Map(), ends: new Set() }));
+      node = child;
     }
-    const rest = branches.get(units[0]!) ?? [];
-    rest.push([units.slice(1), tail]);
-    branches.set(units[0]!, rest);
+    node.ends.add(tail);
   }
-  const alternatives = [...branches].map(([unit, rest]) => {
-    const next = literalTrie(rest);
-    return next === '""' ? `"${unit}"` : `"${unit}" ${next}`;
-  });
-  alternatives.push(...ends);
-  if (alternatives.length === 0) return '""';
-  return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' | ')})`;
+  const rules: string[] = [];
+  const pending: [string, TrieNode][] = [[name, root]];
+  // Recursion only at a group, and groups nest at most MAX_GROUP_NESTING deep.
+  const expression = (node: TrieNode, depth: number): string => {
+    const grouped = node.next.size + node.ends.size > 1;
+    if (grouped && depth >= MAX_GROUP_NESTING) {
+      const rule = `${name}_trie${pending.length}`;
+      pending.push([rule, node]);
+      return rule;
+    }
+    const alternatives: string[] = [];
+    for (const [unit, child] of node.next) {
+      // A run of units with no branch is one sequence of literals.
+      const units = [unit];
+      let at = child;
+      while (at.next.size === 1 && at.ends.size === 0) {
+        const [following, after] = at.next.entries().next().value!;
+        units.push(following);
+        at = after;
+      }
+      const rest = expression(at, grouped ? depth + 1 : depth);
+      const literals = units.map((u) => `"${u}"`).join(' ');
+      alternatives.push(rest === '""' ? literals : `${literals} ${rest}`);
+    }
+    alternatives.push(...node.ends);
+    if (alternatives.length === 0) return '""';
+    return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' | ')})`;
+  };
+  for (let i = 0; i < pending.length; i++) {
+    const [rule, node] = pending[i]!;
+    rules.push(`${rule} ::= ${expression(node, 0)}`);
+  }
+  return rules;
 }

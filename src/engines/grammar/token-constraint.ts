@@ -10,6 +10,8 @@
  */
 import { GatewayError } from '../../core/errors.ts';
 import { toEbnf, type GrammarSpec } from './ebnf.ts';
+import { createGrammarCache } from './grammar-cache.ts';
+import { onInstance, onInstanceSync } from './xgrammar-instances.ts';
 import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, XGrammar } from './xgrammar.ts';
 
 /** How a tokenizer's vocabulary maps to bytes (xgrammar's names). */
@@ -45,49 +47,84 @@ export interface ConstraintCompiler {
   start(spec: GrammarSpec): Promise<TokenConstraint>;
 }
 
-const CACHE_SIZE = 64;
+/**
+ * Compiled grammars kept for a tokenizer: at most this many, and at most this much grammar text
+ * (a compiled grammar's memory grows with its grammar; see docs/decisions/schema-limits.md).
+ */
+export const CACHE_ENTRIES = 64;
+export const CACHE_BYTES = 1024 * 1024;
+
+interface Compiled {
+  readonly compiled: CompiledGrammar;
+  readonly newlines: boolean;
+}
+
+/** A cached grammar, and how many requests are making matchers from it right now. */
+interface Entry {
+  readonly ready: Promise<Compiled>;
+  users: number;
+  dropped: boolean;
+}
 
 export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: Vocabulary): Promise<ConstraintCompiler> {
-  const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...vocabulary.tokens], vocabulary.type, vocabulary.prependSpace, vocabulary.size, [...vocabulary.stopTokenIds]);
-  const compiler: GrammarCompiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
+  const { compiler } = await onInstance(xgrammar, async () => {
+    const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...vocabulary.tokens], vocabulary.type, vocabulary.prependSpace, vocabulary.size, [...vocabulary.stopTokenIds]);
+    return { compiler: (await xgrammar.GrammarCompiler.createGrammarCompiler(info)) as GrammarCompiler };
+  });
   const gates = new Map<boolean, Utf8Gate>();
   const gate = (newlines: boolean) => {
     let found = gates.get(newlines);
     if (!found) gates.set(newlines, (found = utf8Gate(vocabulary, newlines)));
     return found;
   };
-  const cache = new Map<string, Promise<{ compiled: CompiledGrammar; newlines: boolean }>>();
+  // A grammar's wasm memory is freed when it leaves the cache, or once the last request that
+  // was making a matcher from it has one (a matcher keeps what it needs of it).
+  const release = (entry: Entry) => {
+    if (entry.dropped && entry.users === 0) entry.ready.then(({ compiled }) => compiled.dispose(), () => {});
+  };
+  const cache = createGrammarCache<Entry>(CACHE_ENTRIES, CACHE_BYTES, (entry) => {
+    entry.dropped = true;
+    release(entry);
+  });
 
-  const compile = (spec: GrammarSpec) => {
+  const compile = (spec: GrammarSpec): Entry => {
     const key = JSON.stringify(spec);
     const hit = cache.get(key);
-    if (hit) {
-      // Most recently used last: the first key is the one to drop.
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     // JSON replies are compact (no whitespace between tokens): fewer tokens, and no run of spaces
     // a weak model could fill its budget with. Tool calls are written as the template shows them.
-    const compiled = toEbnf(xgrammar, spec)
-      .then(async ({ ebnf, root, newlines }) => ({ compiled: await compiler.compileGrammar(ebnf, root), newlines }))
-      .catch((error: unknown) => {
-        cache.delete(key);
-        if (error instanceof GatewayError) throw error;
-        throw new GatewayError('invalid_request', `This output cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, {
-          param: spec.kind === 'tools' ? 'tools' : 'response_format',
-        });
-      });
-    cache.set(key, compiled);
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    return compiled;
+    const entry: Entry = {
+      ready: toEbnf(xgrammar, spec).then(async ({ ebnf, root, newlines }) => {
+        const compiled = await onInstance(xgrammar, () => compiler.compileGrammar(ebnf, root));
+        cache.weigh(key, entry, key.length + ebnf.length);
+        return { compiled, newlines };
+      }),
+      users: 0,
+      dropped: false,
+    };
+    entry.ready.catch(() => cache.delete(key));
+    cache.set(key, entry, key.length);
+    return entry;
   };
 
   return {
     async start(spec) {
-      const { compiled, newlines } = await compile(spec);
-      const matcher = await xgrammar.GrammarMatcher.createGrammarMatcher(compiled);
-      return track(matcher, gate(newlines));
+      const param = spec.kind === 'tools' ? 'tools' : 'response_format';
+      const entry = compile(spec);
+      entry.users++;
+      let constraint: TokenConstraint;
+      try {
+        const { compiled, newlines } = await entry.ready.catch((error: unknown) => {
+          if (error instanceof GatewayError) throw error;
+          throw new GatewayError('invalid_request', `This output cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, { param });
+        });
+        const matcher = await onInstance(xgrammar, () => xgrammar.GrammarMatcher.createGrammarMatcher(compiled));
+        constraint = track(xgrammar, matcher, gate(newlines));
+      } finally {
+        entry.users--;
+        release(entry);
+      }
+      return constraint;
     },
   };
 }
@@ -193,13 +230,14 @@ function byteLevelBytes(token: string): number[] | undefined {
   return bytes;
 }
 
-function track(matcher: GrammarMatcher, gate: Utf8Gate): TokenConstraint {
+/** A matcher of `xgrammar`'s, step by step; a failure inside it discards that instance. */
+function track(xgrammar: XGrammar, matcher: GrammarMatcher, gate: Utf8Gate): TokenConstraint {
   let current: Int32Array | undefined;
   let pending: Promise<void> = Promise.resolve();
   let utf8 = gate.start;
   const compute = () => {
     current = undefined;
-    const next = matcher.getNextTokenBitmask().then((mask) => {
+    const next = onInstance(xgrammar, () => matcher.getNextTokenBitmask()).then((mask) => {
       const allowed = gate.mask(utf8);
       for (let i = 0; i < mask.length; i++) mask[i]! &= allowed[i] ?? -1;
       current = mask;
@@ -216,7 +254,7 @@ function track(matcher: GrammarMatcher, gate: Utf8Gate): TokenConstraint {
       const state = gate.next(utf8, token);
       if (state < 0) return false;
       utf8 = state;
-      const accepted = matcher.acceptToken(token);
+      const accepted = onInstanceSync(xgrammar, () => matcher.acceptToken(token));
       if (accepted && !matcher.isTerminated()) compute();
       return accepted;
     },

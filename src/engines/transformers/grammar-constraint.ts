@@ -52,17 +52,21 @@ export class GrammarProgress extends StoppingCriteria {
   }
 }
 
-const compilers = new WeakMap<object, Promise<ConstraintCompiler>>();
+/** Per xgrammar instance (a fresh one replaces any that fails), per tokenizer. */
+const compilers = new WeakMap<XGrammar, WeakMap<object, Promise<ConstraintCompiler>>>();
 
-/** The constraint compiler for a tokenizer (built once per loaded model). */
+/** The constraint compiler for a tokenizer (built once per loaded model and xgrammar instance). */
 export function constraintCompilerFor(xgrammar: XGrammar, tokenizer: PreTrainedTokenizer, logitsSize: number | undefined, stopTokenIds: Iterable<number>): Promise<ConstraintCompiler> {
-  let compiler = compilers.get(tokenizer);
+  let byTokenizer = compilers.get(xgrammar);
+  if (!byTokenizer) compilers.set(xgrammar, (byTokenizer = new WeakMap()));
+  let compiler = byTokenizer.get(tokenizer);
   if (!compiler) {
     const vocabulary = vocabularyOf(tokenizer);
     // The logits may be padded past the vocabulary; without the model's size, the vocabulary's.
     const size = Math.max(logitsSize ?? 0, vocabulary.tokens.length);
-    compiler = createConstraintCompiler(xgrammar, { ...vocabulary, size, stopTokenIds: [...stopTokenIds] });
-    compilers.set(tokenizer, compiler);
+    const made = createConstraintCompiler(xgrammar, { ...vocabulary, size, stopTokenIds: [...stopTokenIds] });
+    made.catch(() => byTokenizer.delete(tokenizer));
+    byTokenizer.set(tokenizer, (compiler = made));
   }
   return compiler;
 }

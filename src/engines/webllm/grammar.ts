@@ -11,12 +11,15 @@
 import type { ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { grammarSpecOf, toEbnf } from '../grammar/ebnf.ts';
+import { createGrammarCache } from '../grammar/grammar-cache.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 
 /** The EBNF for a request (root rule `root`, web-llm's default), or undefined for free text. */
 export type GrammarFor = (request: ChatRequest) => Promise<string | undefined>;
 
-const CACHE_SIZE = 32;
+/** Grammars kept: at most this many, and this much text (web-llm keeps its compiled ones apart). */
+const CACHE_ENTRIES = 32;
+const CACHE_BYTES = 1024 * 1024;
 
 /**
  * Every request that has `output` or `tools` gets a grammar, `tool_choice: 'none'` included: its
@@ -26,27 +29,24 @@ const CACHE_SIZE = 32;
  */
 export function createGrammarFor(loadGrammar: LoadXGrammar | undefined): GrammarFor {
   // Converting the schemas costs milliseconds; a client repeats its tools and schemas.
-  const cache = new Map<string, Promise<string>>();
+  const cache = createGrammarCache<Promise<string>>(CACHE_ENTRIES, CACHE_BYTES);
   return async (request) => {
     const spec = grammarSpecOf(request);
     if (!spec) return undefined;
     const param = spec.kind === 'tools' ? 'tools' : 'response_format';
     if (!loadGrammar) throw new GatewayError('invalid_request', `This engine cannot constrain output: ${param} is not supported here.`, { param });
     const key = JSON.stringify(spec);
-    let ebnf = cache.get(key);
-    if (ebnf) {
-      cache.delete(key); // most recently used last
-    } else {
-      ebnf = loadGrammar().then(async (xgrammar) => {
-        const { ebnf: text, root } = await toEbnf(xgrammar, spec);
-        // web-llm compiles a `grammar` response format from the rule named `root`; there is no field for another.
-        if (root !== 'root') throw new Error(`web-llm needs the grammar's root rule to be named "root", not "${root}".`);
-        return text;
-      });
-      ebnf.catch(() => cache.delete(key));
-    }
-    cache.set(key, ebnf);
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const ebnf = loadGrammar().then(async (xgrammar) => {
+      const { ebnf: text, root } = await toEbnf(xgrammar, spec);
+      // web-llm compiles a `grammar` response format from the rule named `root`; there is no field for another.
+      if (root !== 'root') throw new Error(`web-llm needs the grammar's root rule to be named "root", not "${root}".`);
+      cache.weigh(key, ebnf, key.length + text.length);
+      return text;
+    });
+    ebnf.catch(() => cache.delete(key));
+    cache.set(key, ebnf, key.length);
     return ebnf;
   };
 }
