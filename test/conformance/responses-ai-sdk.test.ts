@@ -158,7 +158,8 @@ describe.each(ENGINE_FIXTURES)('ai SDK (@ai-sdk/openai, Responses API) on $name'
     expect(second.text).toBe(chat.choices[0]!.message.content);
   });
 
-  it.runIf(info.toolCalling)('a two-step run executes the tool and sends its result back', async () => {
+  // Only where the engine calls tools: the scripted doubles cannot (their 400 is checked above).
+  if (info.toolCalling) it('a two-step run executes the tool and sends its result back', async () => {
     const executed: unknown[] = [];
     const weather = tool({
       description: 'Weather forecast for a city.',
