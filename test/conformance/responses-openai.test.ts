@@ -17,28 +17,11 @@ import type { ModelInfo } from '../../src/core/engine.ts';
 import { ENGINE_FIXTURES } from '../support/engines.ts';
 import { FAULTS, type ChatCallRecord } from '../support/fault-engine.ts';
 import { createHarness, TRANSPORTS, type Harness } from '../support/harness.ts';
+import { SCHEMAS, TIME, WEATHER } from '../support/tool-schemas.ts';
 
 type ResponseItem = OpenAI.Responses.ResponseOutputItem;
 type FunctionCall = OpenAI.Responses.ResponseFunctionToolCall;
 
-// Bounded schemas: a random-weight model never closes an unbounded string or number on its own.
-const WEATHER = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', maxLength: 12 },
-    unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
-    days: { type: 'integer', minimum: 1, maximum: 7 },
-  },
-  required: ['city', 'unit', 'days'],
-  additionalProperties: false,
-};
-const TIME = {
-  type: 'object',
-  properties: { zone: { type: 'string', enum: ['UTC', 'CET', 'PST'] }, seconds: { type: 'boolean' } },
-  required: ['zone', 'seconds'],
-  additionalProperties: false,
-};
-const SCHEMAS: Record<string, object> = { get_weather: WEATHER, get_time: TIME };
 const TOOLS: OpenAI.Responses.FunctionTool[] = [
   { type: 'function', name: 'get_weather', description: 'The forecast for a city.', parameters: WEATHER, strict: true },
   { type: 'function', name: 'get_time', description: 'The time in a zone.', parameters: TIME, strict: true },

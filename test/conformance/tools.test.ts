@@ -13,24 +13,8 @@ import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scriptedFixture, transformersFixture } from '../support/engines.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
+import { SCHEMAS, TIME, WEATHER } from '../support/tool-schemas.ts';
 
-const WEATHER = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', maxLength: 12 },
-    unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
-    days: { type: 'integer', minimum: 1, maximum: 7 },
-  },
-  required: ['city', 'unit', 'days'],
-  additionalProperties: false,
-};
-const TIME = {
-  type: 'object',
-  properties: { zone: { type: 'string', enum: ['UTC', 'CET', 'PST'] }, seconds: { type: 'boolean' } },
-  required: ['zone', 'seconds'],
-  additionalProperties: false,
-};
-const SCHEMAS: Record<string, object> = { get_weather: WEATHER, get_time: TIME };
 
 const OPENAI_TOOLS: OpenAI.ChatCompletionTool[] = [
   { type: 'function', function: { name: 'get_weather', description: 'The forecast for a city.', parameters: WEATHER } },
