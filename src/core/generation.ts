@@ -7,6 +7,7 @@
 import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
 import { abortedError, GatewayError } from './errors.ts';
 import { ToolCallParser, type ToolOutputPiece } from './tool-syntax.ts';
+import { within } from './within.ts';
 
 /** The abort reason once an answer is complete: one shared instance, since nothing reads it. */
 const OVER = new GatewayError('aborted', 'The generation is over.');
@@ -119,17 +120,6 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
  * enough that a long prefill (web-llm) starts the response at once. See docs/decisions/service-worker-limits.md.
  */
 export const START_GRACE_MS = 500;
-
-/** The result of `promise` if it settles within `ms`, else undefined (a later rejection is handled by whoever awaits it next). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  promise.catch(() => {});
-  try {
-    return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Updated as the generation runs, so that `usage()` can be read at any point. */
 interface Counts {

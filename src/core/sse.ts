@@ -5,6 +5,7 @@
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html
  * @module
  */
+import { within } from './within.ts';
 
 export interface SSEMessage {
   readonly event?: string;
@@ -40,6 +41,9 @@ export interface KeepAlive {
  * stream that waits long for its next message (a long prefill after the response began) sends it
  * meanwhile, so nothing between the engine and the reader takes the connection for idle.
  */
+/** Settled, either way. */
+const settled = () => true;
+
 export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => void, keepAlive?: KeepAlive): ReadableStream<Uint8Array> {
   /** A message asked for and not yet sent: a keep-alive went out while it was awaited. */
   let waiting: Promise<IteratorResult<SSEMessage>> | undefined;
@@ -48,7 +52,7 @@ export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => v
       async pull(controller) {
         const next = waiting ?? source.next();
         waiting = undefined;
-        if (keepAlive && !(await settlesWithin(next, keepAlive.everyMs))) {
+        if (keepAlive && !(await within(next.then(settled, settled), keepAlive.everyMs))) {
           waiting = next;
           controller.enqueue(keepAlive.message);
           return;
@@ -64,20 +68,6 @@ export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => v
     },
     { highWaterMark: 0 },
   );
-}
-
-/** Whether `promise` settles (either way) within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const settled = promise.then(
-    () => true,
-    () => true,
-  );
-  try {
-    return await Promise.race([settled, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export const SSE_HEADERS = {
