@@ -8,4 +8,4 @@ export type { LoadProgress } from '../contracts/model-progress.ts';
 export type { ModelStatus } from '../contracts/model-progress.ts';
 export type { EngineExit } from '../contracts/control-messages.ts';
 export type { WorkerConfig, ModelEntry, TransformersModelEntry, WebLLMModelEntry, RemoteModelEntry } from '../contracts/worker-config.ts';
-export type { UpstreamSpec, UpstreamFlavour } from '../remote/upstream-spec.ts';
+export type { UpstreamSpec, UpstreamFlavour } from '../core/upstream-spec.ts';

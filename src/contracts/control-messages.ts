@@ -5,7 +5,7 @@
  * here: they go over engine links (`engine-link.ts`).
  * @module
  */
-import type { ApiKey } from '../gateway/auth.ts';
+import type { ApiKey } from '../core/models.ts';
 
 /**
  * Page → service worker. Only the hosting tab's own channel is trusted: `ENGINE_PORT` and

@@ -3,7 +3,7 @@
  * control-messages.ts) before the first connection. Everything is optional.
  * @module
  */
-import type { UpstreamSpec } from '../remote/upstream-spec.ts';
+import type { UpstreamSpec } from '../core/upstream-spec.ts';
 
 /** transformers.js backend: `auto` (WebGPU when there is an adapter, else WASM), or one of them. */
 export type DeviceOption = 'cpu' | 'wasm' | 'webgpu' | 'auto';

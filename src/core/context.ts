@@ -1,7 +1,7 @@
 /** What the gateway hands each endpoint handler. @module */
-import type { RemoteState } from '../remote/remote-router.ts';
 import type { Engine, ModelInfo } from './engine.ts';
 import type { ModelScope } from './models.ts';
+import type { RemoteState } from './remote-state.ts';
 
 export interface RequestContext {
   readonly request: Request;

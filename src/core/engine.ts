@@ -3,7 +3,7 @@
  * Engines see only these neutral types, never a wire format (OpenAI or Anthropic).
  * @module
  */
-import type { UpstreamSpec } from '../remote/upstream-spec.ts';
+import type { UpstreamSpec } from './upstream-spec.ts';
 
 /** What an engine says about one model it can serve. Drives validation and `GET /models`. */
 export interface ModelInfo {
@@ -177,6 +177,11 @@ export interface ModelLocalState {
   readonly downloaded: boolean;
   /** Bytes of its files in the browser's storage (0 when none, or where there is none, as in Node). */
   readonly bytesOnDisk: number;
+  /**
+   * Of `bytesOnDisk`, those of a download that stopped midway, kept so the next load resumes it;
+   * absent when none. Such a model is not `downloaded`: partial files are never served as whole.
+   */
+  readonly partialBytes?: number;
   /** Whether this device can run it, on which backend, and if not, why. */
   readonly runnable: boolean;
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';

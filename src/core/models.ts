@@ -2,6 +2,9 @@
 import type { ModelInfo } from './engine.ts';
 import { GatewayError } from './errors.ts';
 
+/** An API key the app configures: the key alone (every model), or the key and the models it may use. */
+export type ApiKey = string | { readonly key: string; readonly models?: readonly string[] };
+
 /** Which models a caller's key may use; `undefined` means all of them. */
 export type ModelScope = ReadonlySet<string> | undefined;
 

@@ -5,10 +5,28 @@
  * never fails, or waits long, for want of them.
  * @module
  */
-import type { RemoteState } from '../remote/remote-router.ts';
 import type { RequestContext } from './context.ts';
 import type { ModelInfo } from './engine.ts';
 import { readWithin } from './local-state.ts';
+import type { UpstreamFlavour } from './upstream-spec.ts';
+
+/** One upstream URL's health, as its pool (remote/upstream-pool.ts) last learnt it. */
+export interface UpstreamHealth {
+  readonly url: string;
+  readonly state: 'up' | 'down' | 'unknown';
+  readonly inFlight: number;
+  readonly lastError?: string;
+  /** When the state was last learnt (a response, a failure or a probe), ISO 8601. */
+  readonly checkedAt?: string;
+}
+
+/** A remote model as `GET /models` shows it: where it runs and whether it can be reached now. */
+export interface RemoteState {
+  readonly speaks: readonly UpstreamFlavour[];
+  /** At least one upstream answered its last request or health check. */
+  readonly available: boolean;
+  readonly upstreams: readonly UpstreamHealth[];
+}
 
 export interface WireRemoteState {
   /** The APIs its server speaks; requests in another flavour are translated. */

@@ -6,10 +6,10 @@
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
-import type { ModelScope } from '../core/models.ts';
+import type { ApiKey, ModelScope } from '../core/models.ts';
 import type { Flavour } from './flavour.ts';
 
-export type ApiKey = string | { readonly key: string; readonly models?: readonly string[] };
+export type { ApiKey };
 
 export type KeyTable = ReadonlyMap<string, ModelScope>;
 

@@ -6,8 +6,8 @@
  */
 import { GatewayError } from '../core/errors.ts';
 import { hasVersionHeader } from '../protocol/anthropic/version.ts';
-import { toAnthropicErrorBody } from '../protocol/anthropic/errors.ts';
-import { toOpenAIErrorBody } from '../protocol/openai/errors.ts';
+import { toAnthropicErrorBody } from '../core/anthropic-wire.ts';
+import { toOpenAIErrorBody } from '../core/openai-wire.ts';
 import { jsonResponse } from '../core/context.ts';
 
 export type Flavour = 'openai' | 'anthropic';

@@ -25,7 +25,7 @@ export { createMemoryResponseStore } from '../protocol/openai/responses/store.ts
 export type { ResponseStore } from '../protocol/openai/responses/store.ts';
 export type { ModelHost } from '../engines/model-host.ts';
 export type { ModelEntry, RemoteModelEntry, TransformersModelEntry } from '../contracts/worker-config.ts';
-export type { UpstreamSpec, UpstreamFlavour } from '../remote/upstream-spec.ts';
+export type { UpstreamSpec, UpstreamFlavour } from '../core/upstream-spec.ts';
 
 export interface NodeEngineOptions {
   /** The folder holding local models, one sub-folder per model (`writeTinyModels` fills one). */

@@ -9,14 +9,15 @@
  */
 import type { ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
+import { anthropicErrorEvent } from '../core/anthropic-wire.ts';
+import { openAIErrorEvent } from '../core/openai-wire.ts';
+import type { RemoteState } from '../core/remote-state.ts';
 import { encodeSSE, readSSEEvents, SSE_HEADERS, toSSEStream, type SSEMessage } from '../core/sse.ts';
-import { toAnthropicErrorBody } from '../protocol/anthropic/errors.ts';
-import { toOpenAIErrorBody } from '../protocol/openai/errors.ts';
 import { fromOpenAIChatCompletion, fromOpenAIStream, toOpenAIChatRequest } from './translate/anthropic-over-openai.ts';
 import { fromAnthropicMessage, fromAnthropicStream, toAnthropicMessagesRequest } from './translate/openai-over-anthropic.ts';
 import { readUpstreamFailure, renderUpstreamFailure } from './upstream-errors.ts';
-import { anySignal, createUpstreamPool, type UpstreamHealth, type UpstreamPool } from './upstream-pool.ts';
-import type { UpstreamFlavour, UpstreamSpec } from './upstream-spec.ts';
+import { anySignal, createUpstreamPool, type UpstreamPool } from './upstream-pool.ts';
+import type { UpstreamFlavour, UpstreamSpec } from '../core/upstream-spec.ts';
 
 /** Which endpoint the caller used: it fixes the caller's flavour. */
 export type Endpoint = 'chat' | 'messages' | 'count_tokens' | 'embeddings';
@@ -35,14 +36,6 @@ export interface ForwardRequest {
    * fetch event): the wait for the upstream's headers ends a little before, with a 504 that says so.
    */
   readonly respondBy?: number;
-}
-
-/** A remote model as `GET /models` shows it: where it runs and whether it can be reached now. */
-export interface RemoteState {
-  readonly speaks: readonly UpstreamFlavour[];
-  /** At least one upstream answered its last request or health check. */
-  readonly available: boolean;
-  readonly upstreams: readonly UpstreamHealth[];
 }
 
 export interface RemoteRouter {
@@ -191,9 +184,7 @@ function endingWithErrorEvent(body: ReadableStream<Uint8Array>, flavour: Upstrea
         } catch (cause) {
           if (!betweenEvents()) return controller.error(cause);
           const error = new GatewayError('upstream_unreachable', `The upstream ${url} broke off the stream: ${cause instanceof Error ? cause.message : String(cause)}.`);
-          controller.enqueue(
-            encodeSSE(flavour === 'anthropic' ? { event: 'error', data: JSON.stringify(toAnthropicErrorBody(error, requestId)) } : { data: JSON.stringify(toOpenAIErrorBody(error)) }),
-          );
+          controller.enqueue(encodeSSE(flavour === 'anthropic' ? anthropicErrorEvent(error, requestId) : openAIErrorEvent(error)));
           return controller.close();
         }
         if (chunk.done) return controller.close();

@@ -6,6 +6,7 @@
  * @module
  */
 import { abortedError, GatewayError } from '../core/errors.ts';
+import type { UpstreamHealth } from '../core/remote-state.ts';
 
 export interface UpstreamPoolOptions {
   /** Base URLs, `/v1` included (`http://127.0.0.1:11434/v1`); trailing slashes are ignored. */
@@ -38,14 +39,6 @@ export interface Sent {
   readonly unavailable?: boolean;
 }
 
-export interface UpstreamHealth {
-  readonly url: string;
-  readonly state: 'up' | 'down' | 'unknown';
-  readonly inFlight: number;
-  readonly lastError?: string;
-  /** When the state was last learnt (a response, a failure or a probe), ISO 8601. */
-  readonly checkedAt?: string;
-}
 
 export interface UpstreamPool {
   /** Sends one request to one URL (path appended to its base, e.g. '/chat/completions'). Resolves once headers arrive, with any status. */

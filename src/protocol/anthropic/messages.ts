@@ -12,8 +12,8 @@ import type { FinishReason, Generation, Usage } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { randomId } from '../../core/ids.ts';
 import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
-import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../core/tool-specs.ts';
-import { toAnthropicErrorBody } from './errors.ts';
+import { checkChoice, checkUniqueNames, nameToolResults, parseAnthropicToolChoice, toolSpec } from '../../core/tool-specs.ts';
+import { anthropicErrorEvent } from '../../core/anthropic-wire.ts';
 import { allowsSamplingParameters, type AnthropicVersion } from './version.ts';
 
 export interface ParsedMessages {
@@ -144,7 +144,7 @@ function parseTurn(role: 'user' | 'assistant', content: unknown, at: string): Ch
 function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): Pick<ChatRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
   const list = body.tools;
   if (list !== undefined && list !== null && !Array.isArray(list)) throw invalid('tools', `tools: Input should be a valid list, got ${describe(list)}`);
-  const choice = parseToolChoice(body.tool_choice);
+  const choice = parseAnthropicToolChoice(body.tool_choice);
   if (!Array.isArray(list) || list.length === 0) {
     if (typeof choice.choice === 'object' || choice.choice === 'required') throw invalid('tool_choice', `tool_choice: tool_choice.type '${body.tool_choice && (body.tool_choice as { type?: unknown }).type}' requires tools.`);
     return {};
@@ -162,26 +162,6 @@ function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): 
   checkUniqueNames(tools, 'tools');
   checkChoice(choice.choice, tools, 'tool_choice.name');
   return { tools, toolChoice: choice.choice, parallelToolCalls: choice.parallel };
-}
-
-/** Anthropic's `tool_choice` (absent: `auto`, parallel calls allowed); also read by the translation to OpenAI servers. */
-export function parseToolChoice(value: unknown): { choice: ToolChoice; parallel: boolean } {
-  if (value === undefined || value === null) return { choice: 'auto', parallel: true };
-  if (!isRecord(value)) throw invalid('tool_choice', `tool_choice: Input should be an object, got ${describe(value)}`);
-  const parallel = !(optionalBoolean(value, 'disable_parallel_tool_use', 'tool_choice.disable_parallel_tool_use') ?? false);
-  switch (value.type) {
-    case 'auto':
-      return { choice: 'auto', parallel };
-    case 'none':
-      return { choice: 'none', parallel };
-    case 'any':
-      return { choice: 'required', parallel };
-    case 'tool':
-      if (typeof value.name !== 'string') throw invalid('tool_choice.name', 'tool_choice.name: Field required');
-      return { choice: { name: value.name }, parallel };
-    default:
-      throw invalid('tool_choice.type', `tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none', got ${describe(value.type)}`);
-  }
 }
 
 /** A string, or text blocks joined; any other block type is refused rather than dropped. */
@@ -352,9 +332,7 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
       return;
     }
   } catch (error) {
-    // `usage` is an extra field the SDK ignores: what the failed generation consumed up to here.
-    const { promptTokens, completionTokens } = generation.usage();
-    yield event({ ...toAnthropicErrorBody(GatewayError.from(error), meta.requestId), usage: { input_tokens: promptTokens, output_tokens: completionTokens } });
+    yield anthropicErrorEvent(error, meta.requestId, generation.usage());
   } finally {
     await generation.events.return?.(undefined);
   }

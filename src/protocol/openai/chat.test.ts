@@ -3,7 +3,8 @@ import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Generation, GenerationEvent } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
-import { parseChatCompletion, toChatCompletion, toChatCompletionChunks, toFinishReason, toUsage } from './chat.ts';
+import { toOpenAIUsage } from '../../core/openai-wire.ts';
+import { parseChatCompletion, toChatCompletion, toChatCompletionChunks, toFinishReason } from './chat.ts';
 import { generationOf as generationOfEvents, toolCallEvents } from '../../../test/support/generations.ts';
 
 const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
@@ -234,13 +235,13 @@ describe('toChatCompletion', () => {
   });
 });
 
-describe('toFinishReason and toUsage', () => {
+describe('toFinishReason and toOpenAIUsage', () => {
   it('maps the neutral finish reasons', () => {
     expect([toFinishReason('stop'), toFinishReason('length'), toFinishReason('stop_sequence')]).toEqual(['stop', 'length', 'stop']);
   });
 
   it('totals prompt and completion tokens', () => {
-    expect(toUsage({ promptTokens: 3, completionTokens: 4 })).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    expect(toOpenAIUsage({ promptTokens: 3, completionTokens: 4 })).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
   });
 });
 

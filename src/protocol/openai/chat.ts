@@ -12,7 +12,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
 import { randomId } from '../../core/ids.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../core/tool-specs.ts';
-import { toOpenAIErrorBody } from './errors.ts';
+import { openAIErrorEvent, toOpenAIUsage } from '../../core/openai-wire.ts';
 
 export interface ParsedChatCompletion {
   readonly chat: ChatRequest;
@@ -209,10 +209,6 @@ export function toFinishReason(reason: FinishReason): 'stop' | 'length' | 'tool_
   return reason === 'length' || reason === 'tool_calls' ? reason : 'stop';
 }
 
-export function toUsage({ promptTokens, completionTokens }: Usage) {
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-}
-
 interface CompletionMeta {
   readonly id: string;
   readonly created: number;
@@ -246,7 +242,7 @@ export async function toChatCompletion(generation: Generation, meta: CompletionM
       created: meta.created,
       model: meta.model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: toFinishReason(event.reason) }],
-      usage: toUsage(event.usage),
+      usage: toOpenAIUsage(event.usage),
     };
   }
 }
@@ -290,14 +286,12 @@ export async function* toChatCompletionChunks(generation: Generation, meta: Comp
         continue;
       }
       yield chunk([choice({}, toFinishReason(event.reason))]);
-      if (includeUsage) yield chunk([], toUsage(event.usage));
+      if (includeUsage) yield chunk([], toOpenAIUsage(event.usage));
       yield { data: '[DONE]' };
       return;
     }
   } catch (error) {
-    // No `event:` line: every openai-node version throws APIError for a `data: {"error":…}` event.
-    // `usage` is an extra field the SDKs ignore: what the failed generation consumed up to here.
-    yield { data: JSON.stringify({ ...toOpenAIErrorBody(GatewayError.from(error)), usage: toUsage(generation.usage()) }) };
+    yield openAIErrorEvent(error, generation.usage());
   } finally {
     await generation.events.return?.(undefined);
   }

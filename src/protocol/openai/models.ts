@@ -7,7 +7,7 @@
 import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { toWireLocalState } from '../../core/local-state.ts';
 import { wireRouting } from '../../core/remote-state.ts';
-import type { RemoteState } from '../../remote/remote-router.ts';
+import type { RemoteState } from '../../core/remote-state.ts';
 
 /**
  * `local`: the model's state on this device, when the engine reports it (see core/local-state.ts);

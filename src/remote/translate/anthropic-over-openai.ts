@@ -8,12 +8,12 @@
  * @see https://platform.openai.com/docs/api-reference/chat and https://docs.anthropic.com/en/api/messages
  * @module
  */
-import { parseToolChoice } from '../../protocol/anthropic/messages.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { describe, invalid, isRecord } from '../../core/fields.ts';
 import { randomId } from '../../core/ids.ts';
 import type { SSEEvent, SSEMessage } from '../../core/sse.ts';
-import { toAnthropicErrorBody } from '../../protocol/anthropic/errors.ts';
+import { anthropicErrorEvent } from '../../core/anthropic-wire.ts';
+import { parseAnthropicToolChoice } from '../../core/tool-specs.ts';
 
 type Json = Record<string, unknown>;
 
@@ -195,7 +195,7 @@ function toTools(body: Json): Json {
 /** Anthropic's choice, read as the local endpoint reads it, in OpenAI's words; undefined when absent. */
 function toToolChoice(value: unknown): { choice: unknown; parallel: boolean } | undefined {
   if (value === undefined || value === null) return undefined;
-  const { choice, parallel } = parseToolChoice(value);
+  const { choice, parallel } = parseAnthropicToolChoice(value);
   return { choice: typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } }, parallel };
 }
 
@@ -381,8 +381,7 @@ export async function* fromOpenAIStream(events: AsyncIterable<SSEEvent>, model: 
     yield emit({ type: 'message_stop' });
   } catch (error) {
     // As the gateway's own streams end: the error with the request's id (PROTOCOL §8.4).
-    const body = toAnthropicErrorBody(GatewayError.from(error), requestId ?? '');
-    yield emit(requestId === undefined ? { type: 'error', error: body.error } : body);
+    yield anthropicErrorEvent(error, requestId);
   }
 }
 

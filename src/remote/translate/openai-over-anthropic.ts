@@ -10,7 +10,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { describe, invalid, isRecord } from '../../core/fields.ts';
 import { randomId } from '../../core/ids.ts';
 import type { SSEEvent, SSEMessage } from '../../core/sse.ts';
-import { toOpenAIErrorBody } from '../../protocol/openai/errors.ts';
+import { openAIErrorEvent, toOpenAIUsage } from '../../core/openai-wire.ts';
 
 type Block = Record<string, unknown>;
 interface Turn {
@@ -244,10 +244,6 @@ function inputTokens(usage: Record<string, unknown>): number {
   return count('input_tokens') + count('cache_creation_input_tokens') + count('cache_read_input_tokens');
 }
 
-function toUsage(prompt: number, completion: number) {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-}
-
 /**
  * An Anthropic Message JSON (as the upstream sent it) -> an OpenAI chat.completion object; `model`
  * is the id to report. Throws GatewayError('internal', ...) when the JSON is not a message.
@@ -279,7 +275,7 @@ export function fromAnthropicMessage(message: unknown, model: string): Record<st
         finish_reason: finishReason(message.stop_reason),
       },
     ],
-    usage: toUsage(inputTokens(usage), completion),
+    usage: toOpenAIUsage({ promptTokens: inputTokens(usage), completionTokens: completion }),
   };
 }
 
@@ -383,7 +379,7 @@ export async function* fromAnthropicStream(events: AsyncIterable<SSEEvent>, mode
         // The SDK's stream helper needs a finish_reason even from an upstream that never sent a stop_reason.
         if (!finished) yield choice({}, 'stop');
         // Usage waits for the end: a later message_delta may still correct the counts.
-        if (options.includeUsage) yield chunk([], toUsage(inputTokens(input), completion));
+        if (options.includeUsage) yield chunk([], toOpenAIUsage({ promptTokens: inputTokens(input), completionTokens: completion }));
         yield { data: '[DONE]' };
         return;
       }
@@ -391,6 +387,6 @@ export async function* fromAnthropicStream(events: AsyncIterable<SSEEvent>, mode
     }
     yield errorChunk('The upstream stream ended early: it closed before message_stop.');
   } catch (error) {
-    yield { data: JSON.stringify(toOpenAIErrorBody(GatewayError.from(error))) };
+    yield openAIErrorEvent(error);
   }
 }

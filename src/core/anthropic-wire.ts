@@ -1,10 +1,14 @@
 /**
- * Anthropic error bodies: `{type:'error', error:{type,message}, request_id}`. The SDK keeps the
- * whole body as `err.error` and picks its error class from the status.
+ * The Anthropic wire shapes that both the local endpoints (protocol/anthropic/) and the remote
+ * models' forwarding and translation (remote/) write: error bodies and the mid-stream error event.
+ * Error bodies are `{type:'error', error:{type,message}, request_id}`. The SDK keeps the whole
+ * body as `err.error` and picks its error class from the status.
  * @see https://docs.anthropic.com/en/api/errors
  * @module
  */
-import type { GatewayError, GatewayErrorCode } from '../../core/errors.ts';
+import { GatewayError, type GatewayErrorCode } from './errors.ts';
+import type { Usage } from './generation.ts';
+import type { SSEMessage } from './sse.ts';
 
 const TYPES: Record<GatewayErrorCode, string> = {
   invalid_request: 'invalid_request_error',
@@ -31,4 +35,14 @@ export function toAnthropicErrorBody(error: GatewayError, requestId: string) {
   // Anthropic names the field in the message text ("max_tokens: Field required"); there is no `param`.
   const message = error.param && !error.message.includes(error.param) ? `${error.param}: ${error.message}` : error.message;
   return { type: 'error', error: { type: TYPES[error.code], message }, request_id: requestId };
+}
+
+/**
+ * The `error` event that ends a stream which failed after it began, with the request's id
+ * (PROTOCOL §8.4; none where the caller gave none). `usage` is an extra field the SDK ignores: what the failed generation consumed
+ * up to there.
+ */
+export function anthropicErrorEvent(error: unknown, requestId: string | undefined, usage?: Usage): SSEMessage {
+  const { request_id, ...body } = toAnthropicErrorBody(GatewayError.from(error), requestId ?? '');
+  return { event: 'error', data: JSON.stringify({ ...body, ...(requestId !== undefined ? { request_id } : {}), ...(usage ? { usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens } } : {}) }) };
 }

@@ -1,10 +1,14 @@
 /**
- * OpenAI error bodies: `{error:{message,type,param,code}}`, the inverse of openai-node's
+ * The OpenAI wire shapes that both the local endpoints (protocol/openai/) and the remote models'
+ * forwarding and translation (remote/) write: error bodies, the mid-stream error event, usage.
+ * Error bodies are `{error:{message,type,param,code}}`, the inverse of openai-node's
  * status → class table, so each failure surfaces as the SDK's own typed error.
  * @see https://platform.openai.com/docs/guides/error-codes
  * @module
  */
-import type { GatewayError, GatewayErrorCode } from '../../core/errors.ts';
+import { GatewayError, type GatewayErrorCode } from './errors.ts';
+import type { Usage } from './generation.ts';
+import type { SSEMessage } from './sse.ts';
 
 const WIRE: Record<GatewayErrorCode, { type: string; code: string | null }> = {
   invalid_request: { type: 'invalid_request_error', code: null },
@@ -30,4 +34,17 @@ const WIRE: Record<GatewayErrorCode, { type: string; code: string | null }> = {
 export function toOpenAIErrorBody(error: GatewayError) {
   const { type, code } = WIRE[error.code];
   return { error: { message: error.message, type, param: error.param ?? null, code } };
+}
+
+/**
+ * The event that ends a stream which failed after it began. No `event:` line: every openai-node
+ * version throws APIError for a `data: {"error":…}` event. `usage` is an extra field the SDKs
+ * ignore: what the failed generation consumed up to there.
+ */
+export function openAIErrorEvent(error: unknown, usage?: Usage): SSEMessage {
+  return { data: JSON.stringify({ ...toOpenAIErrorBody(GatewayError.from(error)), ...(usage ? { usage: toOpenAIUsage(usage) } : {}) }) };
+}
+
+export function toOpenAIUsage({ promptTokens, completionTokens }: Usage) {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }
