@@ -8,6 +8,7 @@ import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type Gateway } from '../gateway/index.ts';
 import type { ResponseStore } from '../protocol/openai/responses/store.ts';
 import { createIndexedDBResponseStore } from '../storage/indexeddb-response-store.ts';
+import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
 
 export interface FetchShimOptions {
   readonly engine: Engine;
@@ -32,7 +33,7 @@ export function installFetchShim(options: FetchShimOptions): FetchShim {
   // Bodies are this page's own, already in memory: read whole.
   const gateway = createGateway({
     engine: options.engine,
-    baseUrl: options.baseUrl ?? '/v1',
+    baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
     apiKeys: options.apiKeys,
     readBodyWhole: true,
     responseStore: options.responseStore ?? createIndexedDBResponseStore(),

@@ -21,6 +21,7 @@ import { SERVICE_WORKER_FILE } from '../contracts/runtime-layout.ts';
 import { GatewayError } from '../core/errors.ts';
 import { installFetchShim } from './fetch-shim.ts';
 import { engineWorkerAt, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
+import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
 
 export interface StartOptions {
   /** Where the API answers: a path (default `/v1`) or a virtual absolute URL such as `https://llm.local/v1`. */
@@ -111,7 +112,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   if (!('serviceWorker' in navigator)) {
     throw new Error('Service workers are unavailable here (a private window, or not a secure context): use installFetchShim instead.');
   }
-  const baseUrl = options.baseUrl ?? '/v1';
+  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   const script = new URL(options.serviceWorkerUrl ?? DEFAULT_SERVICE_WORKER_URL, location.href);
   script.searchParams.set('base', baseUrl);
   const container = navigator.serviceWorker;

@@ -17,6 +17,7 @@ import { createRemoteRouter, type Endpoint } from '../remote/remote-router.ts';
 import { authenticate, createKeyTable, type ApiKey } from './auth.ts';
 import { flavourOf, renderError } from './flavour.ts';
 import { serveModelRequest, SERVED_HEADERS } from './model-routing.ts';
+import { DEFAULT_BASE_URL } from './base-url.ts';
 
 export interface GatewayOptions {
   readonly engine: Engine;
@@ -91,7 +92,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
 const EXPOSED_HEADERS = `x-request-id, request-id, retry-after, x-should-retry, ${SERVED_HEADERS.join(', ')}`;
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const base = parseBase(options.baseUrl ?? '/v1');
+  const base = parseBase(options.baseUrl ?? DEFAULT_BASE_URL);
   const keys = createKeyTable(options.apiKeys);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const remote = createRemoteRouter(options.fetch ? { fetch: options.fetch } : {});

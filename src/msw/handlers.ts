@@ -7,6 +7,7 @@ import { http } from 'msw';
 import type { Engine } from '../core/engine.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type ResponseStore } from '../gateway/index.ts';
+import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
 
 export interface HandlerOptions {
   readonly engine: Engine;
@@ -19,7 +20,7 @@ export interface HandlerOptions {
 }
 
 export function createHandlers(options: HandlerOptions) {
-  const baseUrl = (options.baseUrl ?? '/v1').replace(/\/+$/, '');
+  const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
   const gateway = createGateway({ ...options, baseUrl });
   return [http.all(`${baseUrl}/*`, ({ request }) => gateway.fetch(request))];
 }

@@ -21,6 +21,7 @@ import { answerClientError } from './client-error.ts';
 import { createHostPolicy } from './host-policy.ts';
 import { createOriginPolicy, type OriginPolicy } from './origin-policy.ts';
 import { refuse } from './refuse.ts';
+import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
 
 export interface ServeOptions {
   /** What answers: `createNodeEngine()`, or any Engine. */
@@ -94,7 +95,7 @@ const ADMISSION_WAIT_MS = 1_000;
 const MAX_WAITING = 256;
 
 export async function serveGateway(options: ServeOptions): Promise<GatewayServer> {
-  const basePath = options.baseUrl ?? '/v1';
+  const basePath = options.baseUrl ?? DEFAULT_BASE_URL;
   // An absolute base URL would make the gateway answer one origin only, which a server cannot know
   // it is reached under (a proxy, a container's port mapping): the server's base is a path.
   if (!basePath.startsWith('/')) throw new Error(`baseUrl must be a path such as /v1, not '${basePath}'.`);

@@ -22,6 +22,7 @@ import { createIndexedDBResponseStore } from '../storage/indexeddb-response-stor
 import { createHostChannel } from './host-channel.ts';
 import { loadApiKeys, loadHostId, saveApiKeys, saveHostId } from './key-store.ts';
 import { cacheShell } from './offline-shell.ts';
+import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -50,7 +51,7 @@ let installed: InferenceHandler | undefined;
 export function handleInference(options: HandleInferenceOptions = {}): InferenceHandler {
   if (installed) return installed;
   const settings = new URL(self.location.href).searchParams;
-  const baseUrl = options.baseUrl ?? settings.get('base') ?? '/v1';
+  const baseUrl = options.baseUrl ?? settings.get('base') ?? DEFAULT_BASE_URL;
   const respondWithin = options.respondWithin ?? (Number(settings.get('respondWithin')) || 270_000);
 
   const connection = createEngineConnection({
