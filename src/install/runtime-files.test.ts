@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runtimeFiles } from './runtime-files.ts';
+import { ortWebVersion, runtimeFiles } from './runtime-files.ts';
 import { writeRuntimeFiles } from './write-runtime-files.ts';
 
 /** A stand-in for the package's built `dist/browser` (the real one is checked by e2e/package.spec.ts). */
@@ -35,6 +35,27 @@ describe('the runtime files', () => {
     const bytes = await writeRuntimeFiles(out, await runtimeFiles({ scriptsDir: await scriptsDir() }));
     expect(await readFile(join(out, 'inpage-llm', 'engine-worker.js'), 'utf8')).toBe('// worker');
     expect(bytes).toBeGreaterThan(1e6);
+  });
+
+  it("lists the runtime files for an app's own service worker: all under inpage-llm/ but the models, the wasm with its ?v=", async () => {
+    const dir = await scriptsDir();
+    const files = await runtimeFiles({ scriptsDir: dir, models: true });
+    const manifest = JSON.parse((await files.find((f) => f.path === 'inpage-llm/precache-manifest.json')!.read()) as string) as { url: string; revision: string }[];
+    expect(manifest.map((e) => e.url)).toEqual(['inpage-llm/chunks/a.js', 'inpage-llm/engine-worker.js', `inpage-llm/ort-wasm-simd-threaded.asyncify.wasm?v=${encodeURIComponent(ortWebVersion())}`]);
+    expect(ortWebVersion()).toMatch(/^\d+\.\d+\.\d+/);
+    // A changed file changes its revision, and only its own.
+    await writeFile(join(dir, 'inpage-llm', 'engine-worker.js'), '// worker, changed');
+    const again = await runtimeFiles({ scriptsDir: dir });
+    const changed = JSON.parse((await again.find((f) => f.path === 'inpage-llm/precache-manifest.json')!.read()) as string) as { url: string; revision: string }[];
+    expect(changed.map((e) => e.revision === manifest.find((m) => m.url === e.url)!.revision)).toEqual([true, false, true]);
+  });
+
+  it("takes the package's own copy of the wasm when the built scripts carry one", async () => {
+    const dir = await scriptsDir();
+    await writeFile(join(dir, 'inpage-llm', 'ort-wasm-simd-threaded.asyncify.wasm'), 'the copy in dist');
+    const wasm = (await runtimeFiles({ scriptsDir: dir })).filter((f) => f.path.endsWith('.wasm'));
+    expect(wasm).toHaveLength(1);
+    expect(String(await wasm[0]!.read())).toBe('the copy in dist');
   });
 
   it('says to build the package when the scripts are missing', async () => {
