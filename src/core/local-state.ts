@@ -15,6 +15,8 @@ export interface WireLocalState {
   readonly downloaded: boolean;
   /** Bytes of its files in the browser's storage (Cache Storage). */
   readonly size_bytes: number;
+  /** Present when a download of its files stopped midway: the bytes of it kept to resume (counted in `size_bytes`). */
+  readonly partial_bytes?: number;
   /** Whether this device can run it. */
   readonly runnable: boolean;
   /** What it needs of the device for the variant it would run, e.g. `["webgpu", "shader-f16"]`; `[]` for none. */
@@ -59,6 +61,7 @@ export function toWireLocalState(state: ModelLocalState): WireLocalState {
     state: state.state,
     downloaded: state.downloaded,
     size_bytes: state.bytesOnDisk,
+    ...(state.partialBytes ? { partial_bytes: state.partialBytes } : {}),
     runnable: state.runnable,
     requires: state.requires ?? [],
     ...(state.backend !== undefined ? { backend: state.backend } : {}),

@@ -19,6 +19,8 @@ export interface LocalFacts {
   readonly downloaded: boolean;
   /** Bytes of its files in the browser's storage. */
   readonly bytesOnDisk: number;
+  /** Of `bytesOnDisk`, those of files whose download stopped midway (kept to resume it); absent when none. */
+  readonly partialBytes?: number;
   readonly runnable: boolean;
   /** The backend a load would use here (when runnable). */
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';

@@ -11,6 +11,7 @@
  * docs/decisions/load-progress-without-progress-callback.md.
  * @module
  */
+import type { DownloadState } from '../contracts/model-progress.ts';
 import { fileInFolder } from './file-integrity.ts';
 
 /** One file's bytes so far; `total` 0 when unknown. `cached`: read back from the cache, not downloaded. */
@@ -19,6 +20,8 @@ export interface FileBytes {
   readonly loaded: number;
   readonly total: number;
   readonly cached: boolean;
+  /** Resumed bytes, retries and the last cut, when the download did not come in one piece. */
+  readonly download?: DownloadState;
 }
 
 export interface FileWatcher {
@@ -29,7 +32,7 @@ export interface FileWatcher {
 
 export interface FileProgress {
   /** Bytes of the file at `url` so far (from the fetch), or all of it (from the cache). */
-  report(url: string, loaded: number, total: number, cached: boolean): void;
+  report(url: string, loaded: number, total: number, cached: boolean, download?: DownloadState): void;
   /** The body of the file at `url` failed as it was read. */
   fail(url: string, error: unknown): void;
   /** Tells `watcher` of files under the model folder `folder` until the returned function is called. */
@@ -50,7 +53,7 @@ export function createFileProgress(): FileProgress {
     }
   };
   return {
-    report: (url, loaded, total, cached) => tell(url, (watcher, file) => watcher.onBytes({ file, loaded, total, cached })),
+    report: (url, loaded, total, cached, download) => tell(url, (watcher, file) => watcher.onBytes({ file, loaded, total, cached, ...(download ? { download } : {}) })),
     fail: (url, error) => tell(url, (watcher, file) => watcher.onFailure?.(file, error)),
     watch(folder, watcher) {
       const entry = { folder, watcher };

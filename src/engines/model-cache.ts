@@ -2,7 +2,8 @@
  * The engines' own download caches, read and cleared through Cache Storage (the libraries offer
  * no API for this): transformers.js keeps files in `transformers-cache` (bundled models under their
  * `/models/<id>/` path, hub models under `…/<repo>/resolve/<rev>/…`), web-llm in `webllm/model`,
- * `webllm/config` and `webllm/wasm`. Entries are grouped per model repository, and a group belongs
+ * `webllm/config` and `webllm/wasm`; unfinished downloads of either wait in `PARTIAL_CACHES`.
+ * Entries are grouped per model repository, and a group belongs
  * to a catalog model by one rule (`groupsForModel`), so the size `GET /models` reports is what the
  * playground's Delete removes. No DOM: `caches` exists in pages and workers; in Node there is none.
  * @module
@@ -17,13 +18,18 @@ export interface CachedGroup {
   /** The Cache Storage cache each file is in, and its URL there. */
   readonly entries: { readonly cache: string; readonly url: string }[];
   bytes: number;
+  /** Of `bytes`, those of unfinished downloads (partial-store.ts): not a file any engine reads. */
+  partialBytes: number;
 }
 
 export const TRANSFORMERS_CACHE = 'transformers-cache';
 export const WEBLLM_CACHES = { model: 'webllm/model', config: 'webllm/config', wasm: 'webllm/wasm' } as const;
+/** Unfinished downloads of each engine's files, kept to resume them (partial-store.ts). */
+export const PARTIAL_CACHES = { transformers: 'inpage-llm-partial/transformers', webllm: 'inpage-llm-partial/webllm' } as const satisfies Record<CacheEngine, string>;
 
 function engineOf(cacheName: string): CacheEngine | undefined {
-  if (cacheName === TRANSFORMERS_CACHE) return 'transformers';
+  if (cacheName === TRANSFORMERS_CACHE || cacheName === PARTIAL_CACHES.transformers) return 'transformers';
+  if (cacheName === PARTIAL_CACHES.webllm) return 'webllm';
   if (cacheName.startsWith('webllm/')) return 'webllm';
   return undefined;
 }
@@ -43,9 +49,11 @@ export async function listCachedModels(only?: CacheEngine): Promise<CachedGroup[
       const label = groupLabel(request.url, name);
       const key = `${engine}:${label}`;
       let group = groups.get(key);
-      if (!group) groups.set(key, (group = { label, engine, entries: [], bytes: 0 }));
+      if (!group) groups.set(key, (group = { label, engine, entries: [], bytes: 0, partialBytes: 0 }));
       group.entries.push({ cache: name, url: request.url });
-      group.bytes += await entrySize(cache, request);
+      const size = await entrySize(cache, request);
+      group.bytes += size;
+      if (name === PARTIAL_CACHES[engine]) group.partialBytes += size;
     }
   }
   return [...groups.values()].sort((a, b) => a.label.localeCompare(b.label));
@@ -58,7 +66,7 @@ export function groupLabel(url: string, cacheName: string): string {
   if (resolve !== -1) return decodeURIComponent(pathname.slice(1, resolve));
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   // web-llm's model libraries are single files named after the model variant.
-  if (cacheName === WEBLLM_CACHES.wasm) return parts.at(-1) ?? pathname;
+  if (cacheName === WEBLLM_CACHES.wasm || (cacheName === PARTIAL_CACHES.webllm && pathname.endsWith('.wasm'))) return parts.at(-1) ?? pathname;
   const models = parts.lastIndexOf('models');
   if (models !== -1 && parts.length > models + 1) return `models/${parts[models + 1]}`;
   return parts.slice(0, -1).join('/') || pathname;
@@ -79,6 +87,11 @@ export function groupsForModel(groups: readonly CachedGroup[], model: { readonly
 
 export function bytesOf(groups: readonly CachedGroup[]): number {
   return groups.reduce((sum, group) => sum + group.bytes, 0);
+}
+
+/** Bytes of unfinished downloads among `groups`. */
+export function partialBytesOf(groups: readonly CachedGroup[]): number {
+  return groups.reduce((sum, group) => sum + group.partialBytes, 0);
 }
 
 export async function deleteGroups(groups: readonly CachedGroup[]): Promise<void> {

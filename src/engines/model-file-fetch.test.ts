@@ -199,3 +199,53 @@ describe('checkedModelFetch', () => {
     expect(thrown.message).toMatch(/is not the file the catalog names: its hash is sha256-/);
   });
 });
+
+describe('checkedModelFetch with resume', () => {
+  const FILE = Uint8Array.from({ length: 5000 }, (_, i) => (i * 13 + 1) & 0xff);
+  /** Cuts the first response after 2000 bytes; answers `Range` from its offset. */
+  const cutOnce = () => {
+    const ranges: (string | null)[] = [];
+    const fetch = async (_input: string | URL | Request, init?: RequestInit) => {
+      const range = new Headers(init?.headers).get('range');
+      ranges.push(range);
+      const from = Number(/bytes=(\d+)-/.exec(range ?? '')?.[1] ?? 0);
+      const part = FILE.subarray(from, ranges.length === 1 ? 2000 : FILE.byteLength);
+      let sent = false;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (!sent) return void ((sent = true), controller.enqueue(part.slice()));
+          if (ranges.length === 1) controller.error(new TypeError('network error'));
+          else controller.close();
+        },
+      }, { highWaterMark: 0 });
+      const headers = { 'content-type': 'application/octet-stream', etag: '"a"', 'accept-ranges': 'bytes' };
+      return from > 0
+        ? new Response(body, { status: 206, headers: { ...headers, 'content-range': `bytes ${from}-${FILE.byteLength - 1}/${FILE.byteLength}` } })
+        : new Response(body, { status: 200, headers: { ...headers, 'content-length': String(FILE.byteLength) } });
+    };
+    return { fetch, ranges };
+  };
+
+  it('hands the engine the whole file after a cut, resumed from where it stopped, checked and stamped, with the cut told in progress', async () => {
+    const host = cutOnce();
+    const integrity = await integrityOf(FILE);
+    const reports: { loaded: number; retries?: number; lastCut?: string }[] = [];
+    const fetch = checkedModelFetch(host.fetch, {
+      resume: { backoffMs: 1 },
+      check: () => ({ bytes: FILE.byteLength, integrity }),
+      onBytes: (_url, loaded, _total, download) => reports.push({ loaded, ...(download ? { retries: download.retries, lastCut: download.lastCut } : {}) }),
+    });
+    const response = await fetch('/m/onnx/model.onnx');
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(FILE);
+    expect(host.ranges).toEqual([null, 'bytes=2000-']);
+    expect(response.headers.get(CHECKED_HEADER)).toBe(integrity);
+    expect(reports.at(-1)).toMatchObject({ loaded: FILE.byteLength, retries: 1, lastCut: 'network error' });
+  });
+
+  it('refuses a resumed file whose hash is not the catalog\'s, and an HTML page, before the engine sees them', async () => {
+    const wrong = checkedModelFetch(cutOnce().fetch, { resume: { backoffMs: 1 }, check: () => ({ integrity: 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' }) });
+    expect((await fails(wrong('/m/onnx/model.onnx'))).message).toMatch(/is not the file the catalog names: its hash is sha256-/);
+    const html = checkedModelFetch(async () => new Response(HTML, { headers: { 'content-type': 'application/octet-stream' } }), { resume: {} });
+    expect((await fails(html('/m/onnx/model.onnx'))).message).toMatch(/an HTML page/);
+  });
+});

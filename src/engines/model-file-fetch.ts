@@ -7,10 +7,13 @@
  * must be (its size, its hash), the bytes are checked here too, before any cache keeps them; and a
  * download that would not fit in the browser's storage is refused after its first chunk. Each
  * file's bytes are counted as the engine reads them: that is the load's progress (file-progress.ts).
+ * With `resume`, a binary file is downloaded whole before the engine sees it, and a cut connection
+ * resumes from the byte it stopped at (resumable-download.ts) rather than failing the load.
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
 import { CHECKED_HEADER, checkSize, verifyFile, type FileCheck } from './file-integrity.ts';
+import { downloadResumable, NotDownloaded, type DownloadProgress, type ResumeOptions } from './resumable-download.ts';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -24,8 +27,11 @@ export interface ModelFetchChecks {
   check?(url: string): FileCheck | undefined;
   /** Throws when `bytes` more would not fit in storage (see storage.ts). */
   room?(bytes: number, url: string): Promise<void>;
-  /** Bytes of a model file's body so far as it is read (`total` 0 when unknown), and once more when it ends. */
-  onBytes?(url: string, loaded: number, total: number): void;
+  /**
+   * Bytes of a model file's body so far as it is read (`total` 0 when unknown), and once more when
+   * it ends; with `download` when a resumable download was cut or resumed (its retries, last cut).
+   */
+  onBytes?(url: string, loaded: number, total: number, download?: DownloadProgress): void;
   /**
    * A body that failed as it was read (cut off, or not the catalog's file), with the error naming
    * it: a reader that takes the body whole (`arrayBuffer()`) sees only "Failed to fetch".
@@ -39,10 +45,16 @@ export interface ModelFetchChecks {
    * waits for the check.
    */
   verdictLater?(url: string, verdict: Promise<void>): void;
+  /**
+   * Binary files are fetched with resumable-download.ts: a cut body resumes with a range request,
+   * bytes received are kept in `resume.store` across reloads, and the engine gets the whole file.
+   */
+  resume?: ResumeOptions;
 }
 
 export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {}): Fetch {
   return async (input, init) => {
+    if (checks.resume && !(input instanceof Request) && BINARY_FILE.test(pathOf(String(input))) && wholeGet(init)) return resumed(fetchImpl, String(input), init, checks);
     const response = await fetchImpl(input, init);
     const url = input instanceof Request ? input.url : String(input);
     const path = pathOf(url);
@@ -84,6 +96,61 @@ export function checkedModelFetch(fetchImpl: Fetch, checks: ModelFetchChecks = {
     if (check?.integrity !== undefined) headers.set(CHECKED_HEADER, check.integrity);
     return answer(readAlong(reader, first, url, length, check, checks));
   };
+}
+
+/** A plain GET of a whole file (not a size probe with `Range`, not a HEAD). */
+function wholeGet(init: RequestInit | undefined): boolean {
+  return (init?.method ?? 'GET').toUpperCase() === 'GET' && !new Headers(init?.headers).has('range');
+}
+
+/**
+ * A binary model file downloaded whole with resumable-download.ts, refused on the same grounds as
+ * a streamed one (an HTML page or a JSON document, no room), checked as a whole, and handed to the
+ * engine as one body. The bytes kept to resume it are dropped once it is whole: checked, it goes to
+ * the engine's cache; not the catalog's file, it is refused, and the next load starts over.
+ */
+async function resumed(fetchImpl: Fetch, url: string, init: RequestInit | undefined, checks: ModelFetchChecks): Promise<Response> {
+  let check = checks.check?.(url);
+  if (check?.bytes === undefined && check?.integrity === undefined) check = undefined;
+  const store = checks.resume?.store;
+  let type = '';
+  let done;
+  try {
+    done = await downloadResumable(fetchImpl, url, {
+      ...checks.resume,
+      ...(init ? { init } : {}),
+      ...(check?.bytes !== undefined ? { bytes: check.bytes } : {}),
+      inspect: async (response, from) => {
+        type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type === 'text/html') throw notTheFile(url, 'an HTML page', type);
+        if (type === 'application/json') throw notTheFile(url, 'a JSON document', type);
+        if (from === 0) await checks.room?.(check?.bytes ?? (Number(response.headers.get('content-length')) || 0), url);
+      },
+      inspectFirst: (chunk) => {
+        if (startsLikeHtml(chunk)) throw notTheFile(url, 'an HTML page', type);
+      },
+      onProgress: (progress) => checks.onBytes?.(url, progress.loaded, progress.total, progress.retries > 0 || progress.resumedFrom > 0 ? progress : undefined),
+    });
+  } catch (error) {
+    if (error instanceof NotDownloaded) return unstamped(error.response);
+    checks.onFailure?.(url, error);
+    throw error;
+  }
+  await store?.clear(url).catch(() => {});
+  const { bytes, headers } = done;
+  headers.delete(CHECKED_HEADER);
+  if (check) {
+    if (check.integrity !== undefined) headers.set(CHECKED_HEADER, check.integrity);
+    const verdict = verifyFile(url, bytes, check).catch((error: unknown) => {
+      checks.onFailure?.(url, error);
+      throw error;
+    });
+    if (checks.verdictLater) {
+      verdict.catch(() => {});
+      checks.verdictLater(url, verdict);
+    } else await verdict;
+  }
+  return new Response(bytes, { status: 200, statusText: 'OK', headers });
 }
 
 /** A server's own copy of the stamp means nothing: only a check made here may set it. */

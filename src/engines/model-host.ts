@@ -232,7 +232,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
  * with nothing stored: its loads then say otherwise through `state` and `error`.
  */
 function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined, exit: EngineExit | undefined): ModelLocalState {
-  const { downloaded = false, bytesOnDisk = 0, runnable = true, backend, backendReason, reason, requires = [] } = facts ?? {};
+  const { downloaded = false, bytesOnDisk = 0, partialBytes, runnable = true, backend, backendReason, reason, requires = [] } = facts ?? {};
   // A lost GPU device concerns the models that run on the GPU; a crash, every model.
   const hit = exit && (exit.reason === 'crashed' || requires.includes('webgpu') || backend === 'webgpu');
   return {
@@ -240,6 +240,7 @@ function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined, exi
     state: slot.state,
     downloaded,
     bytesOnDisk,
+    ...(partialBytes ? { partialBytes } : {}),
     runnable,
     requires,
     ...(backend ? { backend } : {}),

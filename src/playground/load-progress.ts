@@ -5,6 +5,7 @@
  * @module
  */
 import type { LoadProgress } from '../client/index.ts';
+import { formatBytes } from './format.ts';
 
 export interface LoadView {
   readonly model: string;
@@ -16,6 +17,8 @@ export interface LoadView {
   fraction: number | null;
   /** web-llm's stage text, or the file being fetched. */
   detail?: string;
+  /** A download that was cut or resumed: bytes resumed, retries, and why the last attempt ended. */
+  download?: string;
   device?: string;
   ms?: number;
   message?: string;
@@ -40,6 +43,7 @@ export function createLoadTracker(onChange: (view: LoadView, event: LoadProgress
       switch (event.status) {
         case 'progress':
           Object.assign(view, sumFiles(files.get(event.model)!, event), { detail: event.file });
+          if (event.download) view.download = describeDownload(event.file, event.download);
           break;
         case 'stage':
           Object.assign(view, { fraction: event.fraction, detail: event.text });
@@ -54,6 +58,14 @@ export function createLoadTracker(onChange: (view: LoadView, event: LoadProgress
       onChange(view, event);
     },
   };
+}
+
+function describeDownload(file: string, { resumedFrom, retries, lastCut, ranges }: NonNullable<Extract<LoadProgress, { status: 'progress' }>['download']>): string {
+  const parts = [file];
+  if (resumedFrom > 0) parts.push(`resumed from ${formatBytes(resumedFrom)}`);
+  if (retries > 0) parts.push(`${retries} ${retries === 1 ? 'retry' : 'retries'}${ranges ? '' : ' (the server does not resume: each starts over)'}`);
+  if (lastCut) parts.push(`last cut: ${lastCut}`);
+  return parts.join(' · ');
 }
 
 interface FileProgress {

@@ -55,6 +55,7 @@ function describeLoadState(facts: ModelFacts): { state: RowState; parts: HTMLEle
     if (view?.fraction !== null && view?.fraction !== undefined) bar.value = view.fraction;
     const parts = [label('Loading'), bar, h('small', { class: 'progress-text', 'data-testid': 'progress-text' }, progressText(view))];
     if (view?.detail) parts.push(h('small', { class: 'progress-detail' }, view.detail));
+    if (view?.download) parts.push(h('small', { class: 'progress-download', 'data-testid': 'download-note' }, view.download));
     return { state: 'loading', parts };
   }
   if (local?.state === 'loaded') {

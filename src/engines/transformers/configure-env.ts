@@ -10,6 +10,7 @@ import { env } from '@huggingface/transformers';
 import { checkFor, type FileChecks } from '../file-integrity.ts';
 import { createFileProgress, type FileProgress } from '../file-progress.ts';
 import { checkedModelFetch } from '../model-file-fetch.ts';
+import { createCachePartialStore } from '../partial-store.ts';
 import { checkRoom } from '../storage.ts';
 import { createVerifiedCache, type VerifiedCache } from './verified-cache.ts';
 
@@ -66,9 +67,11 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
   env.fetch = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0], {
     check,
     room: (bytes, url) => checkRoom(bytes, url),
-    onBytes: (url, loaded, total) => fileProgress.report(url, loaded, total, false),
+    onBytes: (url, loaded, total, download) => fileProgress.report(url, loaded, total, false, download && { resumedFrom: download.resumedFrom, retries: download.retries, ranges: download.ranges, ...(download.lastCut !== undefined ? { lastCut: download.lastCut } : {}) }),
     onFailure: (url, error) => fileProgress.fail(url, error),
-    ...(cache ? { verdictLater: (url: string, verdict: Promise<void>) => cache.expect(url, verdict) } : {}),
+    // With a download cache, a cut binary file resumes where it stopped, even after a reload: the
+    // bytes received wait in Cache Storage beside the finished files (partial-store.ts).
+    ...(cache ? { verdictLater: (url: string, verdict: Promise<void>) => cache.expect(url, verdict), resume: { store: createCachePartialStore('transformers') } } : {}),
   });
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = versioned(options.wasmPaths, env.backends.onnx?.versions?.web);

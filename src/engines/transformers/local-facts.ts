@@ -6,7 +6,7 @@
  * @module
  */
 import type { LocalFacts } from '../adapter.ts';
-import { bytesOf, groupsForModel, listCachedModels } from '../model-cache.ts';
+import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../model-cache.ts';
 import { supportsWebGPU, type DeviceChoice, type DeviceOption } from './device.ts';
 import type { TransformersModelSpec } from './transformers-engine.ts';
 
@@ -26,9 +26,10 @@ export async function readLocalFacts(
   for (const spec of specs) {
     const mine = groupsForModel(groups, spec.info);
     // Counted as downloaded once its weights (.onnx) are cached; config and tokenizer files are
-    // small and fetched first or alongside.
-    const weights = mine.some((group) => group.entries.some((entry) => /\.onnx(_data)?$/.test(new URL(entry.url).pathname)));
-    facts.set(spec.info.id, { downloaded: storage ? weights : spec.bundled === true, bytesOnDisk: bytesOf(mine), ...support });
+    // small and fetched first or alongside. An unfinished download's parts are not weights.
+    const weights = mine.some((group) => group.entries.some((entry) => entry.cache === TRANSFORMERS_CACHE && /\.onnx(_data)?$/.test(new URL(entry.url).pathname)));
+    const partialBytes = partialBytesOf(mine);
+    facts.set(spec.info.id, { downloaded: storage ? weights && partialBytes === 0 : spec.bundled === true, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...support });
   }
   return facts;
 }

@@ -68,9 +68,9 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const spec = lookup(model);
       const started = performance.now();
       onProgress?.({ status: 'initiate', model });
-      await loader.load(task(spec), request(spec), ({ file, loaded, total, cached }) =>
+      await loader.load(task(spec), request(spec), ({ file, loaded, total, cached, download }) =>
         // Files read back from the cache are marked, so a resumed download shows only the bytes it fetches.
-        onProgress?.({ status: 'progress', model, file, loaded, total, ...(cached ? { cached: true as const } : {}) }),
+        onProgress?.({ status: 'progress', model, file, loaded, total, ...(cached ? { cached: true as const } : {}), ...(download ? { download } : {}) }),
       );
       onProgress?.({ status: 'ready', model, device: await loader.device(), ms: performance.now() - started });
     },

@@ -5,7 +5,7 @@
  * @module
  */
 import type { LocalFacts } from '../adapter.ts';
-import { bytesOf, groupsForModel, listCachedModels, WEBLLM_CACHES, type CachedGroup } from '../model-cache.ts';
+import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES, type CachedGroup } from '../model-cache.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
 import type { GpuInfo } from './gpu.ts';
 import { needsShaderF16, pickVariant } from './variant.ts';
@@ -20,7 +20,8 @@ export async function readLocalFacts(specs: readonly WebLLMModelSpec[], gpu: Gpu
     const variant = pickVariant(spec, gpu?.hasShaderF16 ?? false);
     const requires = needsShaderF16(spec, variant) ? ['webgpu', 'shader-f16'] : ['webgpu'];
     const support = gpu ? { runnable: true, backend: 'webgpu' as const } : { runnable: false, reason: NO_WEBGPU };
-    facts.set(spec.info.id, { downloaded: await hasWeights(mine, variant), bytesOnDisk: bytesOf(mine), requires, ...support });
+    const partialBytes = partialBytesOf(mine);
+    facts.set(spec.info.id, { downloaded: await hasWeights(mine, variant), bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), requires, ...support });
   }
   return facts;
 }
