@@ -7,13 +7,23 @@
  *   scripts are one file each without imports, so `importScripts` can load them as well as a module
  *   worker can.
  *
+ * - onnxruntime-web's wasm, the one build the engine worker loads, copied beside it: the package
+ *   does not depend on transformers.js (nor, through it, on onnxruntime-web and onnxruntime-node)
+ *   at install, so the wasm travels in the tarball (docs/decisions/small-browser-install.md).
+ *
  * The playground is not part of it: `vite build` makes that from source.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { defineConfig, type UserConfig } from 'tsdown';
+import { ORT_WASM_FILE } from './src/contracts/runtime-layout.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
-const define = { __INPAGE_VERSION__: JSON.stringify(version), __INPAGE_BUILD__: JSON.stringify(version) };
+// The onnxruntime-web that the bundled transformers.js imports, and so the wasm that matches it.
+const ortWasm = createRequire(createRequire(import.meta.url).resolve('@huggingface/transformers')).resolve(`onnxruntime-web/${ORT_WASM_FILE}`);
+const ortWebVersion = (JSON.parse(readFileSync(join(dirname(ortWasm), '..', 'package.json'), 'utf8')) as { version: string }).version;
+const define = { __INPAGE_VERSION__: JSON.stringify(version), __INPAGE_BUILD__: JSON.stringify(version), __ORT_WEB_VERSION__: JSON.stringify(ortWebVersion) };
 const shared: UserConfig = { define, target: 'es2022', tsconfig: 'tsconfig.package.json', logLevel: 'warn' };
 
 /** A browser script with everything bundled in. */
@@ -48,7 +58,8 @@ export default defineConfig([
   },
   {
     ...shared,
-    entry: { node: 'src/node/index.ts', vite: 'src/vite/plugin.ts', cli: 'src/cli/main.ts' },
+    // The Node entry through its guard: a clear message when transformers.js is not installed.
+    entry: { node: 'src/node/entry.ts', vite: 'src/vite/plugin.ts', cli: 'src/cli/main.ts' },
     clean: false,
     platform: 'node',
     format: 'esm',
@@ -57,6 +68,9 @@ export default defineConfig([
   },
   browserScript('inpage-llm-sw', 'src/sw/main.ts', 'iife'),
   browserScript('inpage-llm/handle-inference', 'src/sw/import-entry.ts', 'iife'),
-  browserScript('inpage-llm/engine-worker', 'src/worker/main.ts', 'esm'),
+  {
+    ...browserScript('inpage-llm/engine-worker', 'src/worker/main.ts', 'esm'),
+    copy: [{ from: ortWasm, to: 'dist/browser/inpage-llm' }],
+  },
   browserScript('inpage-llm/client', 'src/client/index.ts', 'esm'),
 ]);
