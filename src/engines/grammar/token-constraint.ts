@@ -27,6 +27,12 @@ export interface Vocabulary {
   readonly size: number;
   /** Tokens that end generation: allowed exactly where the constrained output may end. */
   readonly stopTokenIds: readonly number[];
+  /**
+   * The tokenizer's special tokens (its added tokens marked `special`: `<|im_start|>`, `[INST]`).
+   * They are never text: xgrammar 0.1.27 reads them as their spelling and would let one into a
+   * JSON string, so the UTF-8 gate forbids them (a stop token among them: only where it may stop).
+   */
+  readonly specialTokenIds?: readonly number[];
 }
 
 /** One request's constraint, step by step. */
@@ -136,10 +142,12 @@ export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: V
  *   but, where the grammar writes newlines itself (tool calls, text replies), the newline;
  * - it joins tokens that are parts of UTF-8 characters into invalid sequences: a token is allowed
  *   only where its bytes continue the output as valid UTF-8 (a character begun in one token must
- *   be finished by the next ones). Stop tokens are allowed only between characters.
+ *   be finished by the next ones). Stop tokens are allowed only between characters;
+ * and a third: it reads a special token as the text it is spelt with (`<|im_start|>` inside a
+ * JSON string), so special tokens and tokens that spell nothing are never allowed as text.
  * The state is where the output stands inside a character; each state has its mask of tokens.
  */
-interface Utf8Gate {
+export interface Utf8Gate {
   readonly start: number;
   mask(state: number): Int32Array;
   /** The state after `token`, or -1 if it is not allowed from `state`. */
@@ -177,13 +185,17 @@ function step(state: number, byte: number, newlines: boolean): number {
   return -1;
 }
 
-function utf8Gate(vocabulary: Vocabulary, newlines: boolean): Utf8Gate {
+/** Exported for its test: the gate of one vocabulary, with or without newlines outside strings. */
+export function utf8Gate(vocabulary: Pick<Vocabulary, 'tokens' | 'type' | 'size' | 'stopTokenIds' | 'specialTokenIds'>, newlines: boolean): Utf8Gate {
   const stops = new Set(vocabulary.stopTokenIds);
+  const specials = new Set(vocabulary.specialTokenIds);
   const bytesOf = vocabulary.tokens.map((token) => tokenBytes(token, vocabulary.type));
   const next = (state: number, token: number): number => {
+    // A stop token: only between characters.
+    if (stops.has(token)) return state === 0 ? 0 : -1;
     const bytes = bytesOf[token];
-    // A stop token, or a special token without a byte spelling: only between characters.
-    if (stops.has(token) || bytes === undefined) return state === 0 ? 0 : -1;
+    // A special token is never text, whatever it is spelt with; nor is a token that spells nothing.
+    if (specials.has(token) || bytes === undefined || bytes.length === 0) return -1;
     let at = state;
     for (const byte of bytes) {
       at = step(at, byte, newlines);
@@ -202,10 +214,14 @@ function utf8Gate(vocabulary: Vocabulary, newlines: boolean): Utf8Gate {
   return { start: 0, mask: (state) => masks[state]!, next };
 }
 
-/** A token's bytes, or undefined for a special token that spells none. */
-function tokenBytes(token: string, type: VocabType): number[] | undefined {
+/**
+ * A token's bytes as the tokenizer decodes it. Byte-level tokens spell each byte with one
+ * character (GPT-2's map); a token with a character outside that map is an added token, stored
+ * as its plain text. Exported for its test.
+ */
+export function tokenBytes(token: string, type: VocabType): number[] {
   if (type === 'byte_fallback' && /^<0x[0-9A-Fa-f]{2}>$/.test(token)) return [parseInt(token.slice(3, 5), 16)];
-  if (type === 'byte_level') return byteLevelBytes(token);
+  if (type === 'byte_level') return byteLevelBytes(token) ?? [...new TextEncoder().encode(token)];
   return [...new TextEncoder().encode(token)];
 }
 
@@ -223,7 +239,9 @@ function byteLevelBytes(token: string): number[] | undefined {
   const bytes: number[] = [];
   for (const char of token) {
     const byte = byteOf.get(char);
-    // Not a byte-level spelling: a special token (`<|im_end|>`).
+    // Not a byte-level spelling (an added token's plain text). A special token may well be one:
+    // every character of `<|im_end|>` is printable ASCII, which the map keeps as itself; special
+    // tokens are told apart by id (`Vocabulary.specialTokenIds`), not by spelling.
     if (byte === undefined) return undefined;
     bytes.push(byte);
   }

@@ -64,7 +64,8 @@ export function constraintCompilerFor(xgrammar: XGrammar, tokenizer: PreTrainedT
     const vocabulary = vocabularyOf(tokenizer);
     // The logits may be padded past the vocabulary; without the model's size, the vocabulary's.
     const size = Math.max(logitsSize ?? 0, vocabulary.tokens.length);
-    const made = createConstraintCompiler(xgrammar, { ...vocabulary, size, stopTokenIds: [...stopTokenIds] });
+    // Special tokens (added tokens marked `special`) are never text, whatever their spelling.
+    const made = createConstraintCompiler(xgrammar, { ...vocabulary, size, stopTokenIds: [...stopTokenIds], specialTokenIds: [...tokenizer.all_special_ids] });
     made.catch(() => byTokenizer.delete(tokenizer));
     byTokenizer.set(tokenizer, (compiler = made));
   }
