@@ -73,6 +73,48 @@ describe('npx inpage-llm serve', () => {
     await expect(fetch(`${url}/models`)).rejects.toThrow();
   });
 
+  it('exits when the npm that started it gets SIGTERM, which npm does not pass on to it', async () => {
+    // As `npx inpage-llm serve` runs it: npm, then `sh -c`, then the server. npm hands SIGTERM to
+    // the shell only, which dies of it; the server must notice that its npm is gone.
+    // Its own process group, so that a failed test can still kill the server npm left behind.
+    const child = spawn('npm', ['exec', '--', NODE, 'src/cli/main.ts', 'serve', '--tiny', '--port', '0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, INPAGE_LLM_API_KEY: undefined },
+      detached: true,
+    });
+    try {
+      let stdout = '';
+      child.stdout!.on('data', (data: Buffer) => (stdout += data.toString('utf8')));
+      child.stderr!.on('data', (data: Buffer) => (stdout += data.toString('utf8')));
+      const url = await waitFor(() => LISTENING.exec(stdout)?.[1], 30_000, () => stdout);
+      await waitFor(() => (/browsers: /.test(stdout) ? true : undefined), 20_000, () => stdout);
+      expect((await fetch(`${url}/models`)).status).toBe(200);
+
+      child.kill('SIGTERM');
+      await waitFor(() => (/inpage-llm: closed\./.test(stdout) ? true : undefined), 5000, () => stdout);
+      expect(stdout).toMatch(/npm, which started it, is gone, closing/);
+      await expect(fetch(`${url}/models`)).rejects.toThrow();
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group is gone already: the server exited.
+      }
+    }
+  });
+
+  it('closes gracefully on SIGHUP (the terminal closing)', async () => {
+    const run = cli('serve', '--tiny', '--port', '0');
+    const url = await waitFor(() => LISTENING.exec(run.output().stdout)?.[1], 20_000, () => JSON.stringify(run.output()));
+    await summarised(run);
+    run.child.kill('SIGHUP');
+    const code = await Promise.race([run.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 5000))]);
+    expect(code, JSON.stringify(run.output())).toBe(0);
+    expect(run.output().stdout).toContain('SIGHUP, closing');
+    await expect(fetch(`${url}/models`)).rejects.toThrow();
+  });
+
   it('takes keys from INPAGE_LLM_API_KEY and --api-key-file, out of the process list, and says who may call', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'inpage-cli-keys-'));
     try {

@@ -11,7 +11,8 @@
  * generated models (offline defaults for demos and tests).
  *
  * `serve` runs the same gateway as an HTTP server on onnxruntime-node (src/node/serve.ts), so any
- * OpenAI or Anthropic client can use it; SIGINT/SIGTERM close it gracefully and exit 0.
+ * OpenAI or Anthropic client can use it; SIGINT/SIGTERM/SIGHUP close it gracefully and exit 0, as
+ * does the end of the npm (npx, an npm script) that started it.
  * @module
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -177,21 +178,40 @@ async function serve(args: string[]): Promise<number> {
       console.warn(`  warning: listening on ${host} without an API key: any program that can reach this port can use it. Set ${API_KEY_ENV}, --api-key-file or --api-key.`);
     }
 
-    const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
-      process.once('SIGINT', resolveSignal);
-      process.once('SIGTERM', resolveSignal);
-    });
+    const reason = await untilStopped();
     // A second signal while requests finish ends the process at once.
     const force = () => process.exit(1);
-    process.once('SIGINT', force);
-    process.once('SIGTERM', force);
-    console.log(`inpage-llm: ${signal}, closing: requests in flight may finish (up to 10 s).`);
+    for (const signal of STOP_SIGNALS) process.once(signal, force);
+    console.log(`inpage-llm: ${reason}, closing: requests in flight may finish (up to 10 s).`);
     await server.close();
     console.log('inpage-llm: closed.');
     return 0;
   } finally {
     await removeTiny();
   }
+}
+
+/** Ctrl-C, `kill`, and the terminal closing. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Resolves, with the reason, when the server should stop: on a stop signal, or, when npx or an npm
+ * script started it, once that npm is gone. npm passes SIGTERM on only to the `sh -c` it runs the
+ * command in, which dies of it: `kill <npx pid>` (docker stop, a service manager) would otherwise
+ * leave the server running without a parent. Started any other way (nohup, a service manager
+ * running it directly), losing its parent is no reason to stop.
+ */
+function untilStopped(): Promise<string> {
+  return new Promise((resolveStop) => {
+    const parent = process.ppid;
+    const stop = (reason: string) => {
+      clearInterval(watch);
+      for (const signal of STOP_SIGNALS) process.off(signal, stop);
+      resolveStop(reason);
+    };
+    for (const signal of STOP_SIGNALS) process.once(signal, stop);
+    const watch = process.env.npm_lifecycle_event === undefined ? undefined : setInterval(() => process.ppid !== parent && stop('npm, which started it, is gone'), 250);
+  });
 }
 
 /** The `--config` file: the models and fallbacks parts of startInference's engine config. */
