@@ -7,6 +7,7 @@
  */
 
 import { env } from '@huggingface/transformers';
+import { GatewayError } from '../../core/errors.ts';
 import { checkFor, type FileChecks } from '../file-integrity.ts';
 import { createFileProgress, type FileProgress } from '../file-progress.ts';
 import { checkedModelFetch } from '../model-file-fetch.ts';
@@ -64,7 +65,7 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
   // is a file that is not what the catalog says, or one that would not fit in storage. With a
   // download cache, a file's hash is checked while the engine goes on, and the cache and the load
   // wait for the verdict; without one (Node), the file's last read waits for it.
-  env.fetch = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0], {
+  const checked = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0], {
     check,
     room: (bytes, url) => checkRoom(bytes, url),
     onBytes: (url, loaded, total, download) => fileProgress.report(url, loaded, total, false, download && { resumedFrom: download.resumedFrom, retries: download.retries, ranges: download.ranges, ...(download.lastCut !== undefined ? { lastCut: download.lastCut } : {}) }),
@@ -73,6 +74,17 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
     // bytes received wait in Cache Storage beside the finished files (partial-store.ts).
     ...(cache ? { verdictLater: (url: string, verdict: Promise<void>) => cache.expect(url, verdict), resume: { store: createCachePartialStore('transformers') } } : {}),
   });
+  // A file refused before its body (an HTML page, no room) throws from the fetch, and transformers.js
+  // takes a throwing fetch in the model's folder as "not here": it logs the error and tries the hub,
+  // whose "Failed to fetch" would be the load's error. The load is told the refusal that names the file.
+  env.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    try {
+      return await checked(input, init);
+    } catch (error) {
+      if (error instanceof GatewayError) fileProgress.fail(input instanceof Request ? input.url : String(input), error);
+      throw error;
+    }
+  }) as typeof env.fetch;
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = versioned(options.wasmPaths, env.backends.onnx?.versions?.web);
   return cache ? { cache, progress: fileProgress } : {};
