@@ -114,6 +114,13 @@ async function resumed(fetchImpl: Fetch, url: string, init: RequestInit | undefi
   if (check?.bytes === undefined && check?.integrity === undefined) check = undefined;
   const store = checks.resume?.store;
   let type = '';
+  // Not the file (an HTML page, no room): refused before its body, as a streamed file is, and not
+  // a body's failure (transformers.js tries a local path first, and goes on to the host when it fails).
+  let refused = false;
+  const refuse = (error: unknown) => {
+    refused = true;
+    throw error;
+  };
   let done;
   try {
     done = await downloadResumable(fetchImpl, url, {
@@ -122,18 +129,18 @@ async function resumed(fetchImpl: Fetch, url: string, init: RequestInit | undefi
       ...(check?.bytes !== undefined ? { bytes: check.bytes } : {}),
       inspect: async (response, from) => {
         type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-        if (type === 'text/html') throw notTheFile(url, 'an HTML page', type);
-        if (type === 'application/json') throw notTheFile(url, 'a JSON document', type);
-        if (from === 0) await checks.room?.(check?.bytes ?? (Number(response.headers.get('content-length')) || 0), url);
+        if (type === 'text/html') refuse(notTheFile(url, 'an HTML page', type));
+        if (type === 'application/json') refuse(notTheFile(url, 'a JSON document', type));
+        if (from === 0) await checks.room?.(check?.bytes ?? (Number(response.headers.get('content-length')) || 0), url).catch(refuse);
       },
       inspectFirst: (chunk) => {
-        if (startsLikeHtml(chunk)) throw notTheFile(url, 'an HTML page', type);
+        if (startsLikeHtml(chunk)) refuse(notTheFile(url, 'an HTML page', type));
       },
       onProgress: (progress) => checks.onBytes?.(url, progress.loaded, progress.total, progress.retries > 0 || progress.resumedFrom > 0 ? progress : undefined),
     });
   } catch (error) {
     if (error instanceof NotDownloaded) return unstamped(error.response);
-    checks.onFailure?.(url, error);
+    if (!refused) checks.onFailure?.(url, error);
     throw error;
   }
   await store?.clear(url).catch(() => {});

@@ -20,6 +20,7 @@ import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
 import { readLocalFacts } from './local-facts.ts';
 import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
 import { createProgressMapper } from './progress.ts';
+import { checkRoom, insufficientStorage, isQuotaError } from '../storage.ts';
 import { PromptTokenCounter } from './prompt-tokens.ts';
 
 export interface WebLLMAdapterOptions {
@@ -37,6 +38,12 @@ export interface WebLLMAdapterOptions {
    * enforces it); without it, chat models offer neither.
    */
   readonly grammar?: LoadXGrammar;
+  /**
+   * Default true where there is Cache Storage and web-llm keeps its files there: the model's files
+   * are fetched by the product (resumable, checked, told as progress by bytes) into the caches
+   * web-llm reads, before `reload()` (fetch-files.ts). False leaves every download to web-llm.
+   */
+  readonly fetchFiles?: boolean;
 }
 
 /** One model's engine. Its `engine` and `variant` are set once the GPU probe has picked a variant. */
@@ -85,6 +92,21 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     const variant = lib.pickVariant(spec, info.hasShaderF16);
     const record = records.get(variant) as ModelRecord;
     const progress = createProgressMapper(model);
+    // The model's files come through the product's resumable, checked download (fetch-files.ts),
+    // into the caches web-llm reads: its reload() then fetches nothing.
+    if (options.fetchFiles !== false && typeof caches !== 'undefined' && (appConfig.cacheBackend ?? 'cache') === 'cache' && record.model_manifest === undefined) {
+      const { fetchWebLLMFiles } = await import('./fetch-files.ts');
+      const { createCachePartialStore } = await import('../partial-store.ts');
+      await fetchWebLLMFiles(record, {
+        resume: { store: createCachePartialStore('webllm') },
+        room: (bytes, url) => checkRoom(bytes, url),
+        onBytes: ({ file, loaded, total, cached, download }) => onProgress?.({ status: 'progress', model, file, loaded, total, ...(cached ? { cached } : {}), ...(download ? { download } : {}) }),
+      }).catch((error: unknown) => {
+        if (isQuotaError(error)) throw insufficientStorage(`the WebLLM model "${model}"`, undefined, undefined);
+        throw error instanceof GatewayError ? error : new GatewayError('model_unavailable', `The files of the WebLLM model "${model}" could not be downloaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
+      if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
+    }
     // One engine per model: an MLCEngine's reload() unloads whatever it held, so a chat model and
     // an embedding model can stay loaded side by side only in engines of their own. It also keeps
     // interruptGenerate(), which is engine-wide, confined to the one model it is meant for.
