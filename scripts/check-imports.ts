@@ -19,11 +19,11 @@
  *      sw           the service worker's entry
  *      client       the page's library
  *      msw          msw handlers over the gateway
- *      install      the runtime files an app serves
- *   5  node         the Node server
- *      vite         the Vite plugin
+ *   5  install      the runtime files an app serves (the service worker's among them)
+ *      node         the Node server
  *      playground   the demo page
- *   6  cli          `npx inpage-llm`
+ *   6  vite         the Vite plugin (writes the runtime files)
+ *      cli          `npx inpage-llm`
  *
  * Product code never imports test/, e2e/, bench/ or scripts/. Test files (`*.test.ts`) are left
  * out of the order: a test may assemble the layers above its subject (an adapter driven through
@@ -39,9 +39,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['protocol', 'remote', 'contracts'],
   ['gateway', 'engines', 'storage'],
   ['rpc'],
-  ['worker', 'sw', 'client', 'msw', 'install'],
-  ['node', 'vite', 'playground'],
-  ['cli'],
+  ['worker', 'sw', 'client', 'msw'],
+  ['install', 'node', 'playground'],
+  ['vite', 'cli'],
 ];
 
 /** Folders beside src/ that product code must not import. */
