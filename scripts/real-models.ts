@@ -10,7 +10,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_REAL_MODELS_DIR, generateRealModels, REAL_MODEL_IDS, type ModelReport, type RealModelKind } from '../src/tiny-models/real-models.ts';
+import { DEFAULT_REAL_MODELS_DIR, generateRealModels, REAL_MODEL_IDS, type ModelReport, type RealModelKind } from '../bench/real-models/real-models.ts';
 
 const { values } = parseArgs({
   options: {

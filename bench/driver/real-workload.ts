@@ -4,9 +4,9 @@
  * `files`, so every file is checked as a user's would be), and inputs of exact lengths.
  * @module
  */
-import { chatTextOfTokens } from '../../src/tiny-models/real-chat.ts';
-import { textOfTokens } from '../../src/tiny-models/real-embed.ts';
-import { generateRealModels, REAL_MODEL_IDS } from '../../src/tiny-models/real-models.ts';
+import { chatTextOfTokens } from '../real-models/real-chat.ts';
+import { textOfTokens } from '../real-models/real-embed.ts';
+import { generateRealModels, REAL_MODEL_IDS } from '../real-models/real-models.ts';
 import type { RealWorkload } from './real-size-results.ts';
 import { REAL_MODELS } from './paths.ts';
 

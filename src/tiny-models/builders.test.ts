@@ -1,27 +1,17 @@
-// The shared model builders: the tiny models keep their exact bytes while the same code builds
-// real-shaped ones, and the 4-bit weights mean what ONNX Runtime (node and web) computes from them.
+// The shared model builders: the tiny models keep their exact bytes (the same code builds the
+// bench's real-shaped ones, bench/real-models/builders.test.ts), and the 4-bit weights mean what
+// ONNX Runtime (node and web) computes from them.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AutoTokenizer, env } from '@huggingface/transformers';
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tinyModelFiles } from './generate.ts';
 import { GraphBuilder } from './graph-builder.ts';
 import { CONTRIB_OPSET, DataType, encodeModel } from './onnx-proto.ts';
 import { createPrng } from './prng.ts';
 import { dequantizeQ4, q4Linear, randomQ4Weight } from './q4.ts';
-import { buildRealChat, chatTextOfTokens, QWEN2_5_0_5B, QWEN2_Q4_LAYOUT, SMALL_CHAT } from './real-chat.ts';
-import { buildRealEmbed, MINILM_L6, realEmbedVocab, SMALL_EMBED } from './real-embed.ts';
-import { decoderTextFiles } from './tiny-chat.ts';
 
 const sha256 = (content: string | Uint8Array) => createHash('sha256').update(content).digest('hex');
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
 
 describe('tiny models', () => {
   it('are byte for byte what they were before the builders took shapes (default seed)', () => {
@@ -37,52 +27,6 @@ describe('tiny models', () => {
       'tiny-chat/tokenizer_config.json': 'ecf47450d7a9edfe401e9a6548ad2587d5b48a6a6a54525b6a15d7ac05aab509',
       'tiny-chat/onnx/model.onnx': 'a06ed5432a946fbef8a56ae12dea6f3ea7b9e9ce77347d743217ee681146d500',
     });
-  });
-});
-
-describe('real-shaped builders', () => {
-  it('give byte-identical files for the same seed, other weights (same tokenizer) for another', () => {
-    for (const build of [(seed: number) => buildRealEmbed(createPrng(seed), SMALL_EMBED), (seed: number) => buildRealChat(createPrng(seed), SMALL_CHAT)]) {
-      const hashes = (seed: number) => new Map([...build(seed)].map(([path, content]) => [path, sha256(content)]));
-      const [a, b, c] = [hashes(1), hashes(1), hashes(2)];
-      expect(b).toEqual(a);
-      const model = [...a.keys()].find((path) => path.endsWith('.onnx'))!;
-      expect(c.get(model)).not.toBe(a.get(model));
-      expect(c.get('tokenizer.json')).toBe(a.get('tokenizer.json'));
-    }
-  });
-
-  it('fill the embedder vocabulary to all-MiniLM-L6-v2 size with distinct entries', () => {
-    const vocab = realEmbedVocab(MINILM_L6.vocabSize);
-    expect(vocab).toHaveLength(30522);
-    expect(new Set(vocab).size).toBe(30522);
-    expect(vocab.slice(0, 5)).toEqual(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']);
-  });
-
-  it('fill the decoder vocabulary to Qwen2.5 size: one merge per token beyond the bytes, each merge of known tokens', () => {
-    const { files, vocabSize } = decoderTextFiles(QWEN2_5_0_5B, QWEN2_Q4_LAYOUT);
-    expect(vocabSize).toBe(151936);
-    const { model } = JSON.parse(files.get('tokenizer.json') as string) as { model: { vocab: Record<string, number>; merges: string[] } };
-    expect(Object.keys(model.vocab)).toHaveLength(151936);
-    expect(model.merges).toHaveLength(151936 - 3 - 256);
-    const known = (token: string) => Object.hasOwn(model.vocab, token);
-    expect(model.merges.filter((merge) => {
-      const [left = '', right = ''] = merge.split(' ');
-      return !(known(left) && known(right) && known(left + right));
-    })).toEqual([]);
-    expect(JSON.parse(files.get('config.json') as string)).toMatchObject({ model_type: 'qwen2', vocab_size: 151936, num_key_value_heads: 2, tie_word_embeddings: true });
-  });
-
-  it('chatTextOfTokens(n) is n tokens of the real-shaped decoder vocabulary', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'real-chat-tokenizer-'));
-    dirs.push(root);
-    await mkdir(join(root, 'real-chat'));
-    const { files } = decoderTextFiles(QWEN2_5_0_5B, QWEN2_Q4_LAYOUT);
-    await Promise.all([...files].map(([path, content]) => writeFile(join(root, 'real-chat', path), content)));
-    env.localModelPath = root;
-    env.allowRemoteModels = false;
-    const tokenizer = await AutoTokenizer.from_pretrained('real-chat');
-    for (const n of [1, 8, 128, 1000]) expect(tokenizer.encode(chatTextOfTokens(n), { add_special_tokens: false })).toHaveLength(n);
   });
 });
 

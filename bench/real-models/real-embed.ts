@@ -12,10 +12,10 @@
  * @module
  */
 
-import type { ModelFiles } from './model-files.ts';
-import type { Prng } from './prng.ts';
-import { buildEncoder, tinyEmbedVocab, type EncoderShape } from './tiny-embed.ts';
-import { PROMPT_WORDS, STORY_WORDS } from './words.ts';
+import type { ModelFiles } from '../../src/tiny-models/model-files.ts';
+import type { Prng } from '../../src/tiny-models/prng.ts';
+import { buildEncoder, tinyEmbedVocab, type EncoderShape } from '../../src/tiny-models/tiny-embed.ts';
+import { PROMPT_WORDS, STORY_WORDS } from '../../src/tiny-models/words.ts';
 
 export interface RealEmbedShape extends EncoderShape {
   readonly vocabSize: number;

@@ -8,9 +8,9 @@ import { env, pipeline, type TextGenerationPipeline } from '@huggingface/transfo
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../core/engine.ts';
-import { createTransformersAdapter } from '../engines/transformers/index.ts';
-import { createPrng } from './prng.ts';
+import type { ChatEvent } from '../../src/core/engine.ts';
+import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
+import { createPrng } from '../../src/tiny-models/prng.ts';
 import { buildRealChat, chatTextOfTokens, QWEN2_5_0_5B, SMALL_CHAT, type RealChatShape } from './real-chat.ts';
 import { DEFAULT_REAL_MODELS_DIR, generateRealModels, REAL_MODEL_IDS } from './real-models.ts';
 
@@ -84,7 +84,7 @@ describe('real-shaped decoder (Qwen2.5-0.5B-Instruct q4 sizes)', () => {
   it('is generated into .models/real, loads, and decodes exactly the tokens asked for, through the engine too', async (context) => {
     context.skip(
       !process.env.REAL_MODELS,
-      'writes ~790 MB to .models/real (kept for later runs), needs ~3 GB of memory and 15-30 s on 2 cores: run with REAL_MODELS=1 npm run test:unit -- src/tiny-models/real-chat.test.ts',
+      'writes ~790 MB to .models/real (kept for later runs), needs ~3 GB of memory and 15-30 s on 2 cores: run with REAL_MODELS=1 npm run test:unit -- bench/real-models/real-chat.test.ts',
     );
     const { manifest } = await generateRealModels(DEFAULT_REAL_MODELS_DIR, { only: ['chat'] });
     const entry = manifest.models[REAL_MODEL_IDS.chat]!;

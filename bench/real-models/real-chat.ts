@@ -15,10 +15,10 @@
  * @module
  */
 
-import type { ModelFiles } from './model-files.ts';
-import type { Prng } from './prng.ts';
-import { buildDecoder, type DecoderLayout, type DecoderShape } from './tiny-chat.ts';
-import { STORY_WORDS } from './words.ts';
+import type { ModelFiles } from '../../src/tiny-models/model-files.ts';
+import type { Prng } from '../../src/tiny-models/prng.ts';
+import { buildDecoder, type DecoderLayout, type DecoderShape } from '../../src/tiny-models/tiny-chat.ts';
+import { STORY_WORDS } from '../../src/tiny-models/words.ts';
 
 export interface RealChatShape extends DecoderShape {
   readonly vocabSize: number;

@@ -16,9 +16,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_SEED } from './generate.ts';
-import { json, type ModelFiles } from './model-files.ts';
-import { createPrng, type Prng } from './prng.ts';
+import { DEFAULT_SEED } from '../../src/tiny-models/generate.ts';
+import { json, type ModelFiles } from '../../src/tiny-models/model-files.ts';
+import { createPrng, type Prng } from '../../src/tiny-models/prng.ts';
 import { buildRealChat, QWEN2_5_0_5B, QWEN2_Q4_LAYOUT } from './real-chat.ts';
 import { buildRealEmbed, MINILM_L6 } from './real-embed.ts';
 
