@@ -16,8 +16,8 @@
  *
  * The builder takes the sizes (`DecoderShape`) and the export's layout (`DecoderLayout`: 4-bit
  * weights, grouped-query attention, tied embeddings, q/k/v biases, RoPE tables) as arguments, so
- * the real-shaped decoder (real-chat.ts) is this same graph at Qwen2.5-0.5B's sizes. The tiny
- * model's arguments reproduce its bytes exactly.
+ * the real-shaped decoder (bench/real-models/real-chat.ts) is this same graph at Qwen2.5-0.5B's
+ * sizes. The tiny model's arguments reproduce its bytes exactly.
  * @module
  */
 

@@ -5,7 +5,7 @@
  * exactly zero attention weight).
  *
  * The builder takes the shape and vocabulary as arguments (`buildEncoder`), so the real-shaped
- * encoder (real-embed.ts) is this same graph at all-MiniLM-L6-v2's sizes.
+ * encoder (bench/real-models/real-embed.ts) is this same graph at all-MiniLM-L6-v2's sizes.
  * @module
  */
 
