@@ -67,7 +67,7 @@ describe('precacheInpageRuntime', () => {
   });
 
   it('fetches again only what changed, and drops what is no longer listed', async () => {
-    const files = { [MANIFEST]: manifest({ 'inpage-llm/client.js': 'a', 'inpage-llm/old.js': 'o' }), [CLIENT]: 'client', [`${ORIGIN}/inpage-llm/old.js`]: 'old' };
+    const files: Record<string, string> = { [MANIFEST]: manifest({ 'inpage-llm/client.js': 'a', 'inpage-llm/old.js': 'o' }), [CLIENT]: 'client', [`${ORIGIN}/inpage-llm/old.js`]: 'old' };
     const world = serviceWorkerWorld(files);
     const { precacheInpageRuntime } = await load();
     await precacheInpageRuntime();

@@ -6,7 +6,8 @@
  * @module
  */
 import type { Plugin } from 'vite';
-import { runtimeFiles, type RuntimeFile } from '../install/runtime-files.ts';
+import { precacheManifest, runtimeFiles, type RuntimeFile, type RuntimeFileOptions } from '../install/runtime-files.ts';
+import type { PrecacheEntry } from '../sw/runtime-manifest.ts';
 
 /**
  * With a `base` other than `/`, the files are served under it: pass `startInference` the matching
@@ -50,6 +51,21 @@ export function inpageLLM(options: InpageLLMPluginOptions = {}): Plugin {
       }
     },
   };
+}
+
+/**
+ * The runtime files this plugin emits, as precache entries for a workbox or serwist build of the
+ * app's own service worker (vite-plugin-pwa's `workbox.additionalManifestEntries`, or
+ * `injectManifest`'s, serwist's `additionalPrecacheEntries`), so that the app works offline with
+ * its own worker: `additionalManifestEntries: await inpageRuntimePrecache({ base })`. The URLs
+ * start with `base` (default `/`); the onnxruntime wasm is listed as the engine asks for it, with
+ * its `?v=`. The models are left out: the engines keep them in caches of their own.
+ */
+export async function inpageRuntimePrecache(options: { readonly base?: string; readonly scriptsDir?: RuntimeFileOptions['scriptsDir'] } = {}): Promise<PrecacheEntry[]> {
+  const base = options.base ?? '/';
+  const files = await runtimeFiles(options.scriptsDir === undefined ? {} : { scriptsDir: options.scriptsDir });
+  const entries = JSON.parse(String(await precacheManifest(files).read())) as PrecacheEntry[];
+  return entries.map((entry) => ({ url: `${base.replace(/\/?$/, '/')}${entry.url}`, revision: entry.revision }));
 }
 
 export default inpageLLM;
