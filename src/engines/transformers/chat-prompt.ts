@@ -4,6 +4,7 @@
  */
 
 import type { ChatMessage, ToolSpec } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { argumentsValue, TOOL_CALL_OPEN, withToolsAsText } from '../../core/tool-syntax.ts';
 
 /** A message as Hugging Face chat templates read it. */
@@ -30,11 +31,42 @@ export interface ChatTemplater {
  * Tools, and the calls and results of earlier turns, are rendered by the template where it
  * writes calls in the format the grammar enforces (core/tool-syntax.ts); any other template gets
  * them as plain text in that format, so the prompt never shows one format and asks for another.
+ *
+ * Some templates refuse turns that do not alternate (Gemma's raises "Conversation roles must
+ * alternate"), while the APIs accept two user messages in a row, and tool results given back as
+ * text are a user turn of their own. Such a conversation is rendered again with consecutive turns
+ * of one role joined; a template that still refuses it is a 400 carrying the template's words.
  */
 export function renderChatPrompt(tokenizer: ChatTemplater, messages: readonly ChatMessage[], tools: readonly ToolSpec[] = []): string {
+  try {
+    return renderTurns(tokenizer, messages, tools, false);
+  } catch (first) {
+    try {
+      return renderTurns(tokenizer, messages, tools, true);
+    } catch {
+      const reason = first instanceof Error ? first.message : String(first);
+      throw new GatewayError('invalid_request', `The model's chat template refused this conversation: ${reason}`, { param: 'messages', cause: first });
+    }
+  }
+}
+
+/** Consecutive turns of one role (plain text, no calls) joined into one, as a template that wants them alternating reads them. */
+export function joinConsecutiveTurns(messages: readonly ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    const plain = (m: ChatMessage) => (m.role === 'user' || m.role === 'assistant') && !m.toolCalls?.length;
+    if (last && last.role === message.role && plain(last) && plain(message)) out[out.length - 1] = { role: last.role, content: `${last.content}\n\n${message.content}` };
+    else out.push(message);
+  }
+  return out;
+}
+
+function renderTurns(tokenizer: ChatTemplater, messages: readonly ChatMessage[], tools: readonly ToolSpec[], joined: boolean): string {
   const usesTools = tools.length > 0 || messages.some((m) => m.role === 'tool' || m.toolCalls?.length);
   const native = usesTools && templateWritesToolCalls(tokenizer);
-  const turns = usesTools && !native ? withToolsAsText(messages, tools) : messages;
+  const asGiven = usesTools && !native ? withToolsAsText(messages, tools) : messages;
+  const turns = joined ? joinConsecutiveTurns(asGiven) : asGiven;
   const toolList = native && tools.length > 0 ? tools.map(toTemplateTool) : undefined;
   const render = (list: readonly ChatMessage[], addGenerationPrompt: boolean): string => {
     const text = tokenizer.apply_chat_template(list.map(toTemplateMessage), {
