@@ -1,0 +1,183 @@
+/**
+ * Downloads that survive real networks: a host (range-server.ts) that cuts every response at a
+ * random byte, ignores ranges, or changes the file midway, and the product's model-file fetch in a
+ * real browser with real Cache Storage. A resumed file must arrive whole and hash-checked with
+ * about its own size sent, not a multiple of it; a reload midway must continue from the bytes kept.
+ */
+import { createHash } from 'node:crypto';
+import type { Page } from '@playwright/test';
+import { expect, startRuntime, test } from './fixtures.ts';
+import { serveFiles, type RangeServer } from './range-server.ts';
+import { tinyModelFiles } from '../src/tiny-models/generate.ts';
+
+const PAGE = '/e2e/pages/downloads.html';
+const MB = 1_000_000;
+
+const open = async (page: Page) => {
+  await page.goto(PAGE);
+  await page.waitForFunction(() => 'downloads' in window);
+};
+
+test.describe('resumable model-file downloads', () => {
+  let server: RangeServer | undefined;
+  test.afterEach(async () => server?.close());
+
+  test('a 300 MB file cut at random bytes on every response arrives whole and hash-checked, with about its size sent', async ({ page }) => {
+    const path = '/big/model.onnx_data';
+    const size = 300 * MB + 12_345;
+    server = await serveFiles({ [path]: { size, seed: 7, cutEvery: 40 * MB } });
+    const check = server.integrity(path);
+    await open(page);
+    const result = await page.evaluate(([url, check]) => window.downloads.file(url, check), [`${server.url}${path.slice(1)}`, check] as const);
+    expect(result.size).toBe(size);
+    expect(result.integrity).toBe(check.integrity);
+    const responses = server.log.get(path)!;
+    // Cut every time, resumed every time: each retry asked for the rest with the file's validator.
+    expect(result.download!.retries).toBe(responses.length - 1);
+    expect(result.download!.retries).toBeGreaterThanOrEqual(3);
+    expect(result.download).toMatchObject({ ranges: true, resumedFrom: 0 });
+    expect(responses.slice(1).every((r) => r.status === 206 && r.ifRange !== undefined && /^bytes=\d+-$/.test(r.range ?? ''))).toBe(true);
+    const sent = server.sent(path);
+    console.log(`300 MB, every response cut: ${responses.length} responses, ${sent} bytes sent for ${size} (${((sent / size - 1) * 100).toFixed(2)}% over), ${Math.round(result.ms)} ms`);
+    expect(sent).toBeGreaterThanOrEqual(size);
+    // A cut costs what the browser had received but not yet handed to the page (its body stream
+    // drops its queue when the connection fails): about a megabyte, never the file again.
+    expect(sent - size).toBeLessThan(result.download!.retries * 1.5 * MB);
+    expect(sent).toBeLessThan(size * 1.05);
+    // Nothing partial is left once the file is whole.
+    expect(await page.evaluate(() => window.downloads.partialKeys())).toEqual([]);
+  });
+
+  test('a reload midway continues from the bytes kept in storage, which count in the storage figures until the file is whole', async ({ page }) => {
+    const path = '/big/model.onnx';
+    const size = 256 * MB + 999;
+    server = await serveFiles({ [path]: { size, seed: 11, cutEvery: 60 * MB } });
+    const check = server.integrity(path);
+    const url = `${server.url}${path.slice(1)}`;
+    await open(page);
+    await page.evaluate(([url, check]) => void window.downloads.file(url, check).catch(() => {}), [url, check] as const);
+    await expect.poll(() => server!.sent(path), { timeout: 60_000, intervals: [100] }).toBeGreaterThan(size * 0.45);
+    await page.reload();
+    await page.waitForFunction(() => 'downloads' in window);
+    const kept = await page.evaluate(() => window.downloads.partialBytes());
+    expect(kept).toBeGreaterThan(size * 0.3);
+    const responsesBefore = server.log.get(path)!.length;
+    const result = await page.evaluate(([url, check]) => window.downloads.file(url, check), [url, check] as const);
+    expect(result.size).toBe(size);
+    expect(result.integrity).toBe(check.integrity);
+    expect(result.download!.resumedFrom).toBeGreaterThan(size * 0.3);
+    // The first request after the reload asked for the rest, not the whole file.
+    expect(server.log.get(path)![responsesBefore]).toMatchObject({ status: 206, range: `bytes=${result.download!.resumedFrom}-` });
+    const sent = server.sent(path);
+    console.log(`256 MB with a reload: ${kept} bytes kept at the reload, resumed from ${result.download!.resumedFrom}; ${sent} bytes sent for ${size} (${((sent / size - 1) * 100).toFixed(2)}% over)`);
+    // Besides the cuts, the reload loses what had not been kept yet (under one 4 MiB chunk).
+    expect(sent - size).toBeLessThan((result.download!.retries + 1) * 1.5 * MB + 4 * 2 ** 20);
+    expect(sent).toBeLessThan(size * 1.06);
+    expect(await page.evaluate(() => window.downloads.partialBytes())).toBe(0);
+  });
+
+  test('a web-llm model folder and library, cut on every response, land checked in the caches web-llm reads, and web-llm finds the model there', async ({ page }) => {
+    const id = 'Gen-Model-q4f32_1-MLC';
+    const folder = `/${id}/resolve/main/`;
+    const shards = [0, 1, 2, 3].map((i) => ({ dataPath: `params_shard_${i}.bin`, nbytes: 24 * MB + i * 1001 }));
+    const json = (value: unknown) => ({ size: 0, seed: 0, type: 'application/json', content: new TextEncoder().encode(JSON.stringify(value)) });
+    const specs = {
+      [`${folder}mlc-chat-config.json`]: json({ tokenizer_files: ['tokenizer.json'], model_type: 'qwen2' }),
+      [`${folder}tokenizer.json`]: json({ version: '1.0', model: { type: 'BPE', vocab: {}, merges: [] } }),
+      [`${folder}tensor-cache.json`]: json({ metadata: {}, records: shards.map((s) => ({ ...s, records: [] })) }),
+      ...Object.fromEntries(shards.map((s, i) => [`${folder}${s.dataPath}`, { size: s.nbytes, seed: 100 + i, cutEvery: 12 * MB }])),
+      [`/libs/${id}-webgpu.wasm`]: { size: 6 * MB, seed: 99, cutEvery: 3 * MB },
+    };
+    server = await serveFiles(specs);
+    const hash = (path: string) => server!.integrity(path).integrity;
+    const record = {
+      model: `${server.url}${id}`,
+      model_id: id,
+      model_lib: `${server.url}libs/${id}-webgpu.wasm`,
+      integrity: { config: hash(`${folder}mlc-chat-config.json`), model_lib: hash(`/libs/${id}-webgpu.wasm`), tokenizer: { 'tokenizer.json': hash(`${folder}tokenizer.json`) } },
+    };
+    await open(page);
+    const result = await page.evaluate((record) => window.downloads.webllm(record), record);
+    expect(result.inCache).toBe(true);
+    const expected = Object.fromEntries(
+      Object.keys(specs).map((path) => [`${path.endsWith('.json') && path.includes('mlc-chat-config') ? 'webllm/config' : path.endsWith('.wasm') ? 'webllm/wasm' : 'webllm/model'} ${server!.url}${path.slice(1)}`, hash(path)]),
+    );
+    expect(result.stored).toEqual(expected);
+    const binaries = Object.entries(specs).filter(([path]) => !path.endsWith('.json'));
+    const size = binaries.reduce((sum, [path]) => sum + server!.integrity(path).bytes, 0);
+    const sent = binaries.reduce((sum, [path]) => sum + server!.sent(path), 0);
+    console.log(`web-llm folder (${binaries.length} files, ${size} bytes), every response cut: ${sent} bytes sent (${((sent / size - 1) * 100).toFixed(2)}% over), retries ${JSON.stringify(result.retries)}`);
+    // Each cut costs what the browser had buffered (see the first test), never a whole file again.
+    const cuts = Object.values(result.retries).reduce((sum, n) => sum + n, 0);
+    expect(sent - size).toBeLessThan(cuts * 1.5 * MB);
+    expect(sent).toBeLessThan(size * 1.1);
+    expect(Object.keys(result.retries)).toHaveLength(binaries.length);
+  });
+
+  test('a server without ranges starts the file over on a cut, says so, and still ends with a checked file', async ({ page }) => {
+    const path = '/plain/model.onnx';
+    const size = 24 * MB;
+    server = await serveFiles({ [path]: { size, seed: 5, ranges: false, cutFirst: 2 } });
+    const check = server.integrity(path);
+    await open(page);
+    const result = await page.evaluate(([url, check]) => window.downloads.file(url, check), [`${server.url}${path.slice(1)}`, check] as const);
+    expect(result.integrity).toBe(check.integrity);
+    expect(result.download).toMatchObject({ ranges: false, retries: 2, resumedFrom: 0 });
+    expect(server.log.get(path)!.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(server.log.get(path)!.every((r) => r.range === undefined)).toBe(true);
+    expect(await page.evaluate(() => window.downloads.partialKeys())).toEqual([]);
+  });
+
+  test('a file that changed on the server between attempts (new ETag) restarts instead of being spliced, and ends checked', async ({ page }) => {
+    const path = '/changing/model.onnx';
+    const size = 24 * MB;
+    server = await serveFiles({ [path]: { size, seed: 1, changesTo: 2, cutFirst: 1 } });
+    const check = server.integrity(path);
+    expect(check.integrity).not.toBe(server.integrity(path, 1).integrity);
+    await open(page);
+    const result = await page.evaluate(([url, check]) => window.downloads.file(url, check), [`${server.url}${path.slice(1)}`, check] as const);
+    expect(result.integrity).toBe(check.integrity);
+    const [first, second] = server.log.get(path)!;
+    expect(first!.status).toBe(200);
+    // Asked to resume against the old version's ETag; the server answered with the whole new file.
+    expect(second).toMatchObject({ status: 200, ifRange: `"1-${size.toString(16)}"` });
+    expect(second!.range).toMatch(/^bytes=\d+-$/);
+    expect(result.download).toMatchObject({ retries: 1, lastCut: 'the file changed on the server' });
+  });
+
+  test('the transformers.js engine loads a model whose every file is cut midway, and its progress tells the retries', async ({ page }) => {
+    const repo = 'test/cut-embed';
+    const files: Record<string, Parameters<typeof serveFiles>[0][string]> = {};
+    const checks: Record<string, { bytes: number; integrity: string }> = {};
+    for (const [path, content] of tinyModelFiles()) {
+      if (!path.startsWith('tiny-embed/')) continue;
+      const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+      const file = path.slice('tiny-embed/'.length);
+      files[`/${repo}/resolve/main/${file}`] = { size: 0, seed: 0, content: bytes, type: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', ...(file.endsWith('.onnx') ? { cutEvery: 30_000, pauseBeforeCut: 200 } : {}) };
+      checks[file] = { bytes: bytes.byteLength, integrity: `sha256-${createHash('sha256').update(bytes).digest('base64')}` };
+    }
+    server = await serveFiles(files);
+    await startRuntime(page, {
+      transformersRemoteHost: server.url,
+      models: [{ engine: 'transformers', id: 'cut-embed', kind: 'embedding', source: repo, contextWindow: 128, dimensions: 32, files: checks }],
+    });
+    const answer = await page.evaluate(async () => {
+      const response = await fetch('/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'cut-embed', input: 'hello' }) });
+      return { status: response.status, body: await response.json() };
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.data[0].embedding).toHaveLength(32);
+    const weights = `/${repo}/resolve/main/onnx/model.onnx`;
+    // Size probes (`Range: bytes=0-0`) left out: the body's attempts only.
+    const bodies = server.log.get(weights)!.filter((r) => r.method === 'GET' && !/^bytes=\d+-\d+$/.test(r.range ?? ''));
+    console.log(`tiny-embed weights, every response cut: ${JSON.stringify(server.log.get(weights))}`);
+    const attempts = bodies.length;
+    expect(attempts).toBeGreaterThan(2);
+    // Each attempt after the first resumed, and about the file's size was sent.
+    expect(bodies.slice(1).every((r) => r.status === 206 && r.ifRange !== undefined)).toBe(true);
+    expect(server.sent(weights)).toBeLessThan(checks['onnx/model.onnx']!.bytes * 1.03);
+    const progress = await page.evaluate(() => window.log.progress as { file?: string; download?: { retries: number; lastCut?: string } }[]);
+    const told = progress.filter((p) => p.file === 'onnx/model.onnx' && p.download);
+    expect(Math.max(...told.map((p) => p.download!.retries))).toBe(attempts - 1);
+  });
+});
