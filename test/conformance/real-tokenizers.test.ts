@@ -17,6 +17,9 @@
  *   fail (the reply reads as text, `finish_reason` is `stop`);
  * - decoding with `skip_special_tokens: false` (token-streamer.ts): the reply, stream, stop and
  *   stop-string tests fail, since every free reply opens with a stray special token;
+ * - special tokens not passed to the constraint (grammar-constraint.ts without `specialTokenIds`):
+ *   the schema and tool-call tests fail with `length`, since the stray token, spelt in printable
+ *   bytes that xgrammar reads as text, then fills every JSON string;
  * - the streamer emitting each token's own decode (no incremental detokenisation): the
  *   multi-byte test fails on U+FFFD;
  * - rendering without joining consecutive turns (chat-prompt.ts): the Gemma tool-result test

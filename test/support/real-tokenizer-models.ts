@@ -14,6 +14,11 @@
  *   `REPLY_TEXT` (CJK, an emoji split over several byte tokens, a combining mark with no
  *   precomposed form, so NFC leaves it) in the package's own tokenization; the stray token must
  *   never reach the text (decoded with `skip_special_tokens`);
+ * - the stray token also gets +6·k, steeper than the closing quote's ramp below, so wherever a
+ *   grammar let it through (inside a JSON string, say: `<|object_ref_start|>` spells printable
+ *   bytes, and xgrammar reads it as that text) it would win every step and the string would never
+ *   end: constrained decoding must mask special tokens (the ramp stays under the script's +200 for
+ *   the script's length);
  * - a stop: from k = script length on, one stop token gets +400, namely stop token number
  *   (position of the last turn-start token) mod (stop tokens): a prompt one token longer ends on
  *   the next stop token, so a test can make the model end on each (counting turns would not do:
@@ -82,6 +87,7 @@ const SHAPE = { hiddenSize: 32, heads: 2, headDim: 16, contextWindow: 2048, rmsN
 const SCRIPT_BOOST = 200;
 const STOP_BOOST = 400;
 const TOOL_TAG_BIAS = 10;
+const STRAY_SLOPE = 6;
 
 interface AddedToken { id: number; content: string; special: boolean }
 interface TokenizerFiles {
@@ -183,7 +189,8 @@ export async function buildRealTokenizerModel(model: RealTokenizerModel, seed = 
     return id;
   };
   // Steepest for the quote: inside a string `}` and `]` are text too, and must not win there.
-  const ramp = new Map<number, number>([[idOf('"'), 4], [idOf(']'), 3.5], [idOf('}'), 3], ...facts.stopTokenIds.map((id): [number, number] => [id, 3])]);
+  const ramp = new Map<number, number>([[facts.stray.id, STRAY_SLOPE], [idOf('"'), 4], [idOf(']'), 3.5], [idOf('}'), 3], ...facts.stopTokenIds.map((id): [number, number] => [id, 3])]);
+  if (STRAY_SLOPE * script.length >= SCRIPT_BOOST) throw new Error(`${model.id}: the script is too long for the stray token's ramp`);
   // The call format's tags as the package spells them: Qwen's single added tokens, Llama's pieces
   // (whose `>` must beat the merged `>\n`, which would start a second call).
   const toolTags = ['<tool_call>', '</tool_call>'].flatMap((tag) => encoder.encode(tag, { add_special_tokens: false }));
