@@ -298,9 +298,24 @@ function startsLikeHtml(value: Uint8Array): boolean {
   return value[i] === 0x3c; // '<'
 }
 
+/** Refusals made before a file's body was read (see `refusedBeforeBody`). */
+const beforeBody = new WeakSet<object>();
+
+/**
+ * Whether a failure is a file refused at its first bytes (an HTML page where a model file
+ * belongs). transformers.js takes such a refusal in the app's own folder as "not here" and goes on
+ * to the hub, so a load may hear it and then a failure of the file it really fetched: that later
+ * failure (a cut, a wrong hash) is the one to report.
+ */
+export function refusedBeforeBody(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && beforeBody.has(error);
+}
+
 function notTheFile(url: string, what: string, type: string): GatewayError {
-  return new GatewayError(
+  const error = new GatewayError(
     'model_unavailable',
     `The server answered ${url} with ${what}${type ? ` (${type})` : ''}, not the model file it names. A single-page app's fallback for unknown paths does this: serve the model's files at that URL, or point the engine at a host that has them.`,
   );
+  beforeBody.add(error);
+  return error;
 }

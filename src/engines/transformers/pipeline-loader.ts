@@ -10,6 +10,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { FileChecks } from '../file-integrity.ts';
 import type { FileBytes } from '../file-progress.ts';
 import { bytesOf, groupsForModel, listCachedModels } from '../model-cache.ts';
+import { refusedBeforeBody } from '../model-file-fetch.ts';
 import { checkRoom, insufficientStorage, isQuotaError, quotaExceeded } from '../storage.ts';
 import type { TransformersDevice } from './device.ts';
 import { modelUnavailable } from './engine-errors.ts';
@@ -63,7 +64,13 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>, 
           // A file whose body failed (cut off, not the catalog's file) reaches transformers.js as
           // "Failed to fetch" when it reads the body whole; the error naming the file is kept here.
           let fileFailure: unknown;
-          const stopWatching = progress?.watch(model.source, { onBytes: tell, onFailure: (_file, error) => void (fileFailure ??= error) });
+          // The first failure heard, unless it was a file refused at its first bytes: that only
+          // sends transformers.js on to the next place (the app's folder, then the hub), so a later
+          // failure that names a file (a refusal there too, a cut, a wrong hash) says more.
+          const heard = (error: unknown) => {
+            if (fileFailure === undefined || (refusedBeforeBody(fileFailure) && error instanceof GatewayError)) fileFailure = error;
+          };
+          const stopWatching = progress?.watch(model.source, { onBytes: tell, onFailure: (_file, error) => heard(error) });
           let loaded: PipelineTasks[T];
           try {
             loaded = (await pipeline(task, model.source, {
@@ -75,7 +82,7 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>, 
           } catch (error) {
             // A file still being checked may be why the engine failed (its bytes were wrong): the
             // error naming it is the cause to report.
-            await cache?.settled(model.source).catch((failure: unknown) => void (fileFailure ??= failure));
+            await cache?.settled(model.source).catch(heard);
             throw fileFailure ?? error;
           } finally {
             stopWatching?.();
