@@ -79,14 +79,19 @@ describe('createWebLLMAdapter with the real MLCEngine', () => {
       expect(error.message).toContain(`${origin}/models/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main/`);
     });
 
-    it('then fetches the library from <libBase>/<original file name> and names it when it is missing', { timeout: 10_000 }, async () => {
+    it('then fetches the index, the tokenizer and the library from <libBase>/<original file name>, and names it when it is missing', { timeout: 10_000 }, async () => {
       const config = JSON.stringify({ tokenizer_files: ['tokenizer.json'], context_window_size: 4096, conv_template: {} });
-      const { adapter, origin, requested } = await selfHosted({ '/models/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main/mlc-chat-config.json': config });
+      const base = '/models/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main';
+      const { adapter, origin, requested } = await selfHosted({
+        [`${base}/mlc-chat-config.json`]: config,
+        // No weight shards: the product's download (fetch-files.ts) goes on to the library.
+        [`${base}/tensor-cache.json`]: JSON.stringify({ metadata: {}, records: [] }),
+        [`${base}/tokenizer.json`]: '{}',
+      });
       const error = await loadError(adapter.load('qwen'));
-      expect(requested).toEqual([
-        '/models/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main/mlc-chat-config.json',
-        '/libs/Qwen2-0.5B-Instruct-q4f32_1_cs1k-webgpu.wasm',
-      ]);
+      expect(requested.slice(0, 2)).toEqual([`${base}/mlc-chat-config.json`, `${base}/tensor-cache.json`]);
+      expect(requested).toContain(`${base}/tokenizer.json`);
+      expect(requested.at(-1)).toBe('/libs/Qwen2-0.5B-Instruct-q4f32_1_cs1k-webgpu.wasm');
       expect(error.message).toContain(`${origin}/libs/Qwen2-0.5B-Instruct-q4f32_1_cs1k-webgpu.wasm`);
     });
   });
@@ -106,6 +111,9 @@ function memoryCacheStorage() {
       return {
         async match(request: Request | string) {
           return entries.get(typeof request === 'string' ? request : request.url)?.clone();
+        },
+        async put(request: Request | string, response: Response) {
+          entries.set(typeof request === 'string' ? request : request.url, response);
         },
         async add(request: Request) {
           const response = await fetch(request);
