@@ -1,7 +1,7 @@
 /**
- * Every repository path a decision note, a benchmark doc or a folder's README names exists: a file
- * moved or renamed must take its mentions along. (README.md and docs/guides/ have their own checks
- * in snippets.test.ts: links, and the architecture map.)
+ * Every repository path the README, a guide, a decision note, a benchmark doc or a folder's README
+ * names exists: a file moved or renamed must take its mentions along. (snippets.test.ts checks the
+ * guides' links and the architecture map besides.)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -21,7 +21,7 @@ function markdown(dir: string): string[] {
   });
 }
 
-const DOCS = [...markdown('docs').filter((file) => !file.startsWith(join('docs', 'guides'))), ...markdown('bench'), ...markdown('src'), ...(existsSync(join(ROOT, 'CONTRIBUTING.md')) ? ['CONTRIBUTING.md'] : [])];
+const DOCS = [...markdown('docs'), ...markdown('bench'), ...markdown('src'), 'README.md', ...(existsSync(join(ROOT, 'CONTRIBUTING.md')) ? ['CONTRIBUTING.md'] : [])];
 
 /** The paths a doc names (`src/…`, `bench/…`, …), that are not there: from the root, or from the doc's folder. */
 function missingPaths(file: string, text: string): string[] {
