@@ -145,6 +145,59 @@ test.describe('resumable model-file downloads', () => {
     expect(result.download).toMatchObject({ retries: 1, lastCut: 'the file changed on the server' });
   });
 
+  test('a load whose host goes down mid-file fails with a 503, GET /models shows the model partly downloaded, and the next load resumes', async ({ page }) => {
+    const repo = 'test/down-embed';
+    const files: Record<string, Parameters<typeof serveFiles>[0][string]> = {};
+    const checks: Record<string, { bytes: number; integrity: string }> = {};
+    for (const [path, content] of tinyModelFiles()) {
+      if (!path.startsWith('tiny-embed/')) continue;
+      const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+      const file = path.slice('tiny-embed/'.length);
+      const weights = file.endsWith('.onnx');
+      files[`/${repo}/resolve/main/${file}`] = { size: 0, seed: 0, content: bytes, type: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', ...(weights ? { cutFirst: 1, pauseBeforeCut: 300, downAfterCut: true } : {}) };
+      checks[file] = { bytes: bytes.byteLength, integrity: `sha256-${createHash('sha256').update(bytes).digest('base64')}` };
+    }
+    server = await serveFiles(files);
+    await startRuntime(page, {
+      transformersRemoteHost: server.url,
+      models: [{ engine: 'transformers', id: 'down-embed', kind: 'embedding', source: repo, contextWindow: 128, dimensions: 32, files: checks }],
+    });
+    const embed = () => page.evaluate(async () => {
+      const response = await fetch('/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'down-embed', input: 'hello' }) });
+      return { status: response.status, body: await response.json() };
+    });
+    const local = () => page.evaluate(async () => {
+      const models = (await (await fetch('/v1/models')).json()) as { data: { id: string; local?: { downloaded: boolean; size_bytes: number; partial_bytes?: number } }[] };
+      return models.data.find((m) => m.id === 'down-embed')!.local!;
+    });
+    const weights = `/${repo}/resolve/main/onnx/model.onnx`;
+    const failed = await embed();
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.message).toMatch(/onnx\/model\.onnx/);
+    // Through the service worker, as an app reads it: bytes kept, the model not downloaded.
+    const partly = await local();
+    expect(partly.downloaded).toBe(false);
+    expect(partly.partial_bytes).toBeGreaterThan(0);
+    expect(partly.partial_bytes).toBeLessThan(checks['onnx/model.onnx']!.bytes);
+    expect(partly.size_bytes).toBeGreaterThanOrEqual(partly.partial_bytes!);
+
+    server.up(weights);
+    const resumed = await embed();
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    const bodies = server.log.get(weights)!.filter((r) => r.method === 'GET' && r.status !== 503 && !/^bytes=\d+-\d+$/.test(r.range ?? ''));
+    // The next load asked for the rest only, against the file's validator (the partial figure is
+    // what storage holds: the bytes kept plus their small manifest).
+    const from = Number(/^bytes=(\d+)-$/.exec(bodies.at(-1)!.range ?? '')?.[1]);
+    expect(bodies.at(-1)).toMatchObject({ status: 206 });
+    expect(from).toBeGreaterThan(0);
+    expect(from).toBeLessThanOrEqual(partly.partial_bytes!);
+    expect(partly.partial_bytes! - from).toBeLessThan(1024);
+    expect(bodies.at(-1)!.ifRange).toBeDefined();
+    const whole = await local();
+    expect(whole).toMatchObject({ downloaded: true });
+    expect(whole.partial_bytes).toBeUndefined();
+  });
+
   test('the transformers.js engine loads a model whose every file is cut midway, and its progress tells the retries', async ({ page }) => {
     const repo = 'test/cut-embed';
     const files: Record<string, Parameters<typeof serveFiles>[0][string]> = {};

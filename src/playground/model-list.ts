@@ -11,6 +11,8 @@ export interface ApiLocalState {
   readonly state: 'available' | 'loading' | 'loaded' | 'failed';
   readonly downloaded: boolean;
   readonly sizeBytes: number;
+  /** Bytes of files whose download was cut, kept so that it resumes (part of `sizeBytes`). */
+  readonly partialBytes?: number;
   readonly runnable: boolean;
   readonly requires: readonly string[];
   readonly backend?: string;
@@ -55,6 +57,7 @@ interface WireLocalState {
   state: ApiLocalState['state'];
   downloaded: boolean;
   size_bytes: number;
+  partial_bytes?: number;
   runnable: boolean;
   requires?: string[];
   backend?: string;
@@ -105,6 +108,7 @@ function toLocal(wire: WireLocalState): ApiLocalState {
     state: wire.state,
     downloaded: wire.downloaded,
     sizeBytes: wire.size_bytes,
+    ...(wire.partial_bytes ? { partialBytes: wire.partial_bytes } : {}),
     runnable: wire.runnable,
     requires: wire.requires ?? [],
     backend: wire.backend,

@@ -84,6 +84,9 @@ function describeLoadState(facts: ModelFacts): { state: RowState; parts: HTMLEle
     return { state: 'available', parts: [label(local.downloaded ? 'In this browser' : 'Browser downloads it'), h('small', { 'data-testid': 'builtin-note' }, local.backendReason ?? '')] };
   }
   const stored = local?.downloaded ?? false;
+  if (!stored && local?.partialBytes) {
+    return { state: 'available', parts: [label('Partly downloaded'), h('small', { 'data-testid': 'partial-note' }, `${formatBytes(local.partialBytes)} kept; the download resumes from there`)] };
+  }
   return {
     state: local ? 'available' : 'unknown',
     parts: [label(stored ? 'On disk' : 'Available'), h('small', {}, stored ? 'loads without network' : 'fetched on first load')],
