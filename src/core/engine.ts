@@ -28,6 +28,8 @@ export interface ModelInfo {
   readonly structuredOutput?: boolean;
   /** Chat models that can call tools (`tools`): their calls are constrained by a grammar too. */
   readonly toolCalling?: boolean;
+  /** Chat models whose engine adds `logit_bias` to the logits before choosing each token. */
+  readonly logitBias?: boolean;
   /**
    * A remote model: the gateway forwards its requests to this server instead of the engine
    * (src/remote), translating between the flavours where the server does not speak the caller's.
@@ -94,6 +96,13 @@ export interface ChatRequest {
   readonly seed?: number;
   readonly presencePenalty?: number;
   readonly frequencyPenalty?: number;
+  /**
+   * Added to the logits of these token ids (the model's own ids) before each token is chosen and
+   * before any output constraint masks them, so a grammar still decides what is allowed. Biases run
+   * from -100 (in effect a ban) to 100 (in effect the only choice). Absent when the request gave
+   * none (an empty map is never sent); only models with `logitBias` take it.
+   */
+  readonly logitBias?: ReadonlyMap<number, number>;
   /**
    * Stop strings. The gateway cuts output at them; engines may also use them to stop early. Not
    * applied when `output` is constrained: the grammar decides where the output ends, so a stop

@@ -125,6 +125,64 @@ describe('parseChatCompletion: accepted requests', () => {
   });
 });
 
+describe('parseChatCompletion: logit_bias', () => {
+  const BIASED: ModelInfo = { ...MODEL, logitBias: true };
+  const bias = (logit_bias: unknown) => parseChatCompletion({ model: 'chat-m', messages: USER, logit_bias }, BIASED).chat.logitBias;
+  const refusal = (logit_bias: unknown, model = BIASED) => {
+    const error = (() => {
+      try {
+        parseChatCompletion({ model: 'chat-m', messages: USER, logit_bias }, model);
+      } catch (e) {
+        return e;
+      }
+      throw new Error(`expected logit_bias ${JSON.stringify(logit_bias)} to be rejected`);
+    })();
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ code: 'invalid_request', status: 400, param: 'logit_bias' });
+    return (error as GatewayError).message;
+  };
+
+  it('maps token ids to biases, the ends of the range and fractions included', () => {
+    expect(bias({ '50256': -100, '15': 100, '7': 0.5, '0': -2.25 })).toEqual(new Map([[50256, -100], [15, 100], [7, 0.5], [0, -2.25]]));
+  });
+
+  it('treats an empty object and null as absent', () => {
+    expect(bias({})).toBeUndefined();
+    expect(bias(null)).toBeUndefined();
+    expect('logitBias' in parse({ logit_bias: {} }).chat).toBe(false);
+  });
+
+  it.each([
+    ['a word', { hello: 1 }],
+    ['a negative id', { '-1': 1 }],
+    ['a fractional id', { '1.5': 1 }],
+    ['an exponent', { '1e3': 1 }],
+    ['an empty key', { '': 1 }],
+    ['a padded key', { ' 5': 1 }],
+  ])('refuses a key that is not a token id: %s', (_, value) => {
+    expect(refusal(value)).toMatch(/^Invalid key in 'logit_bias'/);
+  });
+
+  it.each([
+    ['above 100', { '5': 100.5 }],
+    ['below -100', { '5': -101 }],
+    ['a string', { '5': '10' }],
+    ['null', { '5': null }],
+    ['a boolean', { '5': true }],
+  ])('refuses a bias %s', (_, value) => {
+    expect(refusal(value)).toMatch(/'logit_bias' token 5/);
+  });
+
+  it.each([['a string', 'x'], ['an array', [[5, 1]]], ['a number', 5], ['a boolean', true]])('refuses a logit_bias that is %s', (_, value) => {
+    expect(refusal(value)).toMatch(/^Invalid type for 'logit_bias': expected an object/);
+  });
+
+  it('refuses a non-empty logit_bias on a model whose engine cannot apply it, and takes an empty one', () => {
+    expect(refusal({ '5': 1 }, MODEL)).toBe("logit_bias is not supported by model 'chat-m': its engine cannot bias token choice.");
+    expect(parse({ logit_bias: {} }).chat.logitBias).toBeUndefined();
+  });
+});
+
 describe('parseChatCompletion: each bad field is a 400 naming it', () => {
   it.each([
     ['messages missing', { messages: undefined }, 'messages'],

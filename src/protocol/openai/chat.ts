@@ -40,6 +40,7 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
     throw invalid('messages', `A trailing assistant message (a prefill) cannot be combined with ${output ? 'a JSON response_format: the output must be the JSON value alone' : 'tools: a tool call must start the reply'}.`);
   }
   if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported by model '${model.id}'.`);
+  const logitBias = parseLogitBias(body.logit_bias, model);
 
   return {
     chat: {
@@ -52,6 +53,7 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
       presencePenalty: optionalNumber(body, 'presence_penalty', { min: -2, max: 2 }),
       frequencyPenalty: optionalNumber(body, 'frequency_penalty', { min: -2, max: 2 }),
       stop: parseStop(body.stop),
+      ...(logitBias ? { logitBias } : {}),
       ...(output ? { output } : {}),
       ...tools,
     },
@@ -124,6 +126,28 @@ function parseMaxTokens(body: Readonly<Record<string, unknown>>, model: ModelInf
     throw invalid(key, `${key} is too large: ${value}. This model supports at most ${limit} completion tokens, whereas you provided ${value}.`);
   }
   return value;
+}
+
+/**
+ * `logit_bias`: token ids (decimal strings, as JSON object keys must be) to biases from -100 to
+ * 100. An empty object is the same as none. Whether each id is in the model's vocabulary only the
+ * engine knows: it checks that.
+ */
+function parseLogitBias(value: unknown, model: ModelInfo): ReadonlyMap<number, number> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) throw invalid('logit_bias', `Invalid type for 'logit_bias': expected an object, but got ${describe(value)}.`);
+  const bias = new Map<number, number>();
+  for (const [key, entry] of Object.entries(value)) {
+    if (!/^\d+$/.test(key)) throw invalid('logit_bias', `Invalid key in 'logit_bias': ${describe(key)}. Keys must be token ids: non-negative integers.`);
+    if (typeof entry !== 'number' || !Number.isFinite(entry)) {
+      throw invalid('logit_bias', `Invalid type for 'logit_bias' token ${key}: expected a number, but got ${describe(entry)}.`);
+    }
+    if (entry < -100 || entry > 100) throw invalid('logit_bias', `Invalid value for 'logit_bias' token ${key}: expected a bias from -100 to 100, but got ${entry}.`);
+    bias.set(Number(key), entry);
+  }
+  if (bias.size === 0) return undefined;
+  if (!model.logitBias) throw invalid('logit_bias', `logit_bias is not supported by model '${model.id}': its engine cannot bias token choice.`);
+  return bias;
 }
 
 function parseStop(value: unknown): string[] {
