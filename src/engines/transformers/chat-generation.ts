@@ -13,6 +13,7 @@ import { AbortCriteria } from './abort-criteria.ts';
 import { constraintCompilerFor, GrammarMask, GrammarProgress } from './grammar-constraint.ts';
 import { renderChatPrompt } from './chat-prompt.ts';
 import { createEventChannel } from './event-channel.ts';
+import { checkLogitBias, LogitBias } from './logit-bias.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
 import { TokenStreamer } from './token-streamer.ts';
 
@@ -43,6 +44,7 @@ export async function* generateChat(
     );
   }
   const maxNewTokens = Math.min(request.maxTokens, info.contextWindow - promptTokens);
+  if (request.logitBias) checkLogitBias(request.logitBias, logitsSizeOf(pipe));
   const spec = grammarSpecOf(request);
   const constraint = spec ? await startConstraint(pipe, spec, loadGrammar) : undefined;
   try {
@@ -76,7 +78,9 @@ async function* decode(
   const channel = createEventChannel<string>();
   const streamer = new TokenStreamer({ tokenizer, endTokenIds: endTokenIds(model), onToken: (text) => channel.push(text) });
   const processors = new LogitsProcessorList();
-  // The grammar's mask first: the sampler then only ever chooses among allowed tokens.
+  // The bias before the grammar's mask (a masked token stays masked, whatever its bias), and the
+  // mask before the sampler, which then only ever chooses among allowed tokens.
+  if (request.logitBias) processors.push(new LogitBias(request.logitBias));
   if (constraint) processors.push(new GrammarMask(constraint));
   if (needsSampler(request)) processors.push(new TokenSampler(request, promptTokens));
   const generation = model
@@ -113,8 +117,8 @@ async function startConstraint(pipe: TextGenerationPipeline, spec: GrammarSpec, 
     const param = spec.kind === 'tools' ? 'tools' : 'response_format';
     throw new GatewayError('invalid_request', `This engine cannot constrain output: ${param} is not supported here.`, { param });
   }
-  const size = (pipe.model.config as unknown as { vocab_size?: number }).vocab_size;
-  const compiler = await constraintCompilerFor(await loadGrammar(), pipe.tokenizer, Number.isInteger(size) ? size! : undefined, endTokenIds(pipe.model));
+  const size = configuredVocabSize(pipe.model);
+  const compiler = await constraintCompilerFor(await loadGrammar(), pipe.tokenizer, size, endTokenIds(pipe.model));
   const constraint = await compiler.start(spec);
   try {
     await constraint.ready();
@@ -123,6 +127,22 @@ async function startConstraint(pipe: TextGenerationPipeline, spec: GrammarSpec, 
     throw error;
   }
   return constraint;
+}
+
+/** The number of logits the model yields per step, as its config.json declares it. */
+function configuredVocabSize(model: TextGenerationPipeline['model']): number | undefined {
+  const size = (model.config as unknown as { vocab_size?: number }).vocab_size;
+  return Number.isInteger(size) ? size : undefined;
+}
+
+/** The number of logits per step: the config's, else one past the tokenizer's largest id. */
+function logitsSizeOf({ model, tokenizer }: TextGenerationPipeline): number {
+  const configured = configuredVocabSize(model);
+  if (configured !== undefined) return configured;
+  const vocab = (tokenizer as unknown as { get_vocab(): Map<string, number> | Record<string, number> }).get_vocab();
+  let largest = -1;
+  for (const id of vocab instanceof Map ? vocab.values() : Object.values(vocab)) largest = Math.max(largest, id);
+  return largest + 1;
 }
 
 /** The ids `generate` stops at: from generation_config.json, else config.json. */

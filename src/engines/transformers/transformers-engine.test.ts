@@ -1,5 +1,5 @@
 // Real onnxruntime-node inference on the generated tiny models (scripts/tiny-models).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AutoTokenizer, pipeline } from '@huggingface/transformers';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTinyModels } from '../../tiny-models/generate.ts';
 import { TINY_CHAT } from '../../tiny-models/tiny-chat.ts';
 import { TINY_EMBED } from '../../tiny-models/tiny-embed.ts';
+import { STORY_WORDS } from '../../tiny-models/words.ts';
 import type { ChatEvent, ChatMessage, ChatRequest, Engine } from '../../core/engine.ts';
 import { startGeneration, type GenerationEvent } from '../../core/generation.ts';
 import type { EngineAdapter } from '../adapter.ts';
@@ -143,6 +144,38 @@ describe('transformers engine: chat', () => {
     expect(a).toEqual(b);
     expect(c).not.toEqual(a);
     expect(a.join('')).toMatch(/^( [a-z]+)+$/);
+  });
+
+  it('applies logit_bias: -100 bans the greedy choice, +100 makes greedy choose the biased token', async () => {
+    const tokenizer = await AutoTokenizer.from_pretrained('tiny-chat');
+    const idOf = (text: string) => {
+      const ids = tokenizer.encode(text, { add_special_tokens: false });
+      expect(ids, `'${text}' is one token`).toHaveLength(1);
+      return ids[0]!;
+    };
+    const greedy = tokens(await collect(engine.chat(chatRequest({ maxTokens: 8 }), { signal })));
+    const first = idOf(greedy[0]!);
+    const banned = tokens(await collect(engine.chat(chatRequest({ maxTokens: 8, logitBias: new Map([[first, -100]]) }), { signal })));
+    expect(banned).toHaveLength(8);
+    expect(banned).not.toContain(greedy[0]);
+    // A bias of 0 changes nothing.
+    expect(tokens(await collect(engine.chat(chatRequest({ maxTokens: 8, logitBias: new Map([[first, 0]]) }), { signal })))).toEqual(greedy);
+
+    const word = ` ${STORY_WORDS.find((w) => !greedy.includes(` ${w}`))!}`;
+    const forced = tokens(await collect(engine.chat(chatRequest({ maxTokens: 8, logitBias: new Map([[idOf(word), 100]]) }), { signal })));
+    expect(forced).toEqual(Array(8).fill(word));
+    // With sampling too: the bias comes before the sampler.
+    const sampled = tokens(await collect(engine.chat(chatRequest({ maxTokens: 8, temperature: 1, seed: 3, logitBias: new Map([[idOf(word), 100]]) }), { signal })));
+    expect(sampled).toEqual(Array(8).fill(word));
+  });
+
+  it('refuses a logit_bias token id outside the vocabulary, naming logit_bias', async () => {
+    const size = (JSON.parse(await readFile(join(dir, 'tiny-chat', 'config.json'), 'utf8')) as { vocab_size: number }).vocab_size;
+    const last = await collect(engine.chat(chatRequest({ maxTokens: 2, logitBias: new Map([[size - 1, -100]]) }), { signal }));
+    expect(tokens(last)).toHaveLength(2);
+    const error = await rejection(collect(engine.chat(chatRequest({ logitBias: new Map([[5, 1], [size, -100]]) }), { signal })));
+    expect(error).toMatchObject({ code: 'invalid_request', status: 400, param: 'logit_bias' });
+    expect(error.message).toContain(`token id ${size} is not in this model's vocabulary`);
   });
 
   it('stops at the end of the context window, and refuses a prompt that fills it', async () => {

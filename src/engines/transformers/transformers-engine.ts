@@ -59,7 +59,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
   const request = ({ info, source, dtype, bundled, files }: TransformersModelSpec) => ({ id: info.id, source, dtype, localOnly: bundled, files });
 
   return {
-    models: options.models.map((spec) => (spec.info.kind === 'chat' && options.grammar ? { ...spec.info, structuredOutput: true, toolCalling: true } : spec.info)),
+    models: options.models.map((spec) => (spec.info.kind !== 'chat' ? spec.info : { ...spec.info, logitBias: true, ...(options.grammar ? { structuredOutput: true, toolCalling: true } : {}) })),
     // Padded positions get exactly zero attention weight, so a batch changes speed, not vectors
     // (checked by the batching tests on the real engine).
     exactEmbeddingBatches: true,
