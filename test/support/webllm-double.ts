@@ -45,9 +45,11 @@ export interface WebLLMDoubleConfig {
   readonly grammar?: XGrammar;
 }
 
-/** The internal pipeline object web-llm keeps per loaded model; only its prefill count is played. */
+/** The internal pipeline object web-llm keeps per loaded model; only its prefill count and vocabulary size are played. */
 class PipelineDouble {
   curRoundPrefillTotalTokens = 0;
+  /** Logits per step (Qwen2.5's), read by vocab-size.ts. */
+  readonly fullVocabSize = 151_936;
 
   getCurRoundPrefillTotalTokens(): number {
     return this.curRoundPrefillTotalTokens;

@@ -13,7 +13,8 @@ import { AbortCriteria } from './abort-criteria.ts';
 import { constraintCompilerFor, GrammarMask, GrammarProgress } from './grammar-constraint.ts';
 import { renderChatPrompt } from './chat-prompt.ts';
 import { createEventChannel } from './event-channel.ts';
-import { checkLogitBias, LogitBias } from './logit-bias.ts';
+import { checkLogitBias } from '../logit-bias.ts';
+import { LogitBias } from './logit-bias.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
 import { TokenStreamer } from './token-streamer.ts';
 

@@ -1,24 +1,12 @@
 /**
  * `logit_bias` as a logits processor: each biased token's logit gets its bias added before the
  * grammar mask and the sampler run, so a masked token stays masked (a grammar still wins) and the
- * sampler sees the biased scores. The model's logits are roughly unit-scaled, so -100 is in effect
- * a ban and 100 in effect the only choice, as OpenAI describes them.
+ * sampler sees the biased scores. A model's logits span some tens at most, so -100 is in effect a
+ * ban and 100 in effect the only choice (among what the grammar allows), as OpenAI describes them.
  * @module
  */
 
 import { LogitsProcessor, type Tensor } from '@huggingface/transformers';
-import { GatewayError } from '../../core/errors.ts';
-
-/** Refuses a token id the model has no logit for (a 400 naming `logit_bias`). */
-export function checkLogitBias(bias: ReadonlyMap<number, number>, logitsSize: number): void {
-  for (const id of bias.keys()) {
-    if (id >= logitsSize) {
-      throw new GatewayError('invalid_request', `Invalid 'logit_bias': token id ${id} is not in this model's vocabulary, whose ids run from 0 to ${logitsSize - 1}.`, {
-        param: 'logit_bias',
-      });
-    }
-  }
-}
 
 export class LogitBias extends LogitsProcessor {
   private readonly entries: readonly (readonly [number, number])[];

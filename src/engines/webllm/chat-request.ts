@@ -36,6 +36,8 @@ export function toWebLLMRequest(request: ChatRequest, grammar?: string): WebLLMC
     seed: request.seed !== undefined && Number.isInteger(request.seed) ? request.seed : undefined,
     presence_penalty: request.presencePenalty,
     frequency_penalty: request.frequencyPenalty,
+    // web-llm adds it after the grammar's mask, whose -Infinity no bias undoes: a grammar still wins.
+    ...(request.logitBias ? { logit_bias: Object.fromEntries([...request.logitBias].map(([id, bias]) => [String(id), bias])) } : {}),
     ...(grammar === undefined ? {} : { response_format: { type: 'grammar', grammar } }),
   };
 }

@@ -11,6 +11,8 @@ import { abortedError, GatewayError, isGatewayError } from '../../core/errors.ts
 import { toWebLLMRequest } from './chat-request.ts';
 import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
 import { prefillTokens } from './prefill-tokens.ts';
+import { vocabSize } from './vocab-size.ts';
+import { checkLogitBias } from '../logit-bias.ts';
 import type { PromptTokenCounter } from './prompt-tokens.ts';
 
 /**
@@ -20,6 +22,10 @@ import type { PromptTokenCounter } from './prompt-tokens.ts';
 export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal, grammar?: string): AsyncGenerator<ChatEvent> {
   const body = toWebLLMRequest(request, grammar);
   if (signal.aborted) throw abortedError();
+  if (request.logitBias) {
+    const size = vocabSize(engine, variant);
+    if (size !== undefined) checkLogitBias(request.logitBias, size);
+  }
   const cached = counter.cachedTokens(body.messages);
   counter.forget();
   // web-llm counts only the round it prefills (its KV cache holds the rest); an estimate when it does not tell.

@@ -24,6 +24,8 @@ export interface WebLLMChatRequest {
   readonly stop?: string[];
   readonly presence_penalty?: number;
   readonly frequency_penalty?: number;
+  /** Token id (a decimal string) to a bias from -100 to 100, added to that token's logit. */
+  readonly logit_bias?: Readonly<Record<string, number>>;
   /** Output constrained by an xgrammar EBNF grammar whose root rule is `root`. */
   readonly response_format?: { readonly type: 'grammar'; readonly grammar: string };
 }

@@ -241,6 +241,30 @@ describe('chat', () => {
     ]);
   });
 
+  it('passes logit_bias on as web-llm takes it (string token ids), on every chat model', async () => {
+    expect(createWebLLMAdapter({ models: [QWEN, ARCTIC] }).models.map((m) => [m.id, m.logitBias])).toEqual([
+      ['qwen', true],
+      ['arctic', undefined],
+    ]);
+    const { adapter, engine } = await loadedQwen({ steps: ['Hi', ''], finish: 'stop', promptTokens: 9 });
+    await collect(adapter.chat(request({ logitBias: new Map([[9707, -100], [0, 2.5]]) }), { signal: signal() }));
+    expect(engine.requests[0]!.logit_bias).toEqual({ '9707': -100, '0': 2.5 });
+    await collect(adapter.chat(request(), { signal: signal() }));
+    expect('logit_bias' in engine.requests[1]!).toBe(false);
+  });
+
+  it("refuses a logit_bias token id past the loaded model's vocabulary before web-llm sees it", async () => {
+    const { adapter, engine } = await loadedQwen();
+    const error = await rejection(collect(adapter.chat(request({ logitBias: new Map([[151_935, 1], [151_936, 1]]) }), { signal: signal() })));
+    expect(error).toMatchObject({ code: 'invalid_request', param: 'logit_bias' });
+    expect(error.message).toContain('token id 151936 is not in');
+    expect(engine.requests).toHaveLength(0);
+    // Without web-llm's internal size (a future web-llm), the ids go on unchecked.
+    const blind = await loadedQwen(undefined, { prefillStats: false });
+    await collect(blind.adapter.chat(request({ logitBias: new Map([[151_936, 1]]) }), { signal: signal() }));
+    expect(blind.engine.requests[0]!.logit_bias).toEqual({ '151936': 1 });
+  });
+
   it('maps top_p 0 (which web-llm rejects) to greedy decoding and drops a non-integer seed', async () => {
     const { adapter, engine } = await loadedQwen({ steps: [''], finish: 'stop', promptTokens: 9 });
     await collect(adapter.chat(request({ topP: 0, temperature: 1, seed: 1.5 }), { signal: signal() }));

@@ -153,7 +153,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     // Given the grammar engine, the same grammar as on transformers.js models, which web-llm
     // enforces as a `grammar` response format (grammar.ts); never web-llm's own JSON mode, which
     // compiles schemas without the fixes that make output valid by construction.
-    models: options.models.map((spec) => (spec.info.kind === 'chat' && options.grammar ? { ...spec.info, structuredOutput: true, toolCalling: true } : spec.info)),
+    models: options.models.map((spec) => (spec.info.kind !== 'chat' ? spec.info : { ...spec.info, logitBias: true, ...(options.grammar ? { structuredOutput: true, toolCalling: true } : {}) })),
     async load(model, { onProgress } = {}) {
       await load(model, onProgress);
     },
