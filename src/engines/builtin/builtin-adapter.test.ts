@@ -219,6 +219,18 @@ describe('the built-in model (Prompt API, against a test double)', () => {
     expect(refused.double.sessions.at(-1)!.options).not.toHaveProperty('temperature');
   });
 
+  it('refuses a non-empty logit_bias with a 400 naming it, in the gateway and in the adapter, and takes an empty one', async () => {
+    const { harness, double } = setup();
+    const error = await harness.openai().chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], logit_bias: { '5': 10 } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, param: 'logit_bias', type: 'invalid_request_error' });
+    expect(double.sessions).toHaveLength(0);
+    await harness.openai().chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], logit_bias: {} });
+    // The check comes before the backend is asked anything.
+    const adapter = createBuiltinAdapter({ models: builtinModels, backend: {} as never });
+    const events = adapter.chat({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], maxTokens: 4, stop: [], logitBias: new Map([[5, 10]]) }, { signal: new AbortController().signal });
+    await expect(events[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'invalid_request', param: 'logit_bias' });
+  });
+
   it('estimates the prompt where the browser cannot measure it', async () => {
     const { harness } = setup({ measures: false });
     const completion = await harness.openai().chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'abcdefgh' }] });

@@ -74,6 +74,8 @@ const BACKEND_REASON = {
  * each event waits for the next piece, so that what is owed at the end joins the last one.
  */
 async function* chat(backend: BuiltinModelBackend, request: ChatRequest, { signal }: CallOptions): AsyncGenerator<ChatEvent> {
+  // Its models do not declare `logitBias`, so the gateway refuses it first; this is for other callers.
+  if (request.logitBias?.size) throw new GatewayError('invalid_request', "logit_bias is not supported by the browser's built-in model: the Prompt API has no token ids.", { param: 'logit_bias' });
   const tools = usesTools(request) ? new ToolAnswerStream() : undefined;
   let held: string | undefined;
   for await (const event of backend.prompt(toBuiltinPrompt(request), signal)) {
