@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { AutoTokenizer } from '@huggingface/transformers';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedUpstream, type ScriptedUpstream, type UpstreamReply } from '../../test/support/scripted-upstream.ts';
@@ -129,6 +130,23 @@ describe('remote models: answers through the front equal the upstream’s own', 
     expect(final.choices[0]!.message.content).toBe(direct.choices[0]!.message.content);
     expect(final.choices[0]!.finish_reason).toBe(direct.choices[0]!.finish_reason);
     expect(pick(final.usage!, 'prompt_tokens', 'completion_tokens', 'total_tokens')).toEqual(pick(direct.usage!, 'prompt_tokens', 'completion_tokens', 'total_tokens'));
+  });
+
+  it('logit_bias: passed on as it came to an OpenAI upstream, which applies it; a 400 naming it for an Anthropic one', async () => {
+    const [cat] = (await AutoTokenizer.from_pretrained('tiny-chat')).encode(' cat', { add_special_tokens: false });
+    const ask = { max_tokens: 6, temperature: 0, messages: user('Tell me about the hills.'), logit_bias: { [String(cat)]: 100 } };
+    const direct = await openai(upstream).chat.completions.create({ ...ask, model: 'tiny-chat' });
+    expect(direct.choices[0]!.message.content).toBe(' cat'.repeat(6));
+    const viaFront = await openai(front).chat.completions.create({ ...ask, model: 'up-openai' });
+    expect(viaFront.choices[0]!.message.content).toBe(direct.choices[0]!.message.content);
+
+    scripted.reply = () => ({});
+    await openai(front).chat.completions.create({ model: 'scripted', messages: user('Go.'), logit_bias: { '50256': -100, '7': 2.5 } });
+    expect(scripted.posts().at(-1)!.body).toMatchObject({ model: 'scripted-model', logit_bias: { '50256': -100, '7': 2.5 } });
+
+    const refused = await openai(front).chat.completions.create({ ...ask, model: 'up-anthropic' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused).toMatchObject({ status: 400, param: 'logit_bias', type: 'invalid_request_error' });
   });
 
   it('tools both ways: the same call as asked directly, and the result answered in a second turn', async () => {

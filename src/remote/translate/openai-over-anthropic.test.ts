@@ -51,6 +51,7 @@ describe('toAnthropicMessagesRequest', () => {
       frequency_penalty: 0.5,
       response_format: { type: 'text' },
       n: 1,
+      logit_bias: {},
     });
     expect(request).toEqual({
       model: 'claude-up',
@@ -190,6 +191,8 @@ describe('toAnthropicMessagesRequest', () => {
     ['json_schema without a schema', { messages: [user('Hi')], response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, 'response_format.json_schema.schema'],
     ['n > 1', { messages: [user('Hi')], n: 2 }, 'n'],
     ['logprobs', { messages: [user('Hi')], logprobs: true }, 'logprobs'],
+    ['a non-empty logit_bias', { messages: [user('Hi')], logit_bias: { '50256': -100 } }, 'logit_bias'],
+    ['a logit_bias that is not an object', { messages: [user('Hi')], logit_bias: 'x' }, 'logit_bias'],
     ['a custom tool', { messages: [user('Hi')], tools: [{ type: 'custom', custom: { name: 'c' } }] }, 'tools[0].type'],
     ['tool_choice without tools', { messages: [user('Hi')], tool_choice: 'required' }, 'tool_choice'],
     ['an unknown tool_choice', { messages: [user('Hi')], tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: 'any' }, 'tool_choice'],

@@ -28,6 +28,10 @@ export function toAnthropicMessagesRequest(body: Record<string, unknown>, upstre
   const outputConfig = toOutputConfig(body.response_format, why);
   if (typeof body.n === 'number' && body.n > 1) throw invalid('n', `'n' > 1 is not supported for this model (${why}): ask for one choice per request.`);
   if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported for this model: ${why}, which has no token probabilities.`);
+  // An empty map biases nothing, and null is none; anything else would be dropped unapplied.
+  if (body.logit_bias !== undefined && body.logit_bias !== null && !(isRecord(body.logit_bias) && Object.keys(body.logit_bias).length === 0)) {
+    throw invalid('logit_bias', `logit_bias is not supported for this model: ${why}, which has no token ids to bias.`);
+  }
 
   const { system, turns } = translateMessages(body.messages);
   const request: Record<string, unknown> = { model: upstreamModel, max_tokens: maxTokens(body, defaultMaxTokens), messages: turns };
