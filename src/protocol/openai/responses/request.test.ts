@@ -137,6 +137,7 @@ describe('parseResponsesRequest: each 400 names its parameter', () => {
   it.each([
     ['an unknown top-level parameter', { messages: [] }, 'messages', "Unknown parameter: 'messages'."],
     ['chat’s name for the token cap', { max_tokens: 20 }, 'max_tokens', "Unknown parameter: 'max_tokens'."],
+    ['chat’s logit_bias, which the Responses API does not have', { logit_bias: { '5': 1 } }, 'logit_bias', "Unknown parameter: 'logit_bias'."],
     ['a background run', { background: true }, 'background', /Background responses are not supported/],
     ['a conversation', { conversation: 'conv_1' }, 'conversation', /previous_response_id/],
     ['a stored prompt', { prompt: { id: 'pmpt_1' } }, 'prompt', /Stored prompt templates/],
