@@ -3,6 +3,7 @@
  * msw/node, for every engine fixture. Checks follow PROTOCOL.md §12 (chat, streaming, embeddings,
  * models, errors, retries).
  */
+import { AutoTokenizer } from '@huggingface/transformers';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAULTS, type ChatCallRecord } from '../support/fault-engine.ts';
@@ -11,7 +12,13 @@ import { BASE, createHarness, readSSE, TRANSPORTS, type Harness } from '../suppo
 
 const user = (content: string) => [{ role: 'user' as const, content }];
 
+/** Each fixture's chat model as its engine lists it: what it can do decides which cases run. */
+const INFO = new Map(
+  await Promise.all(ENGINE_FIXTURES.map(async (f) => [f.name, (await (await f.create()).engine.listModels()).find((m) => m.id === f.chatModel)!] as const)),
+);
+
 describe.each(ENGINE_FIXTURES)('openai SDK on $name', (fixture) => {
+  const info = INFO.get(fixture.name)!;
   describe.each(TRANSPORTS)('via %s', (transport) => {
     let h: Harness;
     let oa: OpenAI;
@@ -96,6 +103,30 @@ describe.each(ENGINE_FIXTURES)('openai SDK on $name', (fixture) => {
         });
         expect(res.choices[0]!.message.content!.length).toBeGreaterThan(0);
       });
+
+      if (info.logitBias) {
+        it('applies logit_bias: +100 makes greedy choose that token, -100 bans it, and an output grammar still wins', async () => {
+          // The engines that apply it run the tiny models, whose tokenizer gives the ids.
+          const tokenizer = await AutoTokenizer.from_pretrained(chat);
+          const [cat] = tokenizer.encode(' cat', { add_special_tokens: false });
+          const ask = { model: chat, messages: user('Tell me about the hills.'), max_tokens: 6, temperature: 0 };
+          const forced = await oa.chat.completions.create({ ...ask, logit_bias: { [String(cat)]: 100 } });
+          expect(forced.choices[0]!.message.content).toBe(' cat'.repeat(6));
+          const banned = await oa.chat.completions.create({ ...ask, max_tokens: 40, logit_bias: { [String(cat)]: -100 } });
+          expect(banned.choices[0]!.message.content!.split(' ')).not.toContain('cat');
+          if (!info.structuredOutput) return;
+          const schema = { type: 'object', properties: { city: { type: 'string', enum: ['Paris', 'London'] } }, required: ['city'], additionalProperties: false };
+          const shaped = await oa.chat.completions.create({ ...ask, max_tokens: 40, logit_bias: { [String(cat)]: 100 }, response_format: { type: 'json_schema', json_schema: { name: 'c', schema, strict: true } } });
+          expect(JSON.parse(shaped.choices[0]!.message.content!)).toEqual({ city: expect.stringMatching(/^(Paris|London)$/) });
+        });
+      } else {
+        it('refuses a non-empty logit_bias with a 400 naming it, since this engine cannot apply it, and takes an empty one', async () => {
+          const error = await oa.chat.completions.create({ model: chat, messages: user('x'), logit_bias: { '5': 10 } }).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+          expect(error).toMatchObject({ status: 400, param: 'logit_bias', type: 'invalid_request_error' });
+          expect((await oa.chat.completions.create({ model: chat, messages: user('x'), max_tokens: 2, logit_bias: {} })).choices).toHaveLength(1);
+        });
+      }
 
       it('exposes the request id and a JSON content type', async () => {
         const { data, response, request_id } = await oa.chat.completions.create({ model: chat, messages: user('Hi'), max_tokens: 2 }).withResponse();
@@ -325,6 +356,8 @@ describe.each(ENGINE_FIXTURES)('openai SDK on $name', (fixture) => {
         ['more than one choice', { n: 2 }, 'n'],
         ['an image content part', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } }] }] }, 'messages[0].content[0].type'],
         ['stop as a number', { stop: 5 }, 'stop'],
+        ['a logit_bias above 100', { logit_bias: { '5': 101 } }, 'logit_bias'],
+        ['a logit_bias key that is not a token id', { logit_bias: { hello: 1 } }, 'logit_bias'],
       ])('400 for %s', async (_, patch, param) => {
         const body = { model: chat, messages: user('x'), ...(patch as object) };
         const e = await expectError(oa.chat.completions.create(body as never), OpenAI.BadRequestError, 400);
