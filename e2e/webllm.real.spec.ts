@@ -37,6 +37,8 @@ test.describe('web-llm on a real local model', () => {
   test.setTimeout(30 * 60_000);
   let server: Server;
   let origin: string;
+  /** GET requests per file path, so a test can tell who downloaded what. */
+  const requested = new Map<string, number>();
 
   test.beforeAll(async () => {
     // Serves <dir> with CORS; `<model_id>/resolve/main/<file>` maps to `<dir>/<model_id>/<file>`.
@@ -44,6 +46,7 @@ test.describe('web-llm on a real local model', () => {
       const path = normalize(decodeURIComponent(new URL(req.url!, 'http://x').pathname).replace('/resolve/main/', '/'));
       const file = join(dir!, path);
       res.setHeader('access-control-allow-origin', '*');
+      if (req.method === 'GET') requested.set(path, (requested.get(path) ?? 0) + 1);
       if (!file.startsWith(normalize(dir!)) || !existsSync(file) || !statSync(file).isFile()) {
         res.writeHead(404).end();
         return;
@@ -57,19 +60,34 @@ test.describe('web-llm on a real local model', () => {
   test.afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   test('loads the model and streams a real completion', async ({ page }) => {
+    requested.clear();
     await page.goto(SDK_PAGE);
     const result = await page.evaluate(
       async ({ origin, model }) => {
         const progress: string[] = [];
-        const engine = window.harness.createWorkerEngine({ webllmSelfHost: { modelBase: origin, libBase: `${origin}/libs` } }, (p) => progress.push(p.status));
+        /** Files whose bytes the product's own download told, with the most bytes told. */
+        const files: Record<string, number> = {};
+        const engine = window.harness.createWorkerEngine({ webllmSelfHost: { modelBase: origin, libBase: `${origin}/libs` } }, (p) => {
+          progress.push(p.status);
+          if (p.status === 'progress' && !p.cached) files[p.file] = Math.max(files[p.file] ?? 0, p.loaded);
+        });
         const events = [];
         for await (const e of engine.chat({ model, messages: [{ role: 'user', content: 'Say hello.' }], maxTokens: 3, temperature: 0, stop: [] }, { signal: new AbortController().signal })) events.push(e);
         engine.terminate();
-        return { events, progress };
+        return { events, progress, files };
       },
       { origin, model },
     );
     expect(result.progress).toContain('ready');
+    // The product's resumable, checked download fetched every file once into the caches web-llm
+    // reads, and web-llm's own reload() found them there: nothing was fetched twice.
+    const shards = (JSON.parse(readFileSync(join(folder!, 'tensor-cache.json'), 'utf8')) as { records: { dataPath: string }[] }).records.map((r) => r.dataPath);
+    for (const shard of shards) expect(requested.get(normalize(`/${basename(folder!)}/${shard}`)), shard).toBe(1);
+    expect([...requested.values()].every((count) => count === 1), JSON.stringify([...requested])).toBe(true);
+    expect([...requested.keys()].some((path) => path.startsWith('/libs/'))).toBe(true);
+    // ...and it was the product's download, not web-llm's Cache.add: its byte progress names every
+    // shard, whole (web-llm's own would be a stage's text, with no file).
+    for (const shard of shards) expect(result.files[shard], shard).toBe(statSync(join(folder!, shard)).size);
     // Taken (after the load), then `start` once web-llm has prefilled and counted the prompt.
     expect(result.events[0]).toEqual({ type: 'accepted' });
     expect(result.events[1]).toMatchObject({ type: 'start' });
