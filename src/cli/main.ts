@@ -129,9 +129,9 @@ async function serve(args: string[]): Promise<number> {
   const allowedHosts = values['allowed-host'];
   const config = values.config === undefined ? {} : await readConfig(values.config);
 
-  // Loaded here, not at the top: `init` must run where onnxruntime-node's native part was never
-  // installed (a browser app may skip its install script).
-  const { createNodeEngine, serveGateway, writeTinyModels } = await import('../node/index.ts');
+  // Loaded here, not at the top: `init` must run where transformers.js is not installed (an
+  // optional peer a browser app does not need); `serve` without it says what to install.
+  const { createNodeEngine, serveGateway, writeTinyModels } = await import('../node/entry.ts');
   const tinyDir = values.tiny ? await mkdtemp(join(tmpdir(), 'inpage-llm-tiny-')) : undefined;
   const removeTiny = () => (tinyDir === undefined ? Promise.resolve() : rm(tinyDir, { recursive: true, force: true }));
   try {
