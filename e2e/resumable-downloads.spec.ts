@@ -61,6 +61,14 @@ test.describe('resumable model-file downloads', () => {
     await page.waitForFunction(() => 'downloads' in window);
     const kept = await page.evaluate(() => window.downloads.partialBytes());
     expect(kept).toBeGreaterThan(size * 0.3);
+    // What the server wrote before the reload closed the connection (stable once it has).
+    let sentBefore = -1;
+    await expect.poll(() => {
+      const now = server!.sent(path);
+      const stable = now === sentBefore;
+      sentBefore = now;
+      return stable;
+    }, { timeout: 10_000, intervals: [300] }).toBe(true);
     const responsesBefore = server.log.get(path)!.length;
     const result = await page.evaluate(([url, check]) => window.downloads.file(url, check), [url, check] as const);
     expect(result.size).toBe(size);
@@ -70,9 +78,17 @@ test.describe('resumable model-file downloads', () => {
     expect(server.log.get(path)![responsesBefore]).toMatchObject({ status: 206, range: `bytes=${result.download!.resumedFrom}-` });
     const sent = server.sent(path);
     console.log(`256 MB with a reload: ${kept} bytes kept at the reload, resumed from ${result.download!.resumedFrom}; ${sent} bytes sent for ${size} (${((sent / size - 1) * 100).toFixed(2)}% over)`);
-    // Besides the cuts, the reload loses what had not been kept yet (under one 4 MiB chunk).
-    expect(sent - size).toBeLessThan((result.download!.retries + 1) * 1.5 * MB + 4 * 2 ** 20);
-    expect(sent).toBeLessThan(size * 1.06);
+    // After the reload only the rest travelled, plus what each later cut lost in flight (under
+    // 1.5 MB here): the download resumed, it did not start over.
+    const sentAfter = sent - sentBefore;
+    const responsesAfter = server.log.get(path)!.length - responsesBefore;
+    expect(sentAfter - (size - result.download!.resumedFrom)).toBeLessThan(responsesAfter * 1.5 * MB);
+    // The reload itself loses what had not been kept yet: under one 4 MiB chunk, plus what sat in
+    // the socket's and the browser's buffers, which on loopback run to several MB.
+    console.log(`  lost at the reload: ${sentBefore - result.download!.resumedFrom} bytes; after it, ${sentAfter} sent for ${size - result.download!.resumedFrom} missing, ${responsesAfter} responses`);
+    expect(sentBefore - result.download!.resumedFrom).toBeLessThan(32 * MB);
+    // In all, nowhere near twice the file.
+    expect(sent).toBeLessThan(size * 1.15);
     expect(await page.evaluate(() => window.downloads.partialBytes())).toBe(0);
   });
 
