@@ -37,7 +37,7 @@ export interface WebLLMScript {
 export interface WebLLMDoubleConfig {
   /** Which web-llm's usage counts to copy. Default 0.2.86. */
   readonly version?: '0.2.79' | '0.2.86';
-  /** False plays a web-llm without the internal prefill count (see prefill-tokens.ts). Default true. */
+  /** False plays a web-llm without the internal prefill count (see pipeline-internals.ts). Default true. */
   readonly prefillStats?: boolean;
   /** The answer when no script is queued. Default: `defaultScript`. */
   readonly answer?: (request: WebLLMChatRequest) => WebLLMScript;
@@ -48,7 +48,7 @@ export interface WebLLMDoubleConfig {
 /** The internal pipeline object web-llm keeps per loaded model; only its prefill count and vocabulary size are played. */
 class PipelineDouble {
   curRoundPrefillTotalTokens = 0;
-  /** Logits per step (Qwen2.5's), read by vocab-size.ts. */
+  /** Logits per step (Qwen2.5's), read by pipeline-internals.ts. */
   readonly fullVocabSize = 151_936;
 
   getCurRoundPrefillTotalTokens(): number {
@@ -125,7 +125,7 @@ export class TestDoubleMLCEngine implements MLCEngineLike {
   scripts: WebLLMScript[] = [];
   readonly options: MLCEngineOptions;
   readonly config: WebLLMDoubleConfig;
-  /** web-llm's private map of loaded models to pipelines, read by prefill-tokens.ts. */
+  /** web-llm's private map of loaded models to pipelines, read by pipeline-internals.ts. */
   readonly loadedModelIdToPipeline?: Map<string, PipelineDouble>;
   #interrupt = false;
   #loaded: string | undefined;

@@ -10,8 +10,7 @@ import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { abortedError, GatewayError, isGatewayError } from '../../core/errors.ts';
 import { toWebLLMRequest } from './chat-request.ts';
 import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
-import { prefillTokens } from './prefill-tokens.ts';
-import { vocabSize } from './vocab-size.ts';
+import { prefillTokens, vocabSize } from './pipeline-internals.ts';
 import { checkLogitBias } from '../logit-bias.ts';
 import type { PromptTokenCounter } from './prompt-tokens.ts';
 
@@ -45,7 +44,7 @@ export async function* streamChat(engine: MLCEngineLike, variant: string, counte
       if (next.done) break;
       const chunk = next.value;
       // The first chunk arrives after prefill, so a prompt web-llm refuses fails before `start`,
-      // and the pipeline has counted the prompt by now (see prefill-tokens.ts).
+      // and the pipeline has counted the prompt by now (see pipeline-internals.ts).
       if (!started) {
         started = true;
         yield { type: 'start', promptTokens: wholePrompt(prefillTokens(engine, variant) ?? chunk.usage?.prompt_tokens) };

@@ -1,6 +1,6 @@
 // web-llm's MLCEngine is played by a TEST DOUBLE (test/support/webllm-double.ts): the real one
 // needs WebGPU and a compiled model library, which cannot be had here (see webllm-adapter.real.test.ts
-// for the real package up to that boundary, and prefill-tokens.test.ts for the internal it reads).
+// for the real package up to that boundary, and pipeline-internals.test.ts for the internal it reads).
 import { describe, expect, it, vi } from 'vitest';
 import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';

@@ -1,17 +1,17 @@
 // @vitest-environment node
 /**
- * prefill-tokens.ts reads an internal of web-llm. These tests run against the INSTALLED package and
- * fail when an upgrade drops or changes that internal, so the exact prompt count does not silently
- * fall back to an estimate. A real MLCEngine can be constructed in Node (not loaded: no WebGPU and
- * no model library here), and the pipeline class is not exported, so its part is read from the
- * package's own source.
+ * pipeline-internals.ts reads internals of web-llm. These tests run against the INSTALLED package
+ * and fail when an upgrade drops or changes one, so the exact prompt count does not silently fall
+ * back to an estimate and a `logit_bias` id past the vocabulary does not silently go unchecked. A
+ * real MLCEngine can be constructed in Node (not loaded: no WebGPU and no model library here), and
+ * the pipeline class is not exported, so its part is read from the package's own source.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { MLCEngine } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import type { MLCEngineLike } from './mlc-engine-like.ts';
-import { prefillTokens } from './prefill-tokens.ts';
+import { prefillTokens, vocabSize } from './pipeline-internals.ts';
 
 const source = () => readFile(createRequire(import.meta.url).resolve('@mlc-ai/web-llm'), 'utf8');
 
@@ -52,5 +52,22 @@ describe('the web-llm internal behind the exact prompt count', () => {
     const prefill = stream.indexOf('this.prefill(request, pipeline');
     expect(prefill).toBeGreaterThan(-1);
     expect(prefill).toBeLessThan(stream.indexOf('this.streamCurrentGeneration('));
+  });
+});
+
+describe('the web-llm internal behind the logit_bias vocabulary check', () => {
+  it('reads fullVocabSize from the pipeline a real MLCEngine keeps for the model', () => {
+    const engine = new MLCEngine({});
+    const asLike = engine as unknown as MLCEngineLike;
+    expect(vocabSize(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBeUndefined();
+    const pipelines = (engine as unknown as { loadedModelIdToPipeline: Map<string, unknown> }).loadedModelIdToPipeline;
+    pipelines.set('Qwen2.5-0.5B-Instruct-q4f32_1-MLC', { fullVocabSize: 151_936 });
+    expect(vocabSize(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBe(151_936);
+  });
+
+  it("the pipeline's fullVocabSize is the width of the logits that logit_bias is added to", async () => {
+    const pipeline = classBody(await source(), 'LLMChatPipeline');
+    expect(pipeline).toMatch(/this\.fullVocabSize = this\.config\.vocab_size;/);
+    expect(pipeline).toMatch(/this\.fapplyLogitBias\(logitsOnGPU\.view\(\[1, this\.fullVocabSize\]\)/);
   });
 });
