@@ -8,8 +8,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { emptyAppWithPackage, packedTarball, sh } from './packed-package.ts';
+import { expect, test } from '@playwright/test';
+import { chatAndEmbed, emptyAppWithPackage, packedTarball, sh } from './packed-package.ts';
 import { serveStatic, type StaticServer } from './static-server.ts';
 
 test.describe.configure({ timeout: 600_000 });
@@ -40,19 +40,6 @@ const PAGE = `<!doctype html>
   document.body.dataset.ready = 'true';
 </script>`;
 
-async function chatAndEmbed(page: Page) {
-  return page.evaluate(async () => {
-    const chat = await fetch('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'tiny-chat', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] }),
-    });
-    const embed = await fetch('/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tiny-embed', input: 'hello' }) });
-    const chatBody = await chat.json();
-    const embedBody = await embed.json();
-    return { chat: chat.status, content: chatBody.choices?.[0]?.message?.content as string, embed: embed.status, dims: embedBody.data?.[0]?.embedding?.length as number };
-  });
-}
 
 let server: StaticServer | undefined;
 test.afterAll(async () => server?.close());

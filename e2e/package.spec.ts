@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { emptyAppWithPackage, installApp, packedTarball, sh } from './packed-package.ts';
+import { chatAndEmbed, emptyAppWithPackage, installApp, packedTarball, sh } from './packed-package.ts';
 import { serveStatic, type StaticServer } from './static-server.ts';
 
 test.describe.configure({ mode: 'serial', timeout: 600_000 });
@@ -190,27 +190,6 @@ const PLAIN_PAGE = `<!doctype html>
   document.body.dataset.ready = 'true';
 </script>`;
 
-async function chatAndEmbed(page: Page) {
-  return page.evaluate(async () => {
-    const chat = await fetch('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'tiny-chat', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] }),
-    });
-    const embed = await fetch('/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tiny-embed', input: 'hello' }) });
-    // Constrained decoding: the grammar engine's wasm loads in the prebuilt worker too.
-    const schema = { type: 'object', properties: { ok: { type: 'boolean' }, n: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['ok', 'n'], additionalProperties: false };
-    const json = await fetch('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'tiny-chat', max_tokens: 32, messages: [{ role: 'user', content: 'hello' }], response_format: { type: 'json_schema', json_schema: { name: 'r', schema } } }),
-    });
-    const chatBody = await chat.json();
-    const embedBody = await embed.json();
-    const parsed = JSON.parse((await json.json()).choices[0].message.content) as { ok: unknown; n: unknown };
-    return { chat: chat.status, content: chatBody.choices?.[0]?.message?.content as string, embed: embed.status, dims: embedBody.data?.[0]?.embedding?.length as number, json: typeof parsed.ok === 'boolean' && Number.isInteger(parsed.n) && (parsed.n as number) >= 1 && (parsed.n as number) <= 9 };
-  });
-}
 
 test('a plain page with no bundler: `npx inpage-llm init public --models` and a module script tag', async ({ page }) => {
   const { tarball } = await packedTarball();

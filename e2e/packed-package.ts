@@ -8,6 +8,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import type { Page } from '@playwright/test';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
@@ -56,4 +57,27 @@ export async function emptyAppWithPackage(tarball: string): Promise<string> {
   await sh('npm', ['install', `file:${tarball}`, '--prefer-offline', '--no-audit', '--no-fund'], dir);
   await mkdir(join(dir, 'public'), { recursive: true });
   return dir;
+}
+
+/** A chat, an embedding and a JSON-schema reply from a page of an installed app, on the tiny models. */
+export async function chatAndEmbed(page: Page) {
+  return page.evaluate(async () => {
+    const chat = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'tiny-chat', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    const embed = await fetch('/v1/embeddings', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tiny-embed', input: 'hello' }) });
+    // Constrained decoding: the grammar engine's wasm loads in the prebuilt worker too.
+    const schema = { type: 'object', properties: { ok: { type: 'boolean' }, n: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['ok', 'n'], additionalProperties: false };
+    const json = await fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'tiny-chat', max_tokens: 32, messages: [{ role: 'user', content: 'hello' }], response_format: { type: 'json_schema', json_schema: { name: 'r', schema } } }),
+    });
+    const chatBody = await chat.json();
+    const embedBody = await embed.json();
+    const parsed = JSON.parse((await json.json()).choices[0].message.content) as { ok: unknown; n: unknown };
+    return { chat: chat.status, content: chatBody.choices?.[0]?.message?.content as string, embed: embed.status, dims: embedBody.data?.[0]?.embedding?.length as number, json: typeof parsed.ok === 'boolean' && Number.isInteger(parsed.n) && (parsed.n as number) >= 1 && (parsed.n as number) <= 9 };
+  });
 }

@@ -7,11 +7,28 @@
 import { createHash } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { expect, startRuntime, test } from './fixtures.ts';
-import { serveFiles, type RangeServer } from './range-server.ts';
+import { serveFiles, type FileSpec, type RangeServer } from './range-server.ts';
 import { tinyModelFiles } from '../src/tiny-models/generate.ts';
 
 const PAGE = '/e2e/pages/downloads.html';
 const MB = 1_000_000;
+
+/**
+ * The tiny embedding model's files under a hub layout at `repo`, with `weights` applied to its
+ * ONNX file (the faults), and the catalog's size and hash of each.
+ */
+function tinyEmbedHub(repo: string, weights: Partial<FileSpec>) {
+  const files: Record<string, FileSpec> = {};
+  const checks: Record<string, { bytes: number; integrity: string }> = {};
+  for (const [path, content] of tinyModelFiles()) {
+    if (!path.startsWith('tiny-embed/')) continue;
+    const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+    const file = path.slice('tiny-embed/'.length);
+    files[`/${repo}/resolve/main/${file}`] = { size: 0, seed: 0, content: bytes, type: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', ...(file.endsWith('.onnx') ? weights : {}) };
+    checks[file] = { bytes: bytes.byteLength, integrity: `sha256-${createHash('sha256').update(bytes).digest('base64')}` };
+  }
+  return { files, checks };
+}
 
 const open = async (page: Page) => {
   await page.goto(PAGE);
@@ -163,16 +180,7 @@ test.describe('resumable model-file downloads', () => {
 
   test('a load whose host goes down mid-file fails with a 503, GET /models shows the model partly downloaded, and the next load resumes', async ({ page }) => {
     const repo = 'test/down-embed';
-    const files: Record<string, Parameters<typeof serveFiles>[0][string]> = {};
-    const checks: Record<string, { bytes: number; integrity: string }> = {};
-    for (const [path, content] of tinyModelFiles()) {
-      if (!path.startsWith('tiny-embed/')) continue;
-      const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
-      const file = path.slice('tiny-embed/'.length);
-      const weights = file.endsWith('.onnx');
-      files[`/${repo}/resolve/main/${file}`] = { size: 0, seed: 0, content: bytes, type: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', ...(weights ? { cutFirst: 1, pauseBeforeCut: 300, downAfterCut: true } : {}) };
-      checks[file] = { bytes: bytes.byteLength, integrity: `sha256-${createHash('sha256').update(bytes).digest('base64')}` };
-    }
+    const { files, checks } = tinyEmbedHub(repo, { cutFirst: 1, pauseBeforeCut: 300, downAfterCut: true });
     server = await serveFiles(files);
     await startRuntime(page, {
       transformersRemoteHost: server.url,
@@ -216,15 +224,7 @@ test.describe('resumable model-file downloads', () => {
 
   test('the transformers.js engine loads a model whose every file is cut midway, and its progress tells the retries', async ({ page }) => {
     const repo = 'test/cut-embed';
-    const files: Record<string, Parameters<typeof serveFiles>[0][string]> = {};
-    const checks: Record<string, { bytes: number; integrity: string }> = {};
-    for (const [path, content] of tinyModelFiles()) {
-      if (!path.startsWith('tiny-embed/')) continue;
-      const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
-      const file = path.slice('tiny-embed/'.length);
-      files[`/${repo}/resolve/main/${file}`] = { size: 0, seed: 0, content: bytes, type: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', ...(file.endsWith('.onnx') ? { cutEvery: 30_000, pauseBeforeCut: 200 } : {}) };
-      checks[file] = { bytes: bytes.byteLength, integrity: `sha256-${createHash('sha256').update(bytes).digest('base64')}` };
-    }
+    const { files, checks } = tinyEmbedHub(repo, { cutEvery: 30_000, pauseBeforeCut: 200 });
     server = await serveFiles(files);
     await startRuntime(page, {
       transformersRemoteHost: server.url,

