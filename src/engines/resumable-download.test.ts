@@ -110,6 +110,8 @@ describe('downloadResumable', () => {
     const first = server({ cuts: [6200, 0, 0, 0, 0, 0] });
     await expect(downloadResumable(first.fetch, URL_, { ...fast, store, chunkBytes: 2048, maxStalls: 1 })).rejects.toThrow(/cut off after 6200/);
     expect(store.kept.get(URL_)!.chunks.reduce((n, c) => n + c.byteLength, 0)).toBe(6200);
+    // Kept in order as it came, each piece once (the size was not known: no catalog size here).
+    expect(Uint8Array.from(store.kept.get(URL_)!.chunks.flatMap((c) => [...c]))).toEqual(FILE.subarray(0, 6200));
 
     const second = server();
     const done = await downloadResumable(second.fetch, URL_, { ...fast, store, bytes: FILE.byteLength });

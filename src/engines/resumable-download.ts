@@ -278,11 +278,13 @@ function lengthOf(response: Response): number {
 
 /**
  * A file's bytes as they arrive. With its size known they go straight into one buffer of that
- * size (no second whole copy at the end); otherwise they are gathered and joined when asked for.
+ * size (no second whole copy at the end); otherwise they are gathered, and a slice copies only the
+ * chunks it covers (the store asks for each new 4 MiB as it comes: joining the whole file for each
+ * would copy it over and over).
  */
 function gathered(size: number | undefined): { add(chunk: Uint8Array): void; readonly size: number; slice(from: number, to: number): Uint8Array<ArrayBuffer> } {
   const buffer = size !== undefined ? new Uint8Array(size) : undefined;
-  let chunks: Uint8Array[] = [];
+  const chunks: Uint8Array[] = [];
   let at = 0;
   return {
     add(chunk) {
@@ -296,14 +298,16 @@ function gathered(size: number | undefined): { add(chunk: Uint8Array): void; rea
     },
     slice(from, to) {
       if (buffer) return buffer.subarray(from, Math.min(to, buffer.byteLength));
-      const joined = new Uint8Array(at);
+      const end = Math.min(to, at);
+      const out = new Uint8Array(Math.max(0, end - from));
       let offset = 0;
       for (const chunk of chunks) {
-        joined.set(chunk, offset);
-        offset += chunk.byteLength;
+        const next = offset + chunk.byteLength;
+        if (next > from && offset < end) out.set(chunk.subarray(Math.max(0, from - offset), Math.min(chunk.byteLength, end - offset)), Math.max(0, offset - from));
+        if (next >= end) break;
+        offset = next;
       }
-      chunks = [joined];
-      return joined.subarray(from, to);
+      return out;
     },
   };
 }
