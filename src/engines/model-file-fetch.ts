@@ -11,6 +11,7 @@
  * resumes from the byte it stopped at (resumable-download.ts) rather than failing the load.
  * @module
  */
+import type { DownloadState } from '../contracts/model-progress.ts';
 import { GatewayError } from '../core/errors.ts';
 import { CHECKED_HEADER, checkSize, verifyFile, type FileCheck } from './file-integrity.ts';
 import { downloadResumable, NotDownloaded, type DownloadProgress, type ResumeOptions } from './resumable-download.ts';
@@ -31,7 +32,7 @@ export interface ModelFetchChecks {
    * Bytes of a model file's body so far as it is read (`total` 0 when unknown), and once more when
    * it ends; with `download` when a resumable download was cut or resumed (its retries, last cut).
    */
-  onBytes?(url: string, loaded: number, total: number, download?: DownloadProgress): void;
+  onBytes?(url: string, loaded: number, total: number, download?: DownloadState): void;
   /**
    * A body that failed as it was read (cut off, or not the catalog's file), with the error naming
    * it: a reader that takes the body whole (`arrayBuffer()`) sees only "Failed to fetch".
@@ -136,7 +137,7 @@ async function resumed(fetchImpl: Fetch, url: string, init: RequestInit | undefi
       inspectFirst: (chunk) => {
         if (startsLikeHtml(chunk)) refuse(notTheFile(url, 'an HTML page', type));
       },
-      onProgress: (progress) => checks.onBytes?.(url, progress.loaded, progress.total, progress.retries > 0 || progress.resumedFrom > 0 ? progress : undefined),
+      onProgress: (progress) => checks.onBytes?.(url, progress.loaded, progress.total, progress.retries > 0 || progress.resumedFrom > 0 ? downloadState(progress) : undefined),
     });
   } catch (error) {
     if (error instanceof NotDownloaded) return unstamped(error.response);
@@ -318,4 +319,9 @@ function notTheFile(url: string, what: string, type: string): GatewayError {
   );
   beforeBody.add(error);
   return error;
+}
+
+/** What progress events tell of a download that did not come in one piece. */
+function downloadState({ resumedFrom, retries, ranges, lastCut }: DownloadProgress): DownloadState {
+  return { resumedFrom, retries, ranges, ...(lastCut !== undefined ? { lastCut } : {}) };
 }

@@ -68,7 +68,7 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
   const checked = checkedModelFetch(plainFetch as Parameters<typeof checkedModelFetch>[0], {
     check,
     room: (bytes, url) => checkRoom(bytes, url),
-    onBytes: (url, loaded, total, download) => fileProgress.report(url, loaded, total, false, download && { resumedFrom: download.resumedFrom, retries: download.retries, ranges: download.ranges, ...(download.lastCut !== undefined ? { lastCut: download.lastCut } : {}) }),
+    onBytes: (url, loaded, total, download) => fileProgress.report(url, loaded, total, false, download),
     onFailure: (url, error) => fileProgress.fail(url, error),
     // With a download cache, a cut binary file resumes where it stopped, even after a reload: the
     // bytes received wait in Cache Storage beside the finished files (partial-store.ts).

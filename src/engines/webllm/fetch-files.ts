@@ -38,9 +38,9 @@ export function modelBaseUrl(model: string, base = globalThis.location?.href): s
 }
 
 /**
- * Fetches what `record` needs that the caches lack. A record with a package manifest, or a library
- * web-llm would not cache (a relative URL or one on `localhost`: web-llm fetches those itself each
- * time), is left to web-llm for those files.
+ * Fetches what `record` needs that the caches lack. A library web-llm would not cache (a relative
+ * URL or one on `localhost`: web-llm fetches those itself each time) is left to web-llm; so is a
+ * record with a package manifest, which the adapter does not pass here.
  */
 export async function fetchWebLLMFiles(record: ModelRecord, options: FetchFilesOptions = {}): Promise<void> {
   const base = modelBaseUrl(record.model);
@@ -55,7 +55,7 @@ export async function fetchWebLLMFiles(record: ModelRecord, options: FetchFilesO
         loaded,
         total,
         cached: false,
-        ...(download ? { download: { resumedFrom: download.resumedFrom, retries: download.retries, ranges: download.ranges, ...(download.lastCut !== undefined ? { lastCut: download.lastCut } : {}) } } : {}),
+        ...(download ? { download } : {}),
       }),
   });
   const integrity = record.integrity;
