@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCacheStorage } from '../../test/support/memory-cache-storage.ts';
 import { deleteGroups, groupsForModel, listCachedModels, partialBytesOf, PARTIAL_CACHES } from './model-cache.ts';
-import { createCachePartialStore, isPartKey, partKey } from './partial-store.ts';
+import { clearFinishedParts, createCachePartialStore, isPartKey, partKey } from './partial-store.ts';
 
 let storage: MemoryCacheStorage;
 beforeEach(() => {
@@ -33,6 +33,61 @@ describe('createCachePartialStore', () => {
     await store.clear(URL_);
     expect(await (await caches.open(PARTIAL_CACHES.webllm)).keys()).toEqual([]);
     expect(await store.read(URL_)).toBeUndefined();
+  });
+});
+
+describe('clearing a finished download, whatever form its URL came in', () => {
+  // Cache Storage keys a relative URL by the context's own: the store is handed `/models/…`
+  // (a same-origin model) and lists `http://app.test/models/…` back.
+  beforeEach(() => vi.stubGlobal('location', new URL('http://app.test/inpage-llm/engine-worker.js')));
+
+  it.each([
+    ['a same-origin path', '/models/tiny-chat/onnx/model.onnx'],
+    ['a path relative to the worker', 'models/tiny-chat/onnx/model.onnx'],
+    ['an absolute URL', URL_],
+    ['a mirror URL with a query', 'https://mirror.test/m/resolve/main/onnx/model.onnx?download=true'],
+    ['a web-llm shard', 'https://huggingface.co/mlc-ai/Qwen3-0.6B-q4f16_1-MLC/resolve/main/params_shard_3.bin'],
+  ])('leaves no part of %s behind', async (_form, url) => {
+    const store = createCachePartialStore('transformers');
+    await store.append(url, bytes(3, 1), '"v1"', 10);
+    await store.append(url, bytes(4, 2), '"v1"', 10);
+    const other = '/models/other/onnx/model.onnx';
+    await store.append(other, bytes(2, 3), '"o"', 10);
+    const cache = await caches.open(PARTIAL_CACHES.transformers);
+    expect((await cache.keys()).length).toBe(5);
+    await store.clear(url);
+    // Only the other file's chunk and manifest are left, and nothing of this one is read back.
+    expect((await cache.keys()).map((r) => r.url).sort()).toEqual([partKey('http://app.test/models/other/onnx/model.onnx', 0), partKey('http://app.test/models/other/onnx/model.onnx', 'manifest')]);
+    expect(await store.read(url)).toBeUndefined();
+    expect((await store.read(other))!.chunks).toEqual([bytes(2, 3)]);
+  });
+
+  it('sweeps the parts of files that are whole in the engine\'s cache (left behind by an earlier version), and only those', async () => {
+    const whole = 'http://app.test/models/tiny-chat/onnx/model.onnx';
+    const unfinished = 'http://app.test/models/tiny-chat/onnx/model.onnx_data';
+    // Parts as an earlier version left them: its manifest cleared, its chunks not.
+    const partial = await caches.open(PARTIAL_CACHES.transformers);
+    for (const n of [0, 1, 2]) await partial.put(partKey(whole, n), new Response(bytes(5, n)));
+    await createCachePartialStore('transformers').append(unfinished, bytes(6, 1), '"d"', 100);
+    await storage.store('transformers-cache', whole, bytes(15, 7));
+    const lib = 'https://raw.githubusercontent.com/mlc-ai/libs/v0_2_86/base/Qwen3-0.6B-q4f16_1-ctx4k_cs1k-webgpu.wasm';
+    await createCachePartialStore('webllm').append(lib, bytes(8, 1), '"w"', 16);
+    await storage.store('webllm/wasm', lib, bytes(16, 1));
+
+    const before = groupsForModel(await listCachedModels(), { id: 'tiny-chat', engine: 'transformers' });
+    expect(partialBytesOf(before)).toBeGreaterThan(15 + 6);
+    expect(await clearFinishedParts('transformers')).toBe(3);
+    expect(await clearFinishedParts('webllm')).toBe(2);
+    // The unfinished file keeps its parts (it resumes from them); the finished ones count once.
+    const after = groupsForModel(await listCachedModels(), { id: 'tiny-chat', engine: 'transformers' });
+    expect((await partial.keys()).map((r) => r.url).sort()).toEqual([partKey(unfinished, 0), partKey(unfinished, 'manifest')]);
+    expect(after[0]!.bytes - after[0]!.partialBytes).toBe(15);
+    expect(partialBytesOf(groupsForModel(await listCachedModels(), { id: 'Qwen3-0.6B', engine: 'webllm' }))).toBe(0);
+    // Nothing to do: nothing goes, and a store without a partial cache is not created.
+    expect(await clearFinishedParts('transformers')).toBe(0);
+    await caches.delete(PARTIAL_CACHES.webllm);
+    expect(await clearFinishedParts('webllm')).toBe(0);
+    expect(await caches.has(PARTIAL_CACHES.webllm)).toBe(false);
   });
 });
 

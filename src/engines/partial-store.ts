@@ -5,11 +5,13 @@
  * grouped by the same rule as whole files (model-cache.ts), a model's partial bytes count in its
  * storage figures and go with its Delete. The manifest is written after the chunk it lists, so a
  * chunk written without one (the tab closed between the two) is never read. Partial data is never
- * served as a file: the download reads it back, checks the assembled whole, and clears it.
+ * served as a file: the download reads it back, checks the assembled whole, and clears it; parts
+ * of a file that is whole in its engine's cache (left by a download that could not clear them) are
+ * swept by `clearFinishedParts`.
  * @module
  */
 import type { CacheEngine } from './model-cache.ts';
-import { PARTIAL_CACHES } from './model-cache.ts';
+import { PARTIAL_CACHES, TRANSFORMERS_CACHE, WEBLLM_CACHES } from './model-cache.ts';
 import type { KeptPart, PartialStore } from './resumable-download.ts';
 
 interface Manifest {
@@ -26,7 +28,24 @@ export function partKey(url: string, part: 'manifest' | number): string {
 
 /** Whether a cached URL is a part of an unfinished download rather than a file. */
 export function isPartKey(url: string): boolean {
-  return /[?&]inpage-partial=/.test(url);
+  return PART_QUERY.test(url);
+}
+
+const PART_QUERY = /[?&]inpage-partial=[^&]*$/;
+
+/**
+ * The file a cached part belongs to, as Cache Storage keys it (absolute), or undefined for a key
+ * that is not a part. Cache Storage resolves a relative URL against the page's or worker's own
+ * when it stores it, and `keys()` returns the resolved form: a same-origin model's parts are
+ * stored under `/models/…` but listed as `https://app.example/models/…`.
+ */
+export function fileOfPart(key: string): string | undefined {
+  return PART_QUERY.test(key) ? key.replace(PART_QUERY, '') : undefined;
+}
+
+/** `url` as Cache Storage keys it: resolved against this context's own URL, as `Request` does. */
+export function cacheKeyOf(url: string): string {
+  return new URL(url, globalThis.location?.href).href;
 }
 
 export function createCachePartialStore(engine: CacheEngine): PartialStore {
@@ -76,12 +95,41 @@ export function createCachePartialStore(engine: CacheEngine): PartialStore {
     clear(url) {
       const write = writing.then(async () => {
         const cache = await open();
-        const prefix = partKey(url, 'manifest').replace(/manifest$/, '');
+        // The manifest first: chunks without one are never read, whatever happens after.
         await cache.delete(partKey(url, 'manifest'));
-        for (const request of await cache.keys()) if (request.url.startsWith(prefix)) await cache.delete(request);
+        const file = cacheKeyOf(url);
+        for (const request of await cache.keys()) if (fileOfPart(request.url) === file) await cache.delete(request);
       });
       writing = write.catch(() => {});
       return write;
     },
   };
+}
+
+/** The caches an engine keeps whole files in. */
+const WHOLE_CACHES: Record<CacheEngine, readonly string[]> = { transformers: [TRANSFORMERS_CACHE], webllm: Object.values(WEBLLM_CACHES) };
+
+/**
+ * Deletes the parts of every file that is whole in `engine`'s own cache: a finished file's parts
+ * can never be read again (the engine reads the whole file), yet they would count as an unfinished
+ * download and take the file's size a second time. A download clears its own parts when it ends;
+ * this sweeps those it could not (a tab closed while they were cleared, or an earlier version
+ * whose clearing missed same-origin files). Returns how many entries went.
+ */
+export async function clearFinishedParts(engine: CacheEngine): Promise<number> {
+  if (typeof caches === 'undefined' || !(await caches.has(PARTIAL_CACHES[engine]))) return 0;
+  const partial = await caches.open(PARTIAL_CACHES[engine]);
+  const parts = await partial.keys();
+  if (parts.length === 0) return 0;
+  const whole = new Set<string>();
+  for (const name of WHOLE_CACHES[engine]) {
+    if (!(await caches.has(name))) continue;
+    for (const request of await (await caches.open(name)).keys()) whole.add(request.url);
+  }
+  let cleared = 0;
+  for (const request of parts) {
+    const file = fileOfPart(request.url);
+    if (file !== undefined && whole.has(file) && (await partial.delete(request))) cleared++;
+  }
+  return cleared;
 }

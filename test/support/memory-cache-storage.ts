@@ -55,6 +55,12 @@ export class MemoryCacheStorage {
   }
 }
 
+/**
+ * The key as the browser keeps it: a relative URL resolved against the context's own (`location`),
+ * so `keys()` lists absolute URLs whatever form they were stored under. Without a `location` a
+ * relative URL throws, as `new Request('/x')` does in Node.
+ */
 function urlOf(request: RequestInfo | URL): string {
-  return typeof request === 'string' ? request : request instanceof URL ? request.href : request.url;
+  if (typeof request !== 'string') return request instanceof URL ? request.href : request.url;
+  return new URL(request, globalThis.location?.href).href;
 }

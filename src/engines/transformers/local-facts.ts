@@ -7,6 +7,7 @@
  */
 import type { LocalFacts } from '../adapter.ts';
 import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../model-cache.ts';
+import { clearFinishedParts } from '../partial-store.ts';
 import { supportsWebGPU, type DeviceChoice, type DeviceOption } from './device.ts';
 import type { TransformersModelSpec } from './transformers-engine.ts';
 
@@ -15,7 +16,9 @@ export async function readLocalFacts(
   chosen: DeviceOption,
   device: () => Promise<DeviceChoice>,
 ): Promise<Map<string, LocalFacts>> {
-  const [{ device: backend, reason: backendReason }, groups] = await Promise.all([device(), listCachedModels('transformers')]);
+  // Parts of files that are whole go first: they are no download left to resume, and would count twice.
+  const groups = clearFinishedParts('transformers').catch(() => 0).then(() => listCachedModels('transformers'));
+  const [{ device: backend, reason: backendReason }, cached] = await Promise.all([device(), groups]);
   // `auto` only picks WebGPU when there is an adapter; a forced `webgpu` may have none.
   const missingGpu = chosen === 'webgpu' && !(await supportsWebGPU());
   const support: Pick<LocalFacts, 'runnable' | 'backend' | 'backendReason' | 'reason' | 'requires'> = missingGpu
@@ -24,7 +27,7 @@ export async function readLocalFacts(
   const storage = typeof caches !== 'undefined';
   const facts = new Map<string, LocalFacts>();
   for (const spec of specs) {
-    const mine = groupsForModel(groups, spec.info);
+    const mine = groupsForModel(cached, spec.info);
     // Counted as downloaded once its weights (.onnx) are cached; config and tokenizer files are
     // small and fetched first or alongside. An unfinished download's parts are not weights.
     const weights = mine.some((group) => group.entries.some((entry) => entry.cache === TRANSFORMERS_CACHE && /\.onnx(_data)?$/.test(new URL(entry.url).pathname)));

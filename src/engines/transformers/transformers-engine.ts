@@ -12,6 +12,7 @@ import { configureEnv, type EnvOptions } from './configure-env.ts';
 import { chooseDevice, type DeviceChoice, type DeviceOption, type TransformersDevice } from './device.ts';
 import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
+import { clearFinishedParts } from '../partial-store.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 import type { FileChecks } from '../file-integrity.ts';
@@ -73,6 +74,8 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
         onProgress?.({ status: 'progress', model, file, loaded, total, ...(cached ? { cached: true as const } : {}), ...(download ? { download } : {}) }),
       );
       onProgress?.({ status: 'ready', model, device: await loader.device(), ms: performance.now() - started });
+      // Its files are whole now: any parts an earlier download left of them only take room.
+      void clearFinishedParts('transformers').catch(() => {});
     },
     async unload(model) {
       const pipe = await loader.forget(model);

@@ -6,6 +6,7 @@
  */
 import type { LocalFacts } from '../adapter.ts';
 import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES, type CachedGroup } from '../model-cache.ts';
+import { clearFinishedParts } from '../partial-store.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
 import type { GpuInfo } from './gpu.ts';
 import { needsShaderF16, pickVariant } from './variant.ts';
@@ -13,6 +14,8 @@ import { needsShaderF16, pickVariant } from './variant.ts';
 const NO_WEBGPU = 'WebGPU is not available here (no adapter), and WebLLM models run only on WebGPU.';
 
 export async function readLocalFacts(specs: readonly WebLLMModelSpec[], gpu: GpuInfo | null): Promise<Map<string, LocalFacts>> {
+  // Parts of files that are whole go first: they are no download left to resume, and would count twice.
+  await clearFinishedParts('webllm').catch(() => 0);
   const groups = await listCachedModels('webllm');
   const facts = new Map<string, LocalFacts>();
   for (const spec of specs) {

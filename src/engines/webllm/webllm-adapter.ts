@@ -96,7 +96,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     // into the caches web-llm reads: its reload() then fetches nothing.
     if (options.fetchFiles !== false && typeof caches !== 'undefined' && (appConfig.cacheBackend ?? 'cache') === 'cache' && record.model_manifest === undefined) {
       const { fetchWebLLMFiles } = await import('./fetch-files.ts');
-      const { createCachePartialStore } = await import('../partial-store.ts');
+      const { clearFinishedParts, createCachePartialStore } = await import('../partial-store.ts');
       await fetchWebLLMFiles(record, {
         resume: { store: createCachePartialStore('webllm') },
         room: (bytes, url) => checkRoom(bytes, url),
@@ -105,6 +105,8 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
         if (isQuotaError(error)) throw insufficientStorage(`the WebLLM model "${model}"`, undefined, undefined);
         throw error instanceof GatewayError ? error : new GatewayError('model_unavailable', `The files of the WebLLM model "${model}" could not be downloaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
+      // Its files are whole now: any parts an earlier download left of them only take room.
+      void clearFinishedParts('webllm').catch(() => {});
       if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
     }
     // One engine per model: an MLCEngine's reload() unloads whatever it held, so a chat model and
