@@ -65,6 +65,18 @@ function memoryStore(): PartialStore & { kept: Map<string, { validator: string; 
 
 const fast = { backoffMs: 1 };
 
+/** A body that hands over `bytes`, then breaks as a dropped connection does. */
+function cutAfter(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) return controller.error(new TypeError('network error'));
+      sent = true;
+      controller.enqueue(bytes);
+    },
+  }, { highWaterMark: 0 });
+}
+
 describe('downloadResumable', () => {
   it('resumes a cut body from the byte it stopped at, with Range and If-Range, sending each byte about once', async () => {
     const host = server({ cuts: [3500, 2000, 0, 1500] });
@@ -134,6 +146,46 @@ describe('downloadResumable', () => {
     const done = await downloadResumable(wrong, URL_, fast);
     expect(done.bytes).toEqual(FILE);
     expect(done.progress.lastCut).toMatch(/sent bytes from 10, not from 4000/);
+  });
+
+  it('never splices a 206 of another version: a server that ignores If-Range restarts the file, and says so', async () => {
+    const next = Uint8Array.from(FILE, (b) => b ^ 0x5a);
+    // The first response (v1) is cut; the server then has v2 and answers the range from it, If-Range ignored.
+    const ignoring = (validators: { etag?: string; 'last-modified'?: string }) => {
+      const requests: { range: string | null; ifRange: string | null }[] = [];
+      const fetch = async (_input: string | URL | Request, init?: RequestInit) => {
+        const headers = new Headers(init?.headers);
+        requests.push({ range: headers.get('range'), ifRange: headers.get('if-range') });
+        const first = requests.length === 1;
+        const bytes = first ? FILE : next;
+        const common = { 'accept-ranges': 'bytes', ...(first ? { etag: '"v1"', 'last-modified': 'Sun, 01 Nov 2026 00:00:00 GMT' } : validators) };
+        const range = /^bytes=(\d+)-$/.exec(headers.get('range') ?? '');
+        if (first) return new Response(cutAfter(FILE.slice(0, 4000)), { status: 200, headers: { ...common, 'content-length': String(FILE.byteLength) } });
+        if (range) return new Response(bytes.slice(Number(range[1])), { status: 206, headers: { ...common, 'content-range': `bytes ${range[1]}-${bytes.byteLength - 1}/${bytes.byteLength}` } });
+        return new Response(bytes, { status: 200, headers: { ...common, 'content-length': String(bytes.byteLength) } });
+      };
+      return { fetch, requests };
+    };
+    for (const validators of [{ etag: '"v2"' }, {}, { 'last-modified': 'Mon, 02 Nov 2026 00:00:00 GMT' }]) {
+      const host = ignoring(validators);
+      const done = await downloadResumable(host.fetch, URL_, fast);
+      // The whole new version, never the old head with the new tail.
+      expect(done.bytes).toEqual(next);
+      expect(done.progress).toMatchObject({ lastCut: 'the file changed on the server', retries: 2 });
+      expect(host.requests).toEqual([{ range: null, ifRange: null }, { range: 'bytes=4000-', ifRange: '"v1"' }, { range: null, ifRange: null }]);
+    }
+    // The same validator (here a Last-Modified, where the server sends no strong ETag) still resumes.
+    const dated = ignoring({ 'last-modified': 'Sun, 01 Nov 2026 00:00:00 GMT' });
+    const weak = async (input: string | URL | Request, init?: RequestInit) => {
+      const response = await dated.fetch(input, init);
+      const headers = new Headers(response.headers);
+      if (headers.get('etag') === '"v1"') headers.set('etag', 'W/"v1"');
+      return new Response(response.body, { status: response.status, headers });
+    };
+    const resumed = await downloadResumable(weak, URL_, fast);
+    expect(dated.requests).toEqual([{ range: null, ifRange: null }, { range: 'bytes=4000-', ifRange: 'Sun, 01 Nov 2026 00:00:00 GMT' }]);
+    expect(resumed.bytes.subarray(0, 4000)).toEqual(FILE.subarray(0, 4000));
+    expect(resumed.bytes.subarray(4000)).toEqual(next.subarray(4000));
   });
 
   it('hands a response that is not the file (a 404) back untouched; retries a 503', async () => {

@@ -1,7 +1,8 @@
 /**
  * One model file downloaded so that a cut connection costs only what was in flight: when a body
  * breaks, the rest is asked for with `Range: bytes=<received>-` and `If-Range: <validator>`, and
- * spliced on only when the server answers `206` from exactly that byte. A server that ignores
+ * spliced on only when the server answers `206` from exactly that byte, under the same validator
+ * (a server that ignores `If-Range` can send a range of a new version). A server that ignores
  * ranges, or whose file changed (a new `ETag`/`Last-Modified`: `If-Range` then yields the whole new
  * file as a `200`), starts the file over instead, and the progress says why. Retries are bounded:
  * after `maxStalls` attempts in a row that add no byte the download fails, naming the file, how far
@@ -148,7 +149,7 @@ export async function downloadResumable(fetchImpl: Fetch, url: string, options: 
     let failure: string | undefined;
     try {
       const response = await fetchImpl(url, { ...init, headers: request });
-      const from = await startOf(response, received, total);
+      const from = await startOf(response, received, total, validator);
       if (typeof from === 'string') {
         // A range the server did not answer as asked: the whole file again, from its first byte.
         await response.body?.cancel().catch(() => {});
@@ -156,7 +157,7 @@ export async function downloadResumable(fetchImpl: Fetch, url: string, options: 
         await restart(from);
         failure = from;
       } else {
-        if (from === 0 && received > 0) await restart(validatorOf(response) !== validator ? 'the file changed on the server' : 'the server does not resume downloads');
+        if (from === 0 && received > 0) await restart(validatorOf(response) !== validator ? CHANGED : 'the server does not resume downloads');
         if (from === 0) {
           validator = resumable(response) ? validatorOf(response) : undefined;
           ranges = validator !== undefined;
@@ -207,12 +208,17 @@ export async function downloadResumable(fetchImpl: Fetch, url: string, options: 
 }
 
 /**
- * The byte the response's body starts at, or why it cannot be used. A `206` must start exactly at
- * `received` and be of the same file size; a `200` is the whole file from its first byte (the
- * server ignored the range, or `If-Range` found the file changed).
+ * The byte the response's body starts at, or why it cannot be used. A `206` is spliced on only when
+ * it is a piece of the same file (RFC 9110 §13.1.5, §14.4: parts combine only when their strong
+ * validators match): it must carry the validator sent in `If-Range`, start exactly at `received`,
+ * and name the same size. A server that ignores `If-Range` can otherwise answer with a range of a
+ * new version, and the joined bytes would be neither version. A `200` is the whole file from its
+ * first byte (the server ignored the range, or `If-Range` found the file changed).
  */
-async function startOf(response: Response, received: number, total: number | undefined): Promise<number | string> {
+async function startOf(response: Response, received: number, total: number | undefined, validator: string | undefined): Promise<number | string> {
   if (response.status === 206) {
+    // A range is asked for only with a validator (`If-Range`); another one names another version.
+    if (received > 0 && (validator === undefined || !sameVersion(response, validator))) return CHANGED;
     const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
     if (!range) return 'the server answered a range without saying which (no readable Content-Range)';
     const size = range[3] === '*' ? undefined : Number(range[3]);
@@ -256,6 +262,18 @@ async function readBody(response: Response, first: ((chunk: Uint8Array) => void)
     }
     await take(result.value);
   }
+}
+
+/** Why a download started over when the server's file is another version than the bytes kept. */
+const CHANGED = 'the file changed on the server';
+
+/**
+ * Whether a response is of the version `validator` names: its strong `ETag` equal to that `ETag`,
+ * or its `Last-Modified` equal to that date (the two kinds `validatorOf` sends in `If-Range`).
+ */
+function sameVersion(response: Response, validator: string): boolean {
+  if (/^"/.test(validator)) return response.headers.get('etag') === validator;
+  return response.headers.get('last-modified') === validator;
 }
 
 /** Only a validator that names one version of the file (a strong ETag, or Last-Modified) makes `If-Range` safe. */
