@@ -8,6 +8,8 @@ import type { ModelEntry } from '../src/contracts/worker-config.ts';
 export const SDK_PAGE = '/e2e/pages/sdk.html';
 
 export interface StartArgs {
+  /** The origin to open the page on (a host that forwards the app's paths); default the app server's. */
+  readonly origin?: string;
   readonly baseUrl?: string;
   readonly device?: 'wasm' | 'webgpu' | 'auto';
   readonly apiKeys?: string[];
@@ -40,7 +42,7 @@ export interface PageLog {
 
 /** Opens the SDK page and starts the runtime in it; resolves when the page is controlled. */
 export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
-  await page.goto(SDK_PAGE);
+  await page.goto(args.origin ? new URL(SDK_PAGE, args.origin).href : SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
   await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, prefillMs, serviceWorkerUrl, transformersRemoteHost, models, fallbacks, wasmUrl }) => {
     const log: PageLog = { progress: [], hostChanges: [], engineExits: [] };

@@ -7,7 +7,7 @@
  * download that resumed (about the file's size) from one that started over (a multiple of it).
  */
 import { createHash } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface FileSpec {
@@ -33,6 +33,21 @@ export interface FileSpec {
   readonly content?: Uint8Array;
   /** After the first cut, answer 503 for this file until `up(path)`: the host went down mid-file. */
   readonly downAfterCut?: boolean;
+  /**
+   * Answer a range from the file as it is now whatever `If-Range` says (with `changesTo`: a `206`
+   * of the new version, under its new `ETag`), as a server or cache that ignores `If-Range` does.
+   */
+  readonly ignoresIfRange?: boolean;
+}
+
+export interface ServeOptions {
+  /** Seeds the random cut points. */
+  readonly cutSeed?: number;
+  /**
+   * An app server (origin) to forward every other path to: a page opened on this host is then the
+   * app, and the files are of its own origin (a same-origin model folder), fetched by path.
+   */
+  readonly app?: string;
 }
 
 export interface RangeServer {
@@ -90,7 +105,7 @@ function random(seed: number): () => number {
   };
 }
 
-export async function serveFiles(files: Record<string, FileSpec>, cutSeed = 32): Promise<RangeServer> {
+export async function serveFiles(files: Record<string, FileSpec>, { cutSeed = 32, app }: ServeOptions = {}): Promise<RangeServer> {
   const sent = new Map<string, number>();
   const log = new Map<string, { method: string; range?: string; ifRange?: string; status: number }[]>();
   const responses = new Map<string, number>();
@@ -109,6 +124,7 @@ export async function serveFiles(files: Record<string, FileSpec>, cutSeed = 32):
     }
     const path = decodeURIComponent(new URL(req.url!, 'http://x').pathname);
     const spec = files[path];
+    if (!spec && app) return forward(req, res, app);
     if (!spec) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Entry not found');
     if (down.has(path)) {
       (log.get(path) ?? log.set(path, []).get(path)!).push({ method: req.method ?? 'GET', status: 503 });
@@ -122,7 +138,7 @@ export async function serveFiles(files: Record<string, FileSpec>, cutSeed = 32):
     const ranges = spec.ranges ?? true;
     const asked = /^bytes=(\d+)-(\d*)$/.exec(String(req.headers.range ?? ''));
     const ifRange = req.headers['if-range'] as string | undefined;
-    const honoured = ranges && asked && (!ifRange || ifRange === etag) && Number(asked[1]) < size;
+    const honoured = ranges && asked && (!ifRange || ifRange === etag || spec.ignoresIfRange) && Number(asked[1]) < size;
     const from = honoured ? Number(asked[1]) : 0;
     // A closed range (`bytes=0-0`: transformers.js's size probe) ends where it says.
     const end = honoured && asked[2] ? Math.min(size, Number(asked[2]) + 1) : size;
@@ -183,6 +199,18 @@ export async function serveFiles(files: Record<string, FileSpec>, cutSeed = 32):
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Hands the request to the app server and its answer back, as a reverse proxy does. */
+function forward(req: IncomingMessage, res: ServerResponse, app: string): void {
+  const target = new URL(req.url!, app);
+  const headers = { ...req.headers, host: target.host };
+  const upstream = request(target, { method: req.method, headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  upstream.on('error', () => void (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+  req.pipe(upstream);
 }
 
 /** Writes the pieces with backpressure, counting each as it goes; stops quietly when the client has gone. */

@@ -22,8 +22,8 @@ export interface FileResult {
 }
 
 const downloads = {
-  /** The file at `url` as the engine's fetch gets it, checked against `check` (size and hash). */
-  async file(url: string, check: { bytes: number; integrity: string }): Promise<FileResult> {
+  /** The file at `url` as the engine's fetch gets it, checked against `check` (size, and hash where given). */
+  async file(url: string, check: { bytes: number; integrity?: string }): Promise<FileResult> {
     const started = performance.now();
     let download: DownloadState | undefined;
     let reports = 0;
