@@ -65,7 +65,7 @@ test('a stream whose prefill outlasts the service worker budget begins at once a
   const chunks = outcomes.openai.events.filter((e) => e.data.startsWith('{')).map((e) => JSON.parse(e.data));
   expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });
   expect(outcomes.openai.events.at(-1)!.data).toBe('[DONE]');
-  expect(chunks.at(-1).usage).toEqual({ prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 });
+  expect(chunks.at(-1).usage).toEqual({ prompt_tokens: 3, completion_tokens: 3, total_tokens: 6, prompt_tokens_details: { cached_tokens: 0 } });
 
   const types = outcomes.anthropic.events.map((e) => e.event);
   expect(types[0]).toBe('message_start');

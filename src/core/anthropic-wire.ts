@@ -44,5 +44,14 @@ export function toAnthropicErrorBody(error: GatewayError, requestId: string) {
  */
 export function anthropicErrorEvent(error: unknown, requestId: string | undefined, usage?: Usage): SSEMessage {
   const { request_id, ...body } = toAnthropicErrorBody(GatewayError.from(error), requestId ?? '');
-  return { event: 'error', data: JSON.stringify({ ...body, ...(requestId !== undefined ? { request_id } : {}), ...(usage ? { usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens } } : {}) }) };
+  return { event: 'error', data: JSON.stringify({ ...body, ...(requestId !== undefined ? { request_id } : {}), ...(usage ? { usage: toAnthropicUsage(usage) } : {}) }) };
+}
+
+/**
+ * Anthropic counts input read from the cache apart: `input_tokens` are those read afresh, and the
+ * prompt is their sum with `cache_read_input_tokens` (nothing is written to a cache on request:
+ * every prompt is kept as it is read, so `cache_creation_input_tokens` is 0).
+ */
+export function toAnthropicUsage(usage: Usage) {
+  return { input_tokens: usage.promptTokens - usage.cachedTokens, output_tokens: usage.completionTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cachedTokens };
 }

@@ -140,11 +140,15 @@ export type ChatEvent =
    * counts the prompt only after prefill): a stream may begin on it (src/core/generation.ts).
    */
   | { readonly type: 'accepted' }
-  | { readonly type: 'start'; readonly promptTokens: number }
+  /**
+   * The prompt is read. `cachedTokens`: how many of its first tokens the engine did not read again,
+   * reusing what it kept from an earlier request (0 or absent: it read them all).
+   */
+  | { readonly type: 'start'; readonly promptTokens: number; readonly cachedTokens?: number }
   /** Exactly one generated token; `text` may be '' (e.g. half a UTF-8 character). */
   | { readonly type: 'token'; readonly text: string }
-  /** `promptTokens`, when given, corrects the count sent with `start` (for engines that learn it late). */
-  | { readonly type: 'end'; readonly reason: 'stop' | 'length'; readonly promptTokens?: number };
+  /** `promptTokens` and `cachedTokens`, when given, correct the counts sent with `start` (for engines that learn them late). */
+  | { readonly type: 'end'; readonly reason: 'stop' | 'length'; readonly promptTokens?: number; readonly cachedTokens?: number };
 
 export interface EmbedRequest {
   readonly model: string;

@@ -169,7 +169,7 @@ describe('startGeneration', () => {
     expect(generation.promptTokens).toBe(7);
     const events = await drainGeneration(generation);
     expect(textOf(events)).toBe('Hello!');
-    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 7, completionTokens: 3 } });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 7, completionTokens: 3, cachedTokens: 0 } });
     expect(events.filter((e) => e.type === 'finish')).toHaveLength(1);
   });
 
@@ -184,7 +184,7 @@ describe('startGeneration', () => {
     const generation = await startGeneration(probe.engine, chatRequest({ maxTokens: 3 }), new AbortController().signal);
     const events = await drainGeneration(generation);
     expect(textOf(events)).toBe('one two three');
-    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'length', stopSequence: null, usage: { promptTokens: 5, completionTokens: 3 } });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'length', stopSequence: null, usage: { promptTokens: 5, completionTokens: 3, cachedTokens: 0 } });
     expect(probe.signal().aborted).toBe(true);
     expect(probe.closed).toBe(true);
     expect(probe.produced).toBe(3);
@@ -234,7 +234,7 @@ describe('startGeneration', () => {
     const generation = await startGeneration(probe.engine, chatRequest({ stop: ['STOP', 'never'] }), new AbortController().signal);
     const events = await drainGeneration(generation);
     expect(textOf(events)).toBe('Hello world ');
-    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop_sequence', stopSequence: 'STOP', usage: { promptTokens: 5, completionTokens: 4 } });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop_sequence', stopSequence: 'STOP', usage: { promptTokens: 5, completionTokens: 4, cachedTokens: 0 } });
     expect(probe.signal().aborted).toBe(true);
     expect(probe.closed).toBe(true);
     expect(probe.produced).toBe(4);
@@ -273,7 +273,7 @@ describe('startGeneration', () => {
       throw new RangeError('tensor exploded');
     });
     const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
-    expect(generation.usage()).toEqual({ promptTokens: 3, completionTokens: 0 });
+    expect(generation.usage()).toEqual({ promptTokens: 3, completionTokens: 0, cachedTokens: 0 });
     const seen: GenerationEvent[] = [];
     const error = await rejection(
       (async () => {
@@ -289,7 +289,7 @@ describe('startGeneration', () => {
     expect(isGatewayError(error)).toBe(true);
     expect(error).toMatchObject({ code: 'internal', message: 'tensor exploded' });
     // What a failure after the first byte reports: the prompt and both tokens generated before it.
-    expect(generation.usage()).toEqual({ promptTokens: 3, completionTokens: 2 });
+    expect(generation.usage()).toEqual({ promptTokens: 3, completionTokens: 2, cachedTokens: 0 });
   });
 
   it('keeps a GatewayError thrown midway as it is', async () => {
@@ -408,7 +408,7 @@ describe('startGeneration', () => {
     // event is read after it, yet it counts from then on.
     expect(seen).toEqual([1, 2, 4, 5, 5]);
     expect(finish).toMatchObject({ usage: { promptTokens: 7, completionTokens: 5 } });
-    expect(generation.usage()).toEqual({ promptTokens: 7, completionTokens: 5 });
+    expect(generation.usage()).toEqual({ promptTokens: 7, completionTokens: 5, cachedTokens: 0 });
   });
 
   it('usage() takes the corrected prompt count from an end event', async () => {
@@ -418,13 +418,13 @@ describe('startGeneration', () => {
     });
     const generation = await startGeneration(probe.engine, chatRequest(), new AbortController().signal);
     await drainGeneration(generation);
-    expect(generation.usage()).toEqual({ promptTokens: 21, completionTokens: 0 });
+    expect(generation.usage()).toEqual({ promptTokens: 21, completionTokens: 0, cachedTokens: 0 });
   });
 
   it('counts a zero-token answer as finish stop with zero completion tokens', async () => {
     const probe = tokens([], { promptTokens: 4 });
     const events = await drainGeneration(await startGeneration(probe.engine, chatRequest(), new AbortController().signal));
-    expect(events).toEqual([{ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 4, completionTokens: 0 } }]);
+    expect(events).toEqual([{ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 4, completionTokens: 0, cachedTokens: 0 } }]);
   });
 });
 

@@ -17,6 +17,11 @@ export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls';
 export interface Usage {
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /**
+   * Of `promptTokens`, those the engine did not read again, reusing what it kept from an earlier
+   * request (OpenAI's `cached_tokens`, Anthropic's `cache_read_input_tokens`); 0 when none.
+   */
+  readonly cachedTokens: number;
 }
 
 export type GenerationEvent =
@@ -92,7 +97,8 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
       await source.return?.(undefined).catch(() => {});
     })());
   const pending = first.done ? [] : [first.value];
-  const counts: Counts = { promptTokens: pending[0]?.type === 'start' ? pending[0].promptTokens : 0, completionTokens: 0 };
+  const started = pending[0]?.type === 'start' ? pending[0] : undefined;
+  const counts: Counts = { promptTokens: started?.promptTokens ?? 0, completionTokens: 0, cachedTokens: started?.cachedTokens ?? 0 };
   const inner = run(feed, pending, request, counts, controller, close);
   const events: AsyncIterator<GenerationEvent> = {
     next: () => inner.next(),
@@ -105,7 +111,7 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
   return {
     promptTokens: counts.promptTokens,
     events,
-    usage: () => ({ promptTokens: counts.promptTokens, completionTokens: counts.completionTokens }),
+    usage: () => ({ ...counts }),
     cancel() {
       controller.abort(abortedError());
       void close();
@@ -125,6 +131,7 @@ export const START_GRACE_MS = 500;
 interface Counts {
   promptTokens: number;
   completionTokens: number;
+  cachedTokens: number;
 }
 
 async function* run(
@@ -144,7 +151,7 @@ async function* run(
     type: 'finish',
     reason: reason === 'stop' && parser && parser.calls > 0 ? 'tool_calls' : reason,
     stopSequence,
-    usage: { promptTokens: counts.promptTokens, completionTokens: counts.completionTokens },
+    usage: { ...counts },
   });
   /** Output pieces as events into `out`, text through the stop matcher; the stop sequence matched, if any. */
   const emit = (pieces: readonly ToolOutputPiece[], out: GenerationEvent[]): string | null => {
@@ -185,10 +192,14 @@ async function* run(
       if (event.type === 'end') {
         endReason = event.reason;
         if (event.promptTokens !== undefined) counts.promptTokens = event.promptTokens;
+        if (event.cachedTokens !== undefined) counts.cachedTokens = event.cachedTokens;
         break;
       }
-      // A `start` after the stream began: the count the first event could not carry.
-      if (event.type === 'start') counts.promptTokens = event.promptTokens;
+      // A `start` after the stream began: the counts the first event could not carry.
+      if (event.type === 'start') {
+        counts.promptTokens = event.promptTokens;
+        counts.cachedTokens = event.cachedTokens ?? 0;
+      }
       if (event.type !== 'token') continue;
       counts.completionTokens++;
       const out: GenerationEvent[] = [];

@@ -45,6 +45,7 @@ export function openAIErrorEvent(error: unknown, usage?: Usage): SSEMessage {
   return { data: JSON.stringify({ ...toOpenAIErrorBody(GatewayError.from(error)), ...(usage ? { usage: toOpenAIUsage(usage) } : {}) }) };
 }
 
-export function toOpenAIUsage({ promptTokens, completionTokens }: Usage) {
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+/** Chat completions' usage: `prompt_tokens` includes the cached ones, as OpenAI counts them. */
+export function toOpenAIUsage({ promptTokens, completionTokens, cachedTokens }: Usage) {
+  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: cachedTokens } };
 }

@@ -1,15 +1,20 @@
 /**
  * Anthropic's `POST /messages/count_tokens` with the official `@anthropic-ai/sdk` client
  * (`messages.countTokens`), through the SDK's `fetch` option and through msw/node, for every
- * engine fixture: the count is the `input_tokens` that `messages.create` then reports for the same
+ * engine fixture: the count is the whole prompt that `messages.create` then reports for the same
  * request (same model, system prompt, tools and messages), since both read the prompt the
- * model's own template makes. What the endpoint refuses, it refuses in Anthropic's error shape.
+ * model's own template makes: its `input_tokens` plus what it read from the prefix cache
+ * (`cache_read_input_tokens`), as Anthropic counts them. What the endpoint refuses, it refuses in
+ * Anthropic's error shape.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelInfo } from '../../src/core/engine.ts';
 import { ENGINE_FIXTURES } from '../support/engines.ts';
 import { BASE, createHarness, TRANSPORTS, type Harness } from '../support/harness.ts';
+
+/** The whole prompt a message's usage reports: Anthropic counts cached input apart from `input_tokens`. */
+const promptOf = ({ usage }: Anthropic.Message) => usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
 
 const TOOLS: Anthropic.Tool[] = [
   {
@@ -62,7 +67,7 @@ describe.each(ENGINE_FIXTURES)('count_tokens on $name', (fixture) => {
       expect(Object.keys(counted)).toEqual(['input_tokens']);
       expect(counted.input_tokens).toBeGreaterThan(0);
       const created = await an.messages.create({ model, max_tokens: 4, ...request } as Anthropic.MessageCreateParamsNonStreaming);
-      expect(counted.input_tokens).toBe(created.usage.input_tokens);
+      expect(counted.input_tokens).toBe(promptOf(created));
     });
 
     it('a system prompt counts: more tokens with one than without', async () => {
@@ -87,7 +92,7 @@ describe.each(ENGINE_FIXTURES)('count_tokens on $name', (fixture) => {
       const plain = await an.messages.countTokens({ model, messages: request.messages });
       expect(counted.input_tokens).toBeGreaterThan(plain.input_tokens);
       const created = await an.messages.create({ ...request, max_tokens: 4 });
-      expect(counted.input_tokens).toBe(created.usage.input_tokens);
+      expect(counted.input_tokens).toBe(promptOf(created));
       // A tool round trip's history counts too.
       const history: Anthropic.MessageParam[] = [
         ...request.messages,
@@ -96,7 +101,7 @@ describe.each(ENGINE_FIXTURES)('count_tokens on $name', (fixture) => {
       ];
       const roundTrip = await an.messages.countTokens({ ...request, messages: history });
       expect(roundTrip.input_tokens).toBeGreaterThan(counted.input_tokens);
-      expect(roundTrip.input_tokens).toBe((await an.messages.create({ ...request, messages: history, max_tokens: 4 })).usage.input_tokens);
+      expect(roundTrip.input_tokens).toBe(promptOf(await an.messages.create({ ...request, messages: history, max_tokens: 4 })));
     });
 
     describe('errors, in the Anthropic shape', () => {

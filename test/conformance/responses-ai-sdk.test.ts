@@ -17,6 +17,9 @@ import { ENGINE_FIXTURES } from '../support/engines.ts';
 import { BASE, createHarness, type Harness } from '../support/harness.ts';
 
 // Bounded everywhere: a random-weight model may never close an unbounded string.
+/** The counts two equal requests share: the second finds the first's prompt in the prefix cache, so its cached part differs. */
+const countsOf = ({ inputTokens, outputTokens, totalTokens }: { inputTokens: number | undefined; outputTokens: number | undefined; totalTokens: number | undefined }) => ({ inputTokens, outputTokens, totalTokens });
+
 const Person = z.object({ name: z.string().max(10), age: z.number().int().min(0).max(120), pets: z.array(z.enum(['cat', 'dog', 'fish'])).max(3) }).strict();
 const WeatherInput = z.object({ city: z.enum(['Paris', 'Oslo', 'Lima']), days: z.number().int().min(1).max(7) }).strict();
 
@@ -71,7 +74,7 @@ describe.each(ENGINE_FIXTURES)('ai SDK (@ai-sdk/openai, Responses API) on $name'
     const whole = await generateText(request);
     expect(deltas.join('')).toBe(whole.text);
     expect(await streamed.text).toBe(whole.text);
-    expect(await streamed.usage).toEqual(whole.usage);
+    expect(countsOf(await streamed.usage)).toEqual(countsOf(whole.usage));
     expect(await streamed.finishReason).toBe(whole.finishReason);
     expect(sent.map((s) => [s.path, s.body.stream ?? false])).toEqual([
       ['/v1/responses', true],
@@ -130,7 +133,7 @@ describe.each(ENGINE_FIXTURES)('ai SDK (@ai-sdk/openai, Responses API) on $name'
     expect(parts.indexOf('tool-input-delta')).toBeLessThan(parts.indexOf('tool-call'));
     // Temperature 0: the stream makes the same calls as the whole answer did, with the same usage.
     expect((await streamed.toolCalls).map((c) => [c.toolName, c.input])).toEqual(result.toolCalls.map((c) => [c.toolName, c.input]));
-    expect(await streamed.usage).toEqual(result.usage);
+    expect(countsOf(await streamed.usage)).toEqual(countsOf(result.usage));
   });
 
   it('a conversation continued with the first answer: the provider names the stored message by item_reference, which the server resolves', async () => {

@@ -164,11 +164,14 @@ describe.each([transformers, webllm])('exact prompt tokens through the SDKs on $
       const last = JSON.parse((await readSSE(raw)).at(-1)!.data);
       expect(last.error).toMatchObject({ type: 'server_error' });
       // The fault is raised as the third token arrives: two were generated and sent.
-      expect(last.usage).toEqual({ prompt_tokens: await exact(neutral(user)), completion_tokens: 2, total_tokens: (await exact(neutral(user))) + 2 });
+      expect(last.usage).toEqual({ prompt_tokens: await exact(neutral(user)), completion_tokens: 2, total_tokens: (await exact(neutral(user))) + 2, prompt_tokens_details: { cached_tokens: expect.any(Number) } });
     });
   });
 
   describe('anthropic', () => {
+    /** The whole prompt: Anthropic counts what came from the prefix cache apart from `input_tokens`. */
+    const wholeInput = (usage: { input_tokens: number; cache_read_input_tokens?: number | null }) => usage.input_tokens + (usage.cache_read_input_tokens ?? 0);
+
     const endings = async () => ({ natural: { max_tokens: 100 }, length: { max_tokens: 3 }, stopSequence: { max_tokens: 100, stop_sequences: [await stopAcrossTokens()] } });
     const want = { natural: 'end_turn', length: 'max_tokens', stopSequence: 'stop_sequence' };
 
@@ -176,7 +179,7 @@ describe.each([transformers, webllm])('exact prompt tokens through the SDKs on $
       for (const [ending, params] of Object.entries(await endings())) {
         const msg = await an.messages.create({ ...anthropicBody(), ...params });
         expect(msg.stop_reason, ending).toBe(want[ending as keyof typeof want]);
-        expect(msg.usage.input_tokens, ending).toBe(await exact(neutral()));
+        expect(wholeInput(msg.usage), ending).toBe(await exact(neutral()));
       }
     });
 
@@ -187,9 +190,9 @@ describe.each([transformers, webllm])('exact prompt tokens through the SDKs on $
         let delta: number | null | undefined;
         let reason: string | null | undefined;
         for await (const event of stream) {
-          if (event.type === 'message_start') start = event.message.usage.input_tokens;
+          if (event.type === 'message_start') start = wholeInput(event.message.usage);
           if (event.type === 'message_delta') {
-            delta = event.usage.input_tokens;
+            delta = event.usage.input_tokens === null ? null : wholeInput(event.usage as Anthropic.Usage);
             reason = event.delta.stop_reason;
           }
         }
@@ -201,7 +204,7 @@ describe.each([transformers, webllm])('exact prompt tokens through the SDKs on $
 
     it('abort: message_start, sent before the first token, already carries the exact count', async () => {
       const stream = an.messages.stream({ ...anthropicBody(), max_tokens: 100 });
-      const start = await new Promise<number>((resolve) => stream.on('streamEvent', (e) => e.type === 'message_start' && resolve(e.message.usage.input_tokens)));
+      const start = await new Promise<number>((resolve) => stream.on('streamEvent', (e) => e.type === 'message_start' && resolve(wholeInput(e.message.usage))));
       stream.abort();
       await stream.done().catch(() => {});
       expect(start).toBe(await exact(neutral()));
@@ -212,7 +215,7 @@ describe.each([transformers, webllm])('exact prompt tokens through the SDKs on $
       const stream = await an.messages.create({ ...anthropicBody(user), max_tokens: 20, stream: true });
       let start: number | undefined;
       const error = await (async () => {
-        for await (const event of stream) if (event.type === 'message_start') start = event.message.usage.input_tokens;
+        for await (const event of stream) if (event.type === 'message_start') start = wholeInput(event.message.usage);
       })().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Anthropic.APIError);
       expect((error as { type?: string }).type).toBe('api_error');
@@ -221,7 +224,9 @@ describe.each([transformers, webllm])('exact prompt tokens through the SDKs on $
       const raw = await an.messages.create({ ...anthropicBody(user), max_tokens: 20, stream: true }).asResponse();
       const last = (await readSSE(raw)).at(-1)!;
       expect(last.event).toBe('error');
-      expect(JSON.parse(last.data)).toMatchObject({ type: 'error', error: { type: 'api_error' }, usage: { input_tokens: await exact(neutral(user)), output_tokens: 2 } });
+      const failed = JSON.parse(last.data);
+      expect(failed).toMatchObject({ type: 'error', error: { type: 'api_error' }, usage: { output_tokens: 2 } });
+      expect(wholeInput(failed.usage)).toBe(await exact(neutral(user)));
     });
   });
 });

@@ -313,8 +313,10 @@ function checkChatCompletion(parsed: unknown, request: Record<string, unknown>):
   expect(typeof message.content).toBe('string');
   for (const stop of stopsOf(request.stop)) expect(message.content as string).not.toContain(stop);
   const usage = record(completion.usage);
-  expect(keys(usage)).toEqual(['completion_tokens', 'prompt_tokens', 'total_tokens']);
+  expect(keys(usage)).toEqual(['completion_tokens', 'prompt_tokens', 'prompt_tokens_details', 'total_tokens']);
   expect(isNatural(usage.prompt_tokens) && isNatural(usage.completion_tokens)).toBe(true);
+  const cached = record(usage.prompt_tokens_details).cached_tokens;
+  expect(isNatural(cached) && (cached as number) <= (usage.prompt_tokens as number)).toBe(true);
   expect(usage.total_tokens).toBe((usage.prompt_tokens as number) + (usage.completion_tokens as number));
   expect(usage.completion_tokens as number).toBeLessThanOrEqual(requestedMaxTokens(request, false));
 }

@@ -12,7 +12,7 @@ export function generationOf(events: readonly GenerationEvent[], { promptTokens,
   const state = { closed: false, cancelled: false, tokens: 0 };
   const generation: Generation = {
     promptTokens,
-    usage: () => ({ promptTokens, completionTokens: state.tokens }),
+    usage: () => ({ promptTokens, completionTokens: state.tokens, cachedTokens: 0 }),
     events: (async function* () {
       try {
         for (const event of events) {
@@ -49,6 +49,6 @@ export function toolCallEvents(promptTokens: number): GenerationEvent[] {
     { type: 'tool_arguments', index: 0, text: '"Paris"}' },
     { type: 'tool_call', index: 1, name: 'now' },
     { type: 'tool_arguments', index: 1, text: '{}' },
-    { type: 'finish', reason: 'tool_calls', stopSequence: null, usage: { promptTokens, completionTokens: 30 } },
+    { type: 'finish', reason: 'tool_calls', stopSequence: null, usage: { promptTokens, completionTokens: 30, cachedTokens: 0 } },
   ];
 }

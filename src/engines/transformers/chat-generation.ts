@@ -3,7 +3,7 @@
  * @module
  */
 
-import { LogitsProcessorList, type Tensor, type TextGenerationPipeline, type TextStreamer } from '@huggingface/transformers';
+import { LogitsProcessorList, type DynamicCache, type Tensor, type TextGenerationPipeline, type TextStreamer } from '@huggingface/transformers';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../core/engine.ts';
 import { abortedError, GatewayError } from '../../core/errors.ts';
 import { grammarSpecOf, type GrammarSpec } from '../grammar/ebnf.ts';
@@ -14,6 +14,7 @@ import { constraintCompilerFor, GrammarMask, GrammarProgress } from './grammar-c
 import { renderChatPrompt } from './chat-prompt.ts';
 import { createEventChannel } from './event-channel.ts';
 import { checkLogitBias } from '../logit-bias.ts';
+import type { KVPrefixCache } from './kv-prefix-cache.ts';
 import { LogitBias } from './logit-bias.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
 import { TokenStreamer } from './token-streamer.ts';
@@ -30,6 +31,7 @@ export async function* generateChat(
   request: ChatRequest,
   signal: AbortSignal,
   loadGrammar?: LoadXGrammar,
+  prefixCache?: KVPrefixCache,
 ): AsyncGenerator<ChatEvent> {
   const { tokenizer, model } = pipe;
   const prompt = renderChatPrompt(tokenizer, request.messages, request.tools);
@@ -49,7 +51,7 @@ export async function* generateChat(
   const spec = grammarSpecOf(request);
   const constraint = spec ? await startConstraint(pipe, spec, loadGrammar) : undefined;
   try {
-    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint);
+    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, prefixCache && { cache: prefixCache, model: info.id });
   } finally {
     // Every way out, a consumer leaving at the first event included: the matcher lives in wasm memory.
     constraint?.dispose();
@@ -64,13 +66,17 @@ async function* decode(
   request: ChatRequest,
   signal: AbortSignal,
   constraint: TokenConstraint | undefined,
+  prefix: { readonly cache: KVPrefixCache; readonly model: string } | undefined,
 ): AsyncGenerator<ChatEvent> {
   if (signal.aborted) throw abortedError();
-  yield { type: 'start', promptTokens };
   if (maxNewTokens <= 0) {
+    yield { type: 'start', promptTokens, cachedTokens: 0 };
     yield { type: 'end', reason: 'length' };
     return;
   }
+  // The longest beginning of this prompt the model has read before: only the rest is read now.
+  const reused = prefix?.cache.reuse(prefix.model, Int32Array.from(inputs.input_ids.data as BigInt64Array, Number));
+  yield { type: 'start', promptTokens, cachedTokens: reused?.length ?? 0 };
 
   // Stops generation on client abort and when the consumer leaves the iteration.
   const stop = new AbortController();
@@ -87,6 +93,9 @@ async function* decode(
   const generation = model
     .generate({
       ...inputs,
+      ...(reused ? { past_key_values: reused.past } : {}),
+      // The cache comes back with the ids, to be kept for the next request (or disposed).
+      return_dict_in_generate: true,
       max_new_tokens: maxNewTokens,
       // Sampling, when asked for, happens in TokenSampler; the model must not add its own.
       do_sample: false,
@@ -96,7 +105,14 @@ async function* decode(
       stopping_criteria: [new AbortCriteria(stop.signal), ...(constraint ? [new GrammarProgress(constraint, promptTokens)] : [])],
       logits_processor: processors,
     })
-    .then(() => channel.close(), (error: unknown) => channel.fail(error));
+    .then(async (result) => {
+      channel.close();
+      const { sequences, past_key_values: past } = result as unknown as { sequences: Tensor; past_key_values?: DynamicCache };
+      if (!past) return;
+      // Before the model takes its next request (the host waits for this call to end).
+      if (prefix) await prefix.cache.keep(prefix.model, sequences.data as BigInt64Array, past).catch(() => {});
+      else await past.dispose();
+    }, (error: unknown) => channel.fail(error));
 
   try {
     for await (const text of channel) {

@@ -13,6 +13,8 @@ import { chooseDevice, type DeviceChoice, type DeviceOption, type TransformersDe
 import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
 import { clearFinishedParts } from '../partial-store.ts';
+import { defaultPrefixCacheBytes } from '../prefix-store.ts';
+import { KVPrefixCache } from './kv-prefix-cache.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 import type { FileChecks } from '../file-integrity.ts';
@@ -42,6 +44,12 @@ export interface TransformersAdapterOptions extends EnvOptions {
   readonly grammar?: LoadXGrammar;
   /** Default `auto`: `cpu` in Node; in a browser `webgpu` when an adapter exists, else `wasm`. */
   readonly device?: DeviceOption;
+  /**
+   * Bytes of key/value cache kept from finished chat requests, all models together, so that a
+   * prompt beginning with tokens read before reads only the rest (0: none kept). Default: a
+   * sixteenth of the device's memory, between 64 MiB and 1 GiB (see prefix-store.ts).
+   */
+  readonly prefixCacheBytes?: number;
 }
 
 export function createTransformersAdapter(options: TransformersAdapterOptions): EngineAdapter & { device(): Promise<TransformersDevice> } {
@@ -50,6 +58,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
   const chosen = () => (choice ??= chooseDevice(options.device));
   const loader = createPipelineLoader(async () => (await chosen()).device, configured);
   const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
+  const prefixCache = new KVPrefixCache(options.prefixCacheBytes ?? defaultPrefixCacheBytes());
 
   const lookup = (id: string, kind?: ModelInfo['kind']): TransformersModelSpec => {
     const spec = specs.get(id);
@@ -78,13 +87,15 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       void clearFinishedParts('transformers').catch(() => {});
     },
     async unload(model) {
+      // Its keys and values mean nothing to another load (and hold its memory).
+      prefixCache.drop(model);
       const pipe = await loader.forget(model);
       await pipe?.dispose().catch(() => {});
     },
     async *chat(chat, { signal }) {
       const spec = lookup(chat.model, 'chat');
       const pipe = await loader.load('text-generation', request(spec));
-      yield* generateChat(pipe, spec.info, chat, signal, options.grammar);
+      yield* generateChat(pipe, spec.info, chat, signal, options.grammar, prefixCache);
     },
     async embed(embed, { signal }) {
       const spec = lookup(embed.model, 'embedding');

@@ -47,7 +47,7 @@ export async function* streamChat(engine: MLCEngineLike, variant: string, counte
       // and the pipeline has counted the prompt by now (see pipeline-internals.ts).
       if (!started) {
         started = true;
-        yield { type: 'start', promptTokens: wholePrompt(prefillTokens(engine, variant) ?? chunk.usage?.prompt_tokens) };
+        yield { type: 'start', promptTokens: wholePrompt(prefillTokens(engine, variant) ?? chunk.usage?.prompt_tokens), cachedTokens: cached };
       }
       for (const choice of chunk.choices) {
         const content = choice.delta?.content;
@@ -59,7 +59,7 @@ export async function* streamChat(engine: MLCEngineLike, variant: string, counte
       }
       if (chunk.usage) usage = chunk.usage;
     }
-    if (!started) yield { type: 'start', promptTokens: wholePrompt(prefillTokens(engine, variant) ?? usage?.prompt_tokens) };
+    if (!started) yield { type: 'start', promptTokens: wholePrompt(prefillTokens(engine, variant) ?? usage?.prompt_tokens), cachedTokens: cached };
     for (const text of tokens.finish(finish, usage?.completion_tokens)) yield { type: 'token', text };
     complete = true;
     // Equal to the count sent with `start`, unless that one had to be estimated.

@@ -275,7 +275,7 @@ describe('chat', () => {
     const { adapter } = await loadedQwen({ steps: ['Hel', 'lo', ' world', ''], finish: 'stop', promptTokens: 17 });
     const events = await collect(adapter.chat(request(), { signal: signal() }));
     expect(events).toEqual([
-      { type: 'start', promptTokens: 17 }, // read from the pipeline after prefill (the estimate would be 22 characters / 4 = 6)
+      { type: 'start', promptTokens: 17, cachedTokens: 0 }, // read from the pipeline after prefill (the estimate would be 22 characters / 4 = 6)
       { type: 'token', text: 'Hel' },
       { type: 'token', text: 'lo' },
       { type: 'token', text: ' world' },
@@ -305,7 +305,7 @@ describe('chat', () => {
     const { adapter } = await loadedQwen({ steps: ['a', 'b', 'c'], finish: 'length', promptTokens: 8 }, { version: '0.2.79' });
     const events = await collect(adapter.chat(request({ maxTokens: 3 }), { signal: signal() }));
     expect(events.filter((e) => e.type === 'token')).toHaveLength(3);
-    expect(events[0]).toEqual({ type: 'start', promptTokens: 8 });
+    expect(events[0]).toEqual({ type: 'start', promptTokens: 8, cachedTokens: 0 });
   });
 
   it('counts the whole prompt when web-llm reuses its KV cache for a continued conversation', async () => {
@@ -316,7 +316,7 @@ describe('chat', () => {
     engine.scripts.push({ steps: ['Fine', ''], finish: 'stop', promptTokens: 9 });
     const second = request({ messages: [...first.messages, { role: 'assistant', content: 'Hi there' }, { role: 'user', content: 'How are you?' }] });
     const events = await collect(adapter.chat(second, { signal: signal() }));
-    expect(events[0]).toEqual({ type: 'start', promptTokens: 20 + 2 + 9 });
+    expect(events[0]).toEqual({ type: 'start', promptTokens: 20 + 2 + 9, cachedTokens: 20 + 2 });
     expect(events.at(-1)).toEqual({ type: 'end', reason: 'stop', promptTokens: 20 + 2 + 9 });
     // A conversation that does not continue the last one is prefilled afresh and counted as reported.
     engine.scripts.push({ steps: [''], finish: 'stop', promptTokens: 12 });
@@ -341,7 +341,7 @@ describe('chat', () => {
     const error = await rejection(run);
     expect(error.code).toBe('aborted');
     expect(events).toEqual([
-      { type: 'start', promptTokens: 5 },
+      { type: 'start', promptTokens: 5, cachedTokens: 0 },
       { type: 'token', text: 'a' },
       { type: 'token', text: 'b' },
     ]);
@@ -480,7 +480,7 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
     const { generation } = await started({}, { ...answer(), failAt: { step: 2, error: lost } });
     expect(generation.promptTokens).toBe(EXACT);
     expect((await rejection(drainGeneration(generation))).code).toBe('internal');
-    expect(generation.usage()).toEqual({ promptTokens: EXACT, completionTokens: 2 });
+    expect(generation.usage()).toEqual({ promptTokens: EXACT, completionTokens: 2, cachedTokens: 0 });
   });
 
   it('adds the tokens web-llm keeps in its KV cache to the new round it prefills', async () => {
@@ -494,7 +494,8 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
     const second = request({ messages: [...first.messages, { role: 'assistant', content: 'Hi' }, { role: 'user', content: 'More?' }], maxTokens: 1 });
     const generation = await startGeneration(host, second, signal());
     expect(generation.promptTokens).toBe(20 + 1 + 9);
-    expect(finishOf(await drainGeneration(generation)).usage).toEqual({ promptTokens: 30, completionTokens: 1 });
+    // The 21 tokens web-llm kept (the first prompt and answer) were not read again.
+    expect(finishOf(await drainGeneration(generation)).usage).toEqual({ promptTokens: 30, completionTokens: 1, cachedTokens: 21 });
   });
 
   it('without the internal count (a future web-llm) estimates at start and corrects from the usage chunk', async () => {

@@ -31,7 +31,7 @@ const finish = (reason: 'stop' | 'length' | 'stop_sequence', completionTokens = 
   type: 'finish',
   reason,
   stopSequence: reason === 'stop_sequence' ? '\n\nHuman:' : null,
-  usage: { promptTokens: 11, completionTokens },
+  usage: { promptTokens: 11, completionTokens, cachedTokens: 0 },
 });
 const META = { id: 'msg_test', model: 'chat-m', requestId: 'req_test' };
 
@@ -299,7 +299,7 @@ describe('toMessageEvents', () => {
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
       { type: 'content_block_stop', index: 0 },
-      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null, container: null }, usage: { input_tokens: 11, output_tokens: 2 } },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null, container: null }, usage: { input_tokens: 11, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
       { type: 'message_stop' },
     ]);
   });
@@ -317,7 +317,7 @@ describe('toMessageEvents', () => {
       { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'now', input: {} } },
       { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{}' } },
       { type: 'content_block_stop', index: 1 },
-      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null, stop_details: null, container: null }, usage: { input_tokens: 11, output_tokens: 30 } },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null, stop_details: null, container: null }, usage: { input_tokens: 11, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
       { type: 'message_stop' },
     ]);
   });
@@ -344,7 +344,7 @@ describe('toMessageEvents', () => {
     const out = await collect(toMessageEvents(generation, META));
     expect(out.at(-1)).toEqual({
       event: 'error',
-      body: { type: 'error', error: { type: 'api_error', message: 'engine died' }, request_id: 'req_test', usage: { input_tokens: 11, output_tokens: 2 } },
+      body: { type: 'error', error: { type: 'api_error', message: 'engine died' }, request_id: 'req_test', usage: { input_tokens: 11, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
     });
     expect(out.some((e) => e.event === 'message_stop')).toBe(false);
     expect(out.at(-2)!.event).toBe('content_block_delta');

@@ -13,7 +13,7 @@ import type { SSEMessage } from '../../core/sse.ts';
 import { randomId } from '../../core/ids.ts';
 import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, parseAnthropicToolChoice, toolSpec } from '../../core/tool-specs.ts';
-import { anthropicErrorEvent } from '../../core/anthropic-wire.ts';
+import { anthropicErrorEvent, toAnthropicUsage } from '../../core/anthropic-wire.ts';
 import { allowsSamplingParameters, type AnthropicVersion } from './version.ts';
 
 export interface ParsedMessages {
@@ -218,9 +218,6 @@ function toInput(text: string): Record<string, unknown> {
   }
 }
 
-function toUsage(usage: Usage) {
-  return { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-}
 
 interface MessageMeta {
   readonly id: string;
@@ -263,7 +260,7 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
       stop_sequence: event.stopSequence,
       stop_details: null,
       container: null,
-      usage: toUsage(event.usage),
+      usage: toAnthropicUsage(event.usage),
     };
   }
 }
@@ -287,7 +284,7 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
       stop_sequence: null,
       stop_details: null,
       container: null,
-      usage: toUsage({ promptTokens: generation.promptTokens, completionTokens: 0 }),
+      usage: toAnthropicUsage({ ...generation.usage(), completionTokens: 0 }),
     },
   });
   /** Blocks opened so far; the last one is open. */
@@ -325,8 +322,8 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
       yield event({
         type: 'message_delta',
         delta: { stop_reason: toStopReason(item.reason), stop_sequence: item.stopSequence, stop_details: null, container: null },
-        // Cumulative counts; input_tokens repeats (or corrects) the figure sent in message_start.
-        usage: { input_tokens: item.usage.promptTokens, output_tokens: item.usage.completionTokens },
+        // Cumulative counts; the input counts repeat (or correct) the figures sent in message_start.
+        usage: toAnthropicUsage(item.usage),
       });
       yield event({ type: 'message_stop' });
       return;

@@ -32,7 +32,7 @@ const finish = (reason: 'stop' | 'length' | 'stop_sequence', completionTokens = 
   type: 'finish',
   reason,
   stopSequence: reason === 'stop_sequence' ? '###' : null,
-  usage: { promptTokens: 9, completionTokens },
+  usage: { promptTokens: 9, completionTokens, cachedTokens: 0 },
 });
 const META = { id: 'chatcmpl-test', created: 1_700_000_000, model: 'chat-m' };
 
@@ -269,7 +269,7 @@ describe('toChatCompletion', () => {
       created: 1_700_000_000,
       model: 'chat-m',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11, prompt_tokens_details: { cached_tokens: 0 } },
     });
   });
 
@@ -298,8 +298,9 @@ describe('toFinishReason and toOpenAIUsage', () => {
     expect([toFinishReason('stop'), toFinishReason('length'), toFinishReason('stop_sequence')]).toEqual(['stop', 'length', 'stop']);
   });
 
-  it('totals prompt and completion tokens', () => {
-    expect(toOpenAIUsage({ promptTokens: 3, completionTokens: 4 })).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+  it('totals prompt and completion tokens, with the cached ones among the prompt\'s', () => {
+    expect(toOpenAIUsage({ promptTokens: 3, completionTokens: 4, cachedTokens: 0 })).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(toOpenAIUsage({ promptTokens: 30, completionTokens: 4, cachedTokens: 26 })).toEqual({ prompt_tokens: 30, completion_tokens: 4, total_tokens: 34, prompt_tokens_details: { cached_tokens: 26 } });
   });
 });
 
@@ -337,7 +338,7 @@ describe('toChatCompletionChunks', () => {
       created: 1_700_000_000,
       model: 'chat-m',
       choices: [],
-      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11, prompt_tokens_details: { cached_tokens: 0 } },
     });
     for (const chunk of chunks.slice(0, -1)) expect(chunk.usage).toBeNull();
     expect(chunks).toHaveLength(5);
@@ -375,7 +376,7 @@ describe('toChatCompletionChunks', () => {
       logprobs: null,
       finish_reason: 'tool_calls',
     });
-    expect(body.usage).toEqual({ prompt_tokens: 9, completion_tokens: 30, total_tokens: 39 });
+    expect(body.usage).toEqual({ prompt_tokens: 9, completion_tokens: 30, total_tokens: 39, prompt_tokens_details: { cached_tokens: 0 } });
   });
 
   it('reports a stop sequence as finish_reason stop', async () => {
@@ -390,7 +391,7 @@ describe('toChatCompletionChunks', () => {
     expect(messages.some((m) => m.data === '[DONE]')).toBe(false);
     expect(JSON.parse(messages.at(-1)!.data)).toEqual({
       error: { message: 'engine died', type: 'server_error', param: null, code: null },
-      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11, prompt_tokens_details: { cached_tokens: 0 } },
     });
     expect(JSON.parse(messages.at(-2)!.data).choices[0].delta).toEqual({ content: 'y' });
     expect(state.closed).toBe(true);

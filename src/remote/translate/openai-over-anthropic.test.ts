@@ -260,7 +260,7 @@ describe('fromAnthropicMessage', () => {
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 18, completion_tokens: 20, total_tokens: 38 },
+      usage: { prompt_tokens: 18, completion_tokens: 20, total_tokens: 38, prompt_tokens_details: { cached_tokens: 5 } },
     });
     expect(Math.abs((completion.created as number) - Date.now() / 1000)).toBeLessThan(5);
   });
@@ -269,7 +269,7 @@ describe('fromAnthropicMessage', () => {
     const calls = fromAnthropicMessage({ ...anthropicMessage, content: [anthropicMessage.content[3]] }, 'm') as { choices: [{ message: Record<string, unknown> }] };
     expect(calls.choices[0].message.content).toBeNull();
     const empty = fromAnthropicMessage({ ...anthropicMessage, content: [], stop_reason: 'max_tokens', usage: { input_tokens: 4, output_tokens: 0 } }, 'm');
-    expect(empty).toMatchObject({ choices: [{ message: { role: 'assistant', content: '', refusal: null }, finish_reason: 'length' }], usage: { prompt_tokens: 4, completion_tokens: 0, total_tokens: 4 } });
+    expect(empty).toMatchObject({ choices: [{ message: { role: 'assistant', content: '', refusal: null }, finish_reason: 'length' }], usage: { prompt_tokens: 4, completion_tokens: 0, total_tokens: 4, prompt_tokens_details: { cached_tokens: 0 } } });
     expect((empty as { choices: [{ message: object }] }).choices[0].message).not.toHaveProperty('tool_calls');
   });
 
@@ -302,7 +302,7 @@ describe('fromAnthropicMessage', () => {
       { id: 'toolu_A', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
       { id: 'toolu_B', type: 'function', function: { name: 'now', arguments: '{}' } },
     ]);
-    expect(completion.usage).toEqual({ prompt_tokens: 18, completion_tokens: 20, total_tokens: 38 });
+    expect(completion.usage).toEqual({ prompt_tokens: 18, completion_tokens: 20, total_tokens: 38, prompt_tokens_details: { cached_tokens: 5 } });
   });
 });
 
@@ -380,7 +380,7 @@ describe('fromAnthropicStream', () => {
       choice({ tool_calls: [{ index: 1, function: { arguments: '"Bergen"}' } }] }),
       choice({}, 'tool_calls'),
       // input_tokens from message_delta replaces message_start's 25; the cached 2 still count.
-      { usage: { prompt_tokens: 32, completion_tokens: 42, total_tokens: 74 } },
+      { usage: { prompt_tokens: 32, completion_tokens: 42, total_tokens: 74, prompt_tokens_details: { cached_tokens: 2 } } },
     ]);
     expect(messages.at(-1)).toEqual({ data: '[DONE]' });
     // Every chunk but the last carries usage: null, as OpenAI does when include_usage is asked for.
@@ -392,7 +392,7 @@ describe('fromAnthropicStream', () => {
     const without = await collect(text, false);
     expect(without.map((m) => m.data).filter((d) => d.includes('usage'))).toEqual([]);
     expect(bodies(without)).toEqual([choice({ role: 'assistant', content: '' }), choice({ content: 'Hi' }), choice({}, 'length')]);
-    expect(bodies(await collect(text)).at(-1)).toEqual({ usage: { prompt_tokens: 9, completion_tokens: 15, total_tokens: 24 } });
+    expect(bodies(await collect(text)).at(-1)).toEqual({ usage: { prompt_tokens: 9, completion_tokens: 15, total_tokens: 24, prompt_tokens_details: { cached_tokens: 0 } } });
   });
 
   it('yields each chunk as soon as its event arrives', async () => {
@@ -446,7 +446,7 @@ describe('fromAnthropicStream', () => {
 
   it('keeps the counts a message_delta leaves null (the SDK types them nullable)', async () => {
     const messages = await collect([start(), ...end('end_turn', { input_tokens: null, cache_creation_input_tokens: null, cache_read_input_tokens: null, output_tokens: 5 })]);
-    expect(bodies(messages).at(-1)).toEqual({ usage: { prompt_tokens: 27, completion_tokens: 5, total_tokens: 32 } });
+    expect(bodies(messages).at(-1)).toEqual({ usage: { prompt_tokens: 27, completion_tokens: 5, total_tokens: 32, prompt_tokens_details: { cached_tokens: 2 } } });
   });
 
   it('opens with the role chunk even when the upstream skipped message_start', async () => {
@@ -473,7 +473,7 @@ describe('fromAnthropicStream', () => {
       choice({ role: 'assistant', content: '' }),
       choice({ content: 'Hello' }),
       choice({}, 'stop'),
-      { usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } },
+      { usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, prompt_tokens_details: { cached_tokens: 0 } } },
     ]);
   });
 });
@@ -499,7 +499,7 @@ describe('the real openai client over the translated stream', () => {
       { id: 'toolu_A', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Oslo"}' } },
       { id: 'toolu_B', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Bergen"}' } },
     ]);
-    expect(final.usage).toEqual({ prompt_tokens: 32, completion_tokens: 42, total_tokens: 74 });
+    expect(final.usage).toEqual({ prompt_tokens: 32, completion_tokens: 42, total_tokens: 74, prompt_tokens_details: { cached_tokens: 2 } });
     expect(final.model).toBe('my-model');
   });
 

@@ -248,6 +248,11 @@ function inputTokens(usage: Record<string, unknown>): number {
   return count('input_tokens') + count('cache_creation_input_tokens') + count('cache_read_input_tokens');
 }
 
+/** What Anthropic read from its cache: OpenAI's `prompt_tokens_details.cached_tokens`. */
+function cacheReads(usage: Record<string, unknown>): number {
+  return typeof usage.cache_read_input_tokens === 'number' ? usage.cache_read_input_tokens : 0;
+}
+
 /**
  * An Anthropic Message JSON (as the upstream sent it) -> an OpenAI chat.completion object; `model`
  * is the id to report. Throws GatewayError('internal', ...) when the JSON is not a message.
@@ -279,7 +284,7 @@ export function fromAnthropicMessage(message: unknown, model: string): Record<st
         finish_reason: finishReason(message.stop_reason),
       },
     ],
-    usage: toOpenAIUsage({ promptTokens: inputTokens(usage), completionTokens: completion }),
+    usage: toOpenAIUsage({ promptTokens: inputTokens(usage), completionTokens: completion, cachedTokens: cacheReads(usage) }),
   };
 }
 
@@ -383,7 +388,7 @@ export async function* fromAnthropicStream(events: AsyncIterable<SSEEvent>, mode
         // The SDK's stream helper needs a finish_reason even from an upstream that never sent a stop_reason.
         if (!finished) yield choice({}, 'stop');
         // Usage waits for the end: a later message_delta may still correct the counts.
-        if (options.includeUsage) yield chunk([], toOpenAIUsage({ promptTokens: inputTokens(input), completionTokens: completion }));
+        if (options.includeUsage) yield chunk([], toOpenAIUsage({ promptTokens: inputTokens(input), completionTokens: completion, cachedTokens: cacheReads(input) }));
         yield { data: '[DONE]' };
         return;
       }

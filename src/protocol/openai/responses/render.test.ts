@@ -13,7 +13,7 @@ const META: ResponseMeta = { id: 'resp_test', createdAt: 1_763_000_000, model: '
 const PROMPT_TOKENS = 9;
 
 const text = (...pieces: string[]): GenerationEvent[] => pieces.map((piece) => ({ type: 'text', text: piece }));
-const finish = (reason: 'stop' | 'length' | 'tool_calls', completionTokens: number): GenerationEvent => ({ type: 'finish', reason, stopSequence: null, usage: { promptTokens: PROMPT_TOKENS, completionTokens } });
+const finish = (reason: 'stop' | 'length' | 'tool_calls', completionTokens: number): GenerationEvent => ({ type: 'finish', reason, stopSequence: null, usage: { promptTokens: PROMPT_TOKENS, completionTokens, cachedTokens: 0 } });
 
 /**
  * One answer as the chat path gives it both ways: its `chat.completion`, and its chunk stream as

@@ -28,12 +28,14 @@ type Item = { readonly id: string } & Record<string, unknown>;
 interface ChatUsage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
+  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
 }
 
 export function toResponseUsage(usage: ChatUsage | null | undefined) {
   const input = usage?.prompt_tokens ?? 0;
   const output = usage?.completion_tokens ?? 0;
-  return { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output };
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  return { input_tokens: input, input_tokens_details: { cached_tokens: cached }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output };
 }
 
 /** The response object in a given state; `output` and `usage` are the caller's. */
