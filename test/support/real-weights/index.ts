@@ -1,0 +1,40 @@
+/**
+ * The two models with real, trained weights (../shared/models/, see shared-models.ts), converted on
+ * demand into what the engines load, in a temporary folder written once per test process:
+ * - stories260K (stories260k.ts): a TinyStories Llama whose greedy text has a published right answer;
+ * - model2vec-bge-vq (model2vec.ts): a sentence embedder with its authors' reference vector.
+ * @module
+ */
+import { rmSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { ModelFiles } from '../../../src/tiny-models/model-files.ts';
+import { buildModel2vec, EMBEDDER_ID } from './model2vec.ts';
+import { buildStories260k, STORIES_ID } from './stories260k.ts';
+
+export { sharedModelsMissing, SHARED_MODELS_DIR } from './shared-models.ts';
+export { storiesSpec, STORIES_ID, STORY_PROMPT, STORY_PROMPT_IDS, STORY_TOKENS, readStoryContinuation, readStoryReference } from './stories260k.ts';
+export { embedderSpec, EMBEDDER_ID, EMBEDDER_DIMENSIONS, PARAPHRASE_PAIRS, REFERENCE_TEXT, readReferenceVector } from './model2vec.ts';
+
+export async function writeModelFiles(files: ModelFiles, folder: string): Promise<void> {
+  for (const [path, content] of files) {
+    await mkdir(dirname(join(folder, path)), { recursive: true });
+    await writeFile(join(folder, path), content);
+  }
+}
+
+let written: Promise<string> | undefined;
+/**
+ * A folder holding `stories260K/` and `model2vec-bge-vq/` (about 2.5 MB, ~0.1 s), written once
+ * per test process and removed when it exits.
+ */
+export function realWeightsDir(): Promise<string> {
+  return (written ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inpage-real-weights-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    await writeModelFiles(await buildStories260k(), join(dir, STORIES_ID));
+    await writeModelFiles(await buildModel2vec(), join(dir, EMBEDDER_ID));
+    return dir;
+  })());
+}
