@@ -30,7 +30,8 @@ export function sharedModelFile(model: SharedModel, file: string): string {
  * the message a skip shows.
  */
 export function sharedModelsMissing(): string | undefined {
+  const needs = `needs the real trained weights in ${SHARED_MODELS_DIR} (../shared/models beside the repository, as CI has it)`;
+  if (!existsSync(SHARED_MODELS_DIR)) return `${needs}, which is missing: put that folder there and run again`;
   const missing = Object.entries(NEEDED).flatMap(([model, files]) => files.map((file) => join(model, file))).filter((path) => !existsSync(join(SHARED_MODELS_DIR, path)));
-  if (!missing.length) return undefined;
-  return `needs the real trained weights in ${SHARED_MODELS_DIR} (../shared/models beside the repository, as CI has it; missing: ${missing.join(', ')}): put that folder there and run again`;
+  return missing.length ? `${needs}; it lacks ${missing.join(', ')}` : undefined;
 }
