@@ -9,9 +9,10 @@ import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { TransformersModelEntry } from '../../../src/contracts/worker-config.ts';
 import type { ModelFiles } from '../../../src/tiny-models/model-files.ts';
-import { buildModel2vec, EMBEDDER_ID } from './model2vec.ts';
-import { buildStories260k, STORIES_ID } from './stories260k.ts';
+import { buildModel2vec, embedderSpec, EMBEDDER_ID } from './model2vec.ts';
+import { buildStories260k, STORIES_ID, storiesSpec } from './stories260k.ts';
 
 export { sharedModelsMissing, SHARED_MODELS_DIR } from './shared-models.ts';
 export { storiesSpec, STORIES_ID, STORY_PROMPT, STORY_PROMPT_IDS, STORY_TOKENS, readStoryContinuation, readStoryReference } from './stories260k.ts';
@@ -38,3 +39,15 @@ export function realWeightsDir(): Promise<string> {
     return dir;
   })());
 }
+
+/**
+ * The two models as an app or `serve --config` names its own (the engine config's `models`), with
+ * the facts the engine specs give them; `source` is the folder name under the models folder.
+ */
+export const REAL_WEIGHT_ENTRIES: readonly TransformersModelEntry[] = [
+  { engine: 'transformers', id: STORIES_ID, kind: 'chat', source: STORIES_ID, contextWindow: storiesSpec.info.contextWindow, maxOutputTokens: storiesSpec.info.maxOutputTokens! },
+  {
+    engine: 'transformers', id: EMBEDDER_ID, kind: 'embedding', source: EMBEDDER_ID, contextWindow: embedderSpec.info.contextWindow, dimensions: embedderSpec.info.dimensions!,
+    pooling: embedderSpec.pooling!, normalize: embedderSpec.normalize!,
+  },
+];
