@@ -6,6 +6,7 @@
  * was given, and a conversation is the same prompt as its turns joined in one message.
  * @module
  */
+import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingface/transformers';
 import { readFile } from 'node:fs/promises';
 import type { ModelFiles } from '../../../src/tiny-models/model-files.ts';
 import { json } from '../../../src/tiny-models/model-files.ts';
@@ -87,3 +88,25 @@ export const storiesSpec: TransformersModelSpec = {
   source: STORIES_ID,
   bundled: true,
 };
+
+/**
+ * The published story's tokens as transformers.js writes them on the converted model (checked
+ * against the published text), so a test can cut the story at any token count: `prefix(n)` is
+ * the text of the first n new tokens.
+ */
+export async function publishedStoryTokens(dir: string): Promise<{ ids: number[]; prefix(n: number): string }> {
+  env.localModelPath = dir;
+  env.allowLocalModels = true;
+  env.allowRemoteModels = false;
+  const tokenizer = await AutoTokenizer.from_pretrained(STORIES_ID);
+  const model = await AutoModelForCausalLM.from_pretrained(STORIES_ID, { device: 'cpu', dtype: 'fp32' });
+  try {
+    const out = (await model.generate({ ...(tokenizer(STORY_PROMPT) as object), max_new_tokens: STORY_TOKENS, do_sample: false })) as Tensor;
+    const ids = (out.tolist() as bigint[][])[0]!.slice(STORY_PROMPT_IDS.length).map(Number);
+    const prefix = (n: number) => tokenizer.decode(ids.slice(0, n), { skip_special_tokens: true });
+    if (prefix(STORY_TOKENS) !== (await readStoryContinuation())) throw new Error('transformers.js on the converted model does not write the published story');
+    return { ids, prefix };
+  } finally {
+    await model.dispose();
+  }
+}
