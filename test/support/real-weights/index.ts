@@ -15,7 +15,7 @@ import { buildModel2vec, embedderSpec, EMBEDDER_ID } from './model2vec.ts';
 import { buildStories260k, STORIES_ID, storiesSpec } from './stories260k.ts';
 
 export { sharedModelsMissing, SHARED_MODELS_DIR } from './shared-models.ts';
-export { publishedStoryTokens, storiesSpec, STORIES_ID, STORY_PROMPT, STORY_PROMPT_IDS, STORY_TOKENS, readStoryContinuation, readStoryReference } from './stories260k.ts';
+export { greedyStoryTokens, storiesSpec, STORIES_ID, STORY_PROMPT, STORY_PROMPT_IDS, STORY_TOKENS, readStoryContinuation, readStoryReference } from './stories260k.ts';
 export { embedderSpec, EMBEDDER_ID, EMBEDDER_DIMENSIONS, PARAPHRASE_PAIRS, REFERENCE_TEXT, readReferenceVector } from './model2vec.ts';
 
 export async function writeModelFiles(files: ModelFiles, folder: string): Promise<void> {

@@ -3,6 +3,11 @@
  * llama2.c's own encoder does and decodes back byte for byte, and transformers.js on the ONNX graph
  * writes the published greedy continuation of `Once upon a time`, alone and in a left-padded
  * batch of different prompts (the conversation-cache and batching work rely on both).
+ *
+ * Defects these tests were checked to catch, by planting each in the conversion: rotary positions
+ * one ahead on decoding steps, and the KV cache losing the previous step's entry (the greedy story
+ * fails; the batch test too for the cache); a tokenizer_config.json with a generic tokenizer class
+ * and `padding_side: 'right'` (the batch test fails: a short row's last position is padding).
  */
 import { AutoModelForCausalLM, AutoTokenizer, env, type PreTrainedModel, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
 import { readFile } from 'node:fs/promises';

@@ -73,6 +73,7 @@ export async function buildStories260k(): Promise<ModelFiles> {
     add_bos_token: true,
     add_eos_token: false,
     // A batch is padded on the left, so every row's last position is its own last token.
+    // transformers.js's LlamaTokenizer pads on the left whatever this says; the generic class reads it.
     padding_side: 'left',
     clean_up_tokenization_spaces: false,
     model_max_length: seqLen,
@@ -90,11 +91,12 @@ export const storiesSpec: TransformersModelSpec = {
 };
 
 /**
- * The published story's tokens as transformers.js writes them on the converted model (checked
- * against the published text), so a test can cut the story at any token count: `prefix(n)` is
- * the text of the first n new tokens.
+ * The greedy story's tokens as transformers.js writes them on the converted model, so a test can
+ * cut it at any token count: `prefix(n)` is the text of the first n new tokens. That this is the
+ * published story is checked apart (stories260k.test.ts); tests compare whole stories with the
+ * published text itself.
  */
-export async function publishedStoryTokens(dir: string): Promise<{ ids: number[]; prefix(n: number): string }> {
+export async function greedyStoryTokens(dir: string): Promise<{ ids: number[]; prefix(n: number): string }> {
   env.localModelPath = dir;
   env.allowLocalModels = true;
   env.allowRemoteModels = false;
@@ -103,9 +105,7 @@ export async function publishedStoryTokens(dir: string): Promise<{ ids: number[]
   try {
     const out = (await model.generate({ ...(tokenizer(STORY_PROMPT) as object), max_new_tokens: STORY_TOKENS, do_sample: false })) as Tensor;
     const ids = (out.tolist() as bigint[][])[0]!.slice(STORY_PROMPT_IDS.length).map(Number);
-    const prefix = (n: number) => tokenizer.decode(ids.slice(0, n), { skip_special_tokens: true });
-    if (prefix(STORY_TOKENS) !== (await readStoryContinuation())) throw new Error('transformers.js on the converted model does not write the published story');
-    return { ids, prefix };
+    return { ids, prefix: (n) => tokenizer.decode(ids.slice(0, n), { skip_special_tokens: true }) };
   } finally {
     await model.dispose();
   }
