@@ -3,6 +3,7 @@
  * demand into what the engines load, in a temporary folder written once per test process:
  * - stories260K (stories260k.ts): a TinyStories Llama whose greedy text has a published right answer;
  * - model2vec-bge-vq (model2vec.ts): a sentence embedder with its authors' reference vector.
+ * Why, and the choices in the conversion: docs/decisions/real-weights-in-the-tests.md.
  * @module
  */
 import { rmSync } from 'node:fs';

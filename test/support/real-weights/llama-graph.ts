@@ -5,7 +5,8 @@
  * attention (query head h reads key/value head h / (heads / kv heads)), SwiGLU, the token embedding
  * as the output layer. Rotary embeddings turn adjacent pairs (element 2i with 2i+1, llama2.c's
  * layout, not Hugging Face's split halves) by angles computed in the graph from `position_ids`, so
- * the positions the caller gives are the ones the model sees; the cache holds keys already turned.
+ * the positions the caller gives are the ones the model sees; the cache holds keys already turned
+ * (see docs/decisions/real-weights-in-the-tests.md).
  * @module
  */
 import { attr, GraphBuilder } from '../../../src/tiny-models/graph-builder.ts';
