@@ -20,6 +20,7 @@ import {
   REAL_WEIGHT_ENTRIES,
   REFERENCE_TEXT,
   realWeightsDir,
+  removeRealWeightsDir,
   sharedModelsMissing,
   STORIES_ID,
   STORY_PROMPT,
@@ -46,6 +47,7 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => {
   await hub?.close();
+  await removeRealWeightsDir();
 });
 
 const models = () => REAL_WEIGHT_ENTRIES.map((entry) => ({ ...entry, source: hubRepo(entry.source) }));

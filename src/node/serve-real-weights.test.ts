@@ -21,6 +21,7 @@ import {
   REAL_WEIGHT_ENTRIES,
   REFERENCE_TEXT,
   realWeightsDir,
+  removeRealWeightsDir,
   sharedModelsMissing,
   STORIES_ID,
   STORY_PROMPT,
@@ -43,6 +44,7 @@ beforeAll(async () => {
   continuation = await readStoryContinuation();
   reference = await readReferenceVector();
 });
+afterAll(removeRealWeightsDir);
 beforeEach((context) => context.skip(missing !== undefined, missing));
 
 describe('serveGateway over HTTP on real weights', () => {

@@ -35,6 +35,7 @@ import {
   readStoryContinuation,
   REFERENCE_TEXT,
   realWeightsDir,
+  removeRealWeightsDir,
   sharedModelsMissing,
   STORIES_ID,
   storiesSpec,
@@ -63,6 +64,7 @@ beforeAll(async () => {
   reference = await readReferenceVector();
   storyPrefix = (await greedyStoryTokens(dir)).prefix;
 }, 60_000);
+afterAll(removeRealWeightsDir);
 beforeEach((context) => context.skip(missing !== undefined, missing));
 
 const maxDiff = (a: readonly number[], b: readonly number[]) => Math.max(...a.map((v, i) => Math.abs(v - b[i]!)));

@@ -6,8 +6,7 @@
  * Why, and the choices in the conversion: docs/decisions/real-weights-in-the-tests.md.
  * @module
  */
-import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TransformersModelEntry } from '../../../src/contracts/worker-config.ts';
@@ -29,16 +28,22 @@ export async function writeModelFiles(files: ModelFiles, folder: string): Promis
 let written: Promise<string> | undefined;
 /**
  * A folder holding `stories260K/` and `model2vec-bge-vq/` (about 2.5 MB, ~0.1 s), written once
- * per test process and removed when it exits.
+ * per test process (per test file, where files are isolated); removeRealWeightsDir() removes it.
  */
 export function realWeightsDir(): Promise<string> {
   return (written ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'inpage-real-weights-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     await writeModelFiles(await buildStories260k(), join(dir, STORIES_ID));
     await writeModelFiles(await buildModel2vec(), join(dir, EMBEDDER_ID));
     return dir;
   })());
+}
+
+/** Removes the folder realWeightsDir() wrote, if any (a test file's afterAll: workers exit without running exit handlers). */
+export async function removeRealWeightsDir(): Promise<void> {
+  const dir = await written?.catch(() => undefined);
+  written = undefined;
+  if (dir) await rm(dir, { recursive: true, force: true });
 }
 
 /**

@@ -4,8 +4,8 @@
  * added, and a padded batch gives each text's vector alone.
  */
 import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EMBEDDER_DIMENSIONS, EMBEDDER_ID, PARAPHRASE_PAIRS, readReferenceVector, REFERENCE_TEXT, realWeightsDir, sharedModelsMissing } from './index.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EMBEDDER_DIMENSIONS, EMBEDDER_ID, PARAPHRASE_PAIRS, readReferenceVector, REFERENCE_TEXT, realWeightsDir, removeRealWeightsDir, sharedModelsMissing } from './index.ts';
 
 const missing = sharedModelsMissing();
 
@@ -18,6 +18,7 @@ describe('model2vec-bge-vq converted for transformers.js', () => {
     env.allowRemoteModels = false;
     pipe = (await pipeline('feature-extraction', EMBEDDER_ID, { device: 'cpu', dtype: 'fp32' })) as FeatureExtractionPipeline;
   });
+  afterAll(removeRealWeightsDir);
   beforeEach((context) => context.skip(missing !== undefined, missing));
 
   it('tokenizes without special tokens, as model2vec does: `hello` 1,000 times is 1,000 tokens', () => {

@@ -12,9 +12,9 @@
 import { AutoModelForCausalLM, AutoTokenizer, env, type PreTrainedModel, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPrng } from '../../../src/tiny-models/prng.ts';
-import { readStoryReference, realWeightsDir, sharedModelsMissing, STORIES_ID, STORY_PROMPT, STORY_PROMPT_IDS, STORY_TOKENS } from './index.ts';
+import { readStoryReference, realWeightsDir, removeRealWeightsDir, sharedModelsMissing, STORIES_ID, STORY_PROMPT, STORY_PROMPT_IDS, STORY_TOKENS } from './index.ts';
 import { encodeLikeLlama2c, hfPieces, readLlama2cVocab, type Llama2cVocab } from './llama2c-tokenizer.ts';
 import { sharedModelFile } from './shared-models.ts';
 
@@ -35,6 +35,7 @@ describe('stories260K converted for transformers.js', () => {
     vocab = readLlama2cVocab(await readFile(sharedModelFile('stories260K', 'tok512.bin')), 512);
     reference = await readStoryReference();
   });
+  afterAll(removeRealWeightsDir);
   beforeEach((context) => context.skip(missing !== undefined, missing));
 
   const encode = (text: string) => Array.from(tokenizer.encode(text));
