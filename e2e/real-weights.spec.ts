@@ -14,8 +14,8 @@
 import type { Page } from '@playwright/test';
 import {
   EMBEDDER_ID,
-  readReferenceVector,
   greedyStoryTokens,
+  readReferenceVector,
   readStoryContinuation,
   REAL_WEIGHT_ENTRIES,
   REFERENCE_TEXT,
