@@ -8,15 +8,14 @@
  */
 import { Template } from '@huggingface/jinja';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageTokenizer, QWEN3_TOKENIZER_CHAT, REPLY_TEXT, writeModel } from '../test/support/real-tokenizer-models.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { expect, startRuntime, test } from './fixtures.ts';
+import { hubRepo, serveFolderHub, type FolderHub } from './folder-hub.ts';
 
-const REPO = `test/${QWEN3_TOKENIZER_CHAT.id}`;
+const REPO = hubRepo(QWEN3_TOKENIZER_CHAT.id);
 const WEATHER = {
   type: 'object',
   properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } },
@@ -25,40 +24,21 @@ const WEATHER = {
 };
 
 let dir: string;
-let server: Server;
-let remoteHost: string;
+let hub: FolderHub;
 test.beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'inpage-real-tok-e2e-'));
-  await writeModel(QWEN3_TOKENIZER_CHAT, dir);
-  server = createServer(async (req, res) => {
-    res.setHeader('access-control-allow-origin', '*');
-    if (req.method === 'OPTIONS') return void res.writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET' }).end();
-    const path = decodeURIComponent(new URL(req.url!, 'http://x').pathname);
-    const prefix = `/${REPO}/resolve/main/`;
-    const body = path.startsWith(prefix) && !path.includes('..') ? await readFile(join(dir, path.slice(prefix.length))).catch(() => undefined) : undefined;
-    if (!body) return void res.writeHead(404).end('Entry not found');
-    const type = path.endsWith('.json') ? 'application/json' : 'application/octet-stream';
-    // transformers.js probes each file's size with a one-byte range, as the hub answers it.
-    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-    if (range) {
-      const [from, to] = [Number(range[1]), Math.min(Number(range[2]), body.byteLength - 1)];
-      res.writeHead(206, { 'content-type': type, 'content-range': `bytes ${from}-${to}/${body.byteLength}`, 'access-control-expose-headers': 'content-range' });
-      return void res.end(body.subarray(from, to + 1));
-    }
-    res.writeHead(200, { 'content-type': type, 'content-length': body.byteLength }).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  remoteHost = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  await writeModel(QWEN3_TOKENIZER_CHAT, join(dir, QWEN3_TOKENIZER_CHAT.id));
+  hub = await serveFolderHub(dir);
 });
 test.afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await hub?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 test('exact usage, multi-byte text streamed whole, and a tool call, through the service worker', async ({ page }) => {
   test.setTimeout(240_000);
   await startRuntime(page, {
-    transformersRemoteHost: remoteHost,
+    transformersRemoteHost: hub.url,
     models: [{ engine: 'transformers', id: QWEN3_TOKENIZER_CHAT.id, kind: 'chat', source: REPO, contextWindow: 2048, maxOutputTokens: 256 }],
   });
   const messages = [
@@ -84,7 +64,7 @@ test('exact usage, multi-byte text streamed whole, and a tool call, through the 
   }, { model: QWEN3_TOKENIZER_CHAT.id, messages, schema: WEATHER });
 
   // Expected values from the template itself and the package's own tokenizer, apart from the engine.
-  const config = JSON.parse(await readFile(join(dir, 'tokenizer_config.json'), 'utf8')) as { chat_template: string; eos_token: string };
+  const config = JSON.parse(await readFile(join(dir, QWEN3_TOKENIZER_CHAT.id, 'tokenizer_config.json'), 'utf8')) as { chat_template: string; eos_token: string };
   const own = await packageTokenizer(QWEN3_TOKENIZER_CHAT);
   const count = (tools?: object[]) =>
     own.encode(new Template(config.chat_template).render({ messages, add_generation_prompt: true, eos_token: config.eos_token, ...(tools ? { tools } : {}) }), { add_special_tokens: false }).length;
