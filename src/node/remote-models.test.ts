@@ -102,6 +102,8 @@ describe('remote models: answers through the front equal the upstream’s own', 
     expect(data.content).toEqual([{ type: 'text', text: textOf(direct) }]);
     expect(data.stop_reason).toBe(direct.stop_reason);
     expect(tokens(data.usage)).toEqual(tokens(direct.usage));
+    // The upstream read the same prompt for the direct request: its cached_tokens come back as Anthropic's cache reads.
+    expect(data.usage.cache_read_input_tokens).toBeGreaterThan(0);
     expect(response.headers.get('x-inpage-llm-served-by')).toBe('up-openai');
     expect(response.headers.get('x-inpage-llm-upstream')).toBe(upstream.url);
 

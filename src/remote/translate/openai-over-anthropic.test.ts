@@ -35,6 +35,21 @@ describe('toAnthropicMessagesRequest', () => {
     });
   });
 
+  it('marks the whole prompt for Anthropic\'s cache when the caller gives a prompt_cache_key, and nothing otherwise', () => {
+    const messages = [{ role: 'system', content: 'Be brief.' }, user('Hi'), { role: 'assistant', content: 'Hello.' }, user('Again')];
+    expect(translate({ model: 'x', messages, prompt_cache_key: 'conversation-7' })).toEqual({
+      model: 'claude-up',
+      max_tokens: 1024,
+      system: 'Be brief.',
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Again', cache_control: { type: 'ephemeral' } }] },
+      ],
+    });
+    expect(JSON.stringify(translate({ model: 'x', messages }))).not.toContain('cache_control');
+  });
+
   it('maps the sampling fields, clamps temperature to 0..1 and drops what Anthropic has no use for', () => {
     const request = translate({
       model: 'x',

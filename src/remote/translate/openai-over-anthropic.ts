@@ -53,7 +53,17 @@ export function toAnthropicMessagesRequest(body: Record<string, unknown>, upstre
   if (typeof user === 'string' && user) request.metadata = { user_id: user };
   Object.assign(request, translateTools(body));
   if (body.stream === true) request.stream = true;
+  // OpenAI servers cache a prompt's beginning by themselves (`prompt_cache_key` only routes it);
+  // Anthropic caches only up to a block marked `cache_control`: a caller that asks for caching
+  // gets its whole prompt marked, so the next turn reads it from the upstream's cache.
+  if (typeof body.prompt_cache_key === 'string' && body.prompt_cache_key !== '') markForCaching(turns);
   return request;
+}
+
+/** Marks the last block of the last turn as the end of what Anthropic is to cache. */
+function markForCaching(turns: Turn[]): void {
+  const last = turns.at(-1)?.content.at(-1);
+  if (last) last.cache_control = { type: 'ephemeral' };
 }
 
 function optionalNumber(body: Record<string, unknown>, key: string): number | undefined {
