@@ -152,6 +152,9 @@ describe('npx inpage-llm serve', () => {
     const both = cli('serve', '--tiny', '--models', 'x');
     expect(await both.exited).toBe(1);
     expect(both.output().stderr).toMatch(/--tiny and --models/);
+    const cache = cli('serve', '--tiny', '--prefix-cache-mb', 'lots');
+    expect(await cache.exited).toBe(1);
+    expect(cache.output().stderr).toMatch(/--prefix-cache-mb takes a whole number from 0/);
   });
 
   it('puts another server behind this one with --config: a remote model, translated to the Anthropic API it speaks', async () => {

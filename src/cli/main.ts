@@ -56,7 +56,10 @@ const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
                             wait up to 1 s for a place, body unread, then get a 429
           --allow-remote    fetch catalog models missing from the folder from the Hugging Face hub
           --remote-host URL fetch them from this mirror of the hub instead
-          --max-loaded N    models kept in memory at once (default 2)`;
+          --max-loaded N    models kept in memory at once (default 2)
+          --prefix-cache-mb N
+                            megabytes of key/value cache kept from finished chat requests, so a
+                            conversation's next turn reads only its new tokens (default 256; 0: none)`;
 
 const COMMON = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } } as const satisfies ParseArgsConfig['options'];
 const INIT_OPTIONS = { ...COMMON, models: { type: 'boolean' } } as const satisfies ParseArgsConfig['options'];
@@ -75,6 +78,7 @@ const SERVE_OPTIONS = {
   'allow-remote': { type: 'boolean' },
   'remote-host': { type: 'string' },
   'max-loaded': { type: 'string' },
+  'prefix-cache-mb': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** A mistake in the command line: printed with the usage, exit code 1. */
@@ -120,6 +124,7 @@ async function serve(args: string[]): Promise<number> {
   if (values.tiny && values.models !== undefined) throw new UsageError('--tiny and --models each name the models folder: give one.');
   const port = integerOption('--port', values.port, 8080, 0, 65_535);
   const maxLoaded = integerOption('--max-loaded', values['max-loaded'], undefined, 1, 1_000);
+  const prefixCacheMb = integerOption('--prefix-cache-mb', values['prefix-cache-mb'], undefined, 0, 1_000_000);
   const maxRequests = integerOption('--max-requests', values['max-requests'], undefined, 1, 100_000);
   const host = values.host ?? '127.0.0.1';
   const apiKeys = await collectApiKeys(values['api-key'] ?? [], process.env[API_KEY_ENV], values['api-key-file']).catch((error: Error) => {
@@ -142,6 +147,7 @@ async function serve(args: string[]): Promise<number> {
       allowRemoteModels: values['allow-remote'] ?? false,
       ...(values['remote-host'] !== undefined ? { remoteHost: values['remote-host'] } : {}),
       ...(maxLoaded !== undefined ? { maxLoaded } : {}),
+      ...(prefixCacheMb !== undefined ? { prefixCacheBytes: prefixCacheMb * 1024 * 1024 } : {}),
       ...config,
     });
     const server = await serveGateway({

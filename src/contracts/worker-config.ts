@@ -21,6 +21,12 @@ export interface WorkerConfig {
   readonly device?: DeviceOption;
   /** Models kept in memory at once (default 2). */
   readonly maxLoaded?: number;
+  /**
+   * Bytes of key/value cache kept from finished chat requests (transformers.js models), so a
+   * conversation's next turn reads only its new tokens; 0 keeps none. Default: a sixteenth of the
+   * device's memory, between 64 MiB and 1 GiB.
+   */
+  readonly prefixCacheBytes?: number;
   /** Serve web-llm models and libraries from these folders instead of their public sources. */
   readonly webllmSelfHost?: SelfHost;
   /** Where transformers.js fetches models that are not bundled (default: the Hugging Face hub). */

@@ -41,7 +41,7 @@ export class PrefixStore<S> {
 
   /** `maxBytes` 0 keeps nothing: every request reads its whole prompt. */
   constructor(maxBytes: number) {
-    if (!(Number.isFinite(maxBytes) && maxBytes >= 0)) throw new RangeError(`The prefix cache's size must be a number of bytes (0 or more), not ${maxBytes}.`);
+    if (!(Number.isFinite(maxBytes) && maxBytes >= 0)) throw new RangeError(`prefixCacheBytes must be a number of bytes, 0 or more (0 keeps none), not ${JSON.stringify(maxBytes)}.`);
     this.maxBytes = Math.floor(maxBytes);
   }
 

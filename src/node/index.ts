@@ -40,6 +40,11 @@ export interface NodeEngineOptions {
   readonly fallbacks?: Readonly<Record<string, string>>;
   /** Models kept in memory at once (default 2). */
   readonly maxLoaded?: number;
+  /**
+   * Bytes of key/value cache kept from finished chat requests, so a conversation's next turn reads
+   * only its new tokens; 0 keeps none. Default 256 MiB.
+   */
+  readonly prefixCacheBytes?: number;
 }
 
 /** The catalog's transformers.js models (and yours) on onnxruntime-node. */
@@ -54,6 +59,7 @@ export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
     ...(options.remoteHost !== undefined ? { remoteHost: options.remoteHost } : {}),
     device: 'cpu',
     grammar: loadXGrammar,
+    ...(options.prefixCacheBytes !== undefined ? { prefixCacheBytes: options.prefixCacheBytes } : {}),
   });
   return createModelHost({ adapters: [adapter], remoteModels: catalog.remote, ...(options.maxLoaded !== undefined ? { maxLoaded: options.maxLoaded } : {}) });
 }

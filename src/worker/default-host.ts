@@ -33,6 +33,7 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     remoteHost: config.transformersRemoteHost,
     device: config.device ?? 'auto',
     grammar: loadXGrammar,
+    ...(config.prefixCacheBytes !== undefined ? { prefixCacheBytes: config.prefixCacheBytes } : {}),
   });
   const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost, grammar: loadXGrammar });
   // The browser's own model lives in the page (the Prompt API is on `window` only): reached over the port it gave.
