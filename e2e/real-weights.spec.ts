@@ -12,6 +12,8 @@
  * previous step's entry and the template without BOS (all three tests).
  */
 import type { Page } from '@playwright/test';
+import type { ChatMessage } from '../src/core/engine.ts';
+import { createTransformersAdapter } from '../src/engines/transformers/index.ts';
 import {
   EMBEDDER_ID,
   greedyStoryTokens,
@@ -26,6 +28,7 @@ import {
   STORY_PROMPT,
   STORY_PROMPT_IDS,
   STORY_TOKENS,
+  storiesSpec,
 } from '../test/support/real-weights/index.ts';
 import { expect, startRuntime, test } from './fixtures.ts';
 import { hubRepo, serveFolderHub, type FolderHub } from './folder-hub.ts';
@@ -38,8 +41,9 @@ let hub: FolderHub;
 let storyPrefix: (n: number) => string;
 let continuation: string;
 let reference: number[];
+let dir: string;
 test.beforeAll(async () => {
-  const dir = await realWeightsDir();
+  dir = await realWeightsDir();
   hub = await serveFolderHub(dir);
   storyPrefix = (await greedyStoryTokens(dir)).prefix;
   continuation = await readStoryContinuation();
@@ -107,3 +111,63 @@ test('the published story\'s first 32 tokens and the reference vector on WebGPU 
   expectExact(await askInPage(page, 32), 32);
   await expect.poll(() => page.evaluate(() => window.log.progress.filter((p) => p.status === 'ready').map((p) => p.device))).toEqual(['webgpu', 'webgpu']);
 });
+
+/**
+ * A conversation as an app holds one: each turn sends the history with the replies as they came
+ * back; then a regeneration of the last turn and an edit of the first message. Each answer must be
+ * the one transformers.js gives in Node with no prefix cache (onnxruntime-node, the same greedy
+ * arithmetic as WASM and WebGPU on these weights), while the browser's engine reads each turn's
+ * earlier tokens from its cache: `cached_tokens` says how many.
+ */
+const TURNS = [' Lily saw a big ball', ' She was happy', ' Then her mom said', ' They went home'];
+
+async function uncachedAnswers(tokens: number): Promise<{ messages: ChatMessage[]; text: string }[]> {
+  const engine = createTransformersAdapter({ models: [storiesSpec], localModelPath: dir, device: 'cpu', prefixCacheBytes: 0 });
+  const ask = async (messages: ChatMessage[]) => {
+    let text = '';
+    for await (const event of engine.chat({ model: STORIES_ID, messages, maxTokens: tokens, stop: [] }, { signal: new AbortController().signal })) if (event.type === 'token') text += event.text;
+    return { messages, text };
+  };
+  const out: { messages: ChatMessage[]; text: string }[] = [];
+  let history: ChatMessage[] = [{ role: 'user', content: STORY_PROMPT }];
+  for (const turn of ['', ...TURNS]) {
+    if (turn) history = [...history, { role: 'user', content: turn }];
+    const answer = await ask(history);
+    out.push(answer);
+    history = [...history, { role: 'assistant', content: answer.text }];
+  }
+  out.push(await ask(out.at(-1)!.messages));
+  out.push(await ask([{ role: 'user', content: ' Tom had a dog' }, ...out.at(-1)!.messages.slice(1)]));
+  return out;
+}
+
+for (const device of ['wasm', 'webgpu'] as const) {
+  test(`a conversation's turns on ${device === 'wasm' ? 'WASM' : 'WebGPU (SwiftShader)'} read earlier tokens from the prefix cache and answer as without it`, async ({ page }) => {
+    // SwiftShader writes about 4 tokens a second.
+    const tokens = device === 'wasm' ? 24 : 6;
+    const expected = await uncachedAnswers(tokens);
+    await startRuntime(page, { device, inPage: false, transformersRemoteHost: hub.url, models: models() });
+    const got = await page.evaluate(async ({ steps, model, tokens }) => {
+      const client = new window.harness.OpenAI({ baseURL: `${location.origin}/v1`, apiKey: 'k', dangerouslyAllowBrowser: true });
+      const out: { text: string; prompt: number; cached: number }[] = [];
+      for (const messages of steps) {
+        const reply = await client.chat.completions.create({ model, messages, max_tokens: tokens, temperature: 0 });
+        out.push({ text: reply.choices[0]!.message.content!, prompt: reply.usage!.prompt_tokens, cached: reply.usage!.prompt_tokens_details!.cached_tokens! });
+      }
+      return out;
+    }, { steps: expected.map((step) => step.messages.map(({ role, content }) => ({ role: role as 'user' | 'assistant', content }))), model: STORIES_ID, tokens });
+    expect(got.map((answer) => answer.text)).toEqual(expected.map((step) => step.text));
+    const [first, ...later] = got;
+    const regenerated = got.at(-2)!;
+    const edited = got.at(-1)!;
+    expect(first!.cached).toBe(0);
+    // Each later turn read at least the previous turn's prompt from the cache, and never all of its own.
+    for (const [i, answer] of later.slice(0, TURNS.length).entries()) {
+      expect(answer.cached, `turn ${i + 2}`).toBeGreaterThanOrEqual(got[i]!.prompt);
+      expect(answer.cached).toBeLessThan(answer.prompt);
+    }
+    expect(regenerated.cached).toBe(regenerated.prompt - 1);
+    // An edited first message shares only BOS with what was read.
+    expect(edited.cached).toBe(1);
+  });
+}
