@@ -14,6 +14,12 @@ export interface ModelInfo {
   readonly engine: string;
   /** Human name for listings (Anthropic `display_name`). */
   readonly displayName?: string;
+  /** The model line it belongs to (`Qwen3`, `Llama-3.2`): what a model picker groups by. */
+  readonly family?: string;
+  /** Its size as its makers name it (`0.6B`, `E2B`), where known. */
+  readonly size?: string;
+  /** One of the few models a newcomer is offered first (the catalog's short ids). */
+  readonly featured?: boolean;
   /** Unix seconds; shown as OpenAI `created` and Anthropic `created_at`. */
   readonly created?: number;
   /** Prompt plus output tokens the model can attend to. */
@@ -199,6 +205,14 @@ export interface ModelLocalState {
   readonly reason?: string;
   /** What it needs of the device, e.g. `webgpu`, `shader-f16` (a variant without it is used when there is one). */
   readonly requires?: readonly string[];
+  /** The engine's own id of the variant a load would use on this device (web-llm's `model_id`). */
+  readonly variant?: string;
+  /** GPU memory that variant needs, in MB, as its engine states it. */
+  readonly vramRequiredMB?: number;
+  /** Its engine marks it fit for low-memory devices (phones). */
+  readonly lowResource?: boolean;
+  /** Bytes of its files to download in all, where known. */
+  readonly downloadBytes?: number;
   /** The last load failure, while `state` is `failed`. */
   readonly error?: string;
   /**
