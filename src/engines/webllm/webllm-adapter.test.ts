@@ -6,7 +6,8 @@ import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
-import { TestDoubleMLCEngine, type WebLLMDoubleConfig, type WebLLMScript as Script } from '../../../test/support/webllm-double.ts';
+import { unitLength } from '../../core/vectors.ts';
+import { doubleEmbedding, TestDoubleMLCEngine, type WebLLMDoubleConfig, type WebLLMScript as Script } from '../../../test/support/webllm-double.ts';
 import { startGeneration, type Generation, type GenerationEvent } from '../../core/generation.ts';
 import { createModelHost } from '../model-host.ts';
 import { createWebLLMAdapter, type WebLLMAdapterOptions } from './webllm-adapter.ts';
@@ -510,12 +511,11 @@ describe('embed', () => {
     const result = await adapter.embed({ model: 'arctic', input: ['abc', 'hello'] }, { signal: signal() });
     expect(engines[0]!.reloads).toEqual(['snowflake-arctic-embed-s-q0f32-MLC-b4']);
     expect(engines[0]!.embedInputs).toEqual([['abc'], ['hello']]);
-    expect(result.embeddings.map((v) => [...v])).toEqual([
-      [1, 0, 0],
-      [1, 0, 0],
-    ]);
+    const unit = (v: number[]) => [...unitLength(Float32Array.from(v))];
+    expect(result.embeddings.map((v) => [...v])).toEqual([unit(doubleEmbedding('abc')), unit(doubleEmbedding('hello'))]);
     expect(result.embeddings[0]).toBeInstanceOf(Float32Array);
-    expect(result.promptTokens).toBe(4);
+    expect(result.promptTokens).toBe(6);
+    expect(result.inputTokens).toEqual([3, 3]);
   });
 
   it('refuses a chat model', async () => {

@@ -173,6 +173,8 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
 
   return {
     models: options.models.map((spec) => withFeatures(spec.info)),
+    // Each text is embedded alone (embedding.ts), so merging requests into a batch changes nothing.
+    exactEmbeddingBatches: true,
     ...(options.prebuiltModels === false ? {} : { listModels: async () => (await prepare()).models }),
     async load(model, { onProgress } = {}) {
       await load(model, onProgress);
