@@ -3,6 +3,7 @@
  * Engines see only these neutral types, never a wire format (OpenAI or Anthropic).
  * @module
  */
+import type { ReasoningFormat } from './reasoning.ts';
 import type { UpstreamSpec } from './upstream-spec.ts';
 
 /** What an engine says about one model it can serve. Drives validation and `GET /models`. */
@@ -36,6 +37,11 @@ export interface ModelInfo {
   readonly toolCalling?: boolean;
   /** Chat models whose engine adds `logit_bias` to the logits before choosing each token. */
   readonly logitBias?: boolean;
+  /**
+   * A model that thinks before it answers, and how it writes the thinking: the gateway splits it
+   * from the answer (core/reasoning.ts) and each flavour shows it apart (or hides it).
+   */
+  readonly reasoning?: ReasoningFormat;
   /**
    * A remote model: the gateway forwards its requests to this server instead of the engine
    * (src/remote), translating between the flavours where the server does not speak the caller's.
@@ -127,6 +133,12 @@ export interface ChatRequest {
   readonly toolChoice?: ToolChoice;
   /** More than one call in a turn (default true). */
   readonly parallelToolCalls?: boolean;
+  /**
+   * `false`: the model should answer without thinking, where it can be told so (its
+   * `reasoning.switch`); a model that cannot be told still thinks, and its thinking is still
+   * kept apart from the answer. Absent: the model's default.
+   */
+  readonly thinking?: boolean;
 }
 
 /** What constrained decoding enforces. */
