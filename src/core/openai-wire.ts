@@ -45,6 +45,12 @@ export function openAIErrorEvent(error: unknown, usage?: Usage): SSEMessage {
   return { data: JSON.stringify({ ...toOpenAIErrorBody(GatewayError.from(error)), ...(usage ? { usage: toOpenAIUsage(usage) } : {}) }) };
 }
 
-export function toOpenAIUsage({ promptTokens, completionTokens }: Usage) {
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+/** Chat completions usage; a thinking model's adds `completion_tokens_details.reasoning_tokens`, as OpenAI's reasoning models do. */
+export function toOpenAIUsage({ promptTokens, completionTokens, reasoningTokens }: Usage) {
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    ...(reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
+  };
 }

@@ -108,3 +108,14 @@ describe('describeWebLLMId', () => {
     expect(describeWebLLMId(id)).toEqual({ family, ...(size ? { size } : {}), quantization, displayName });
   });
 });
+
+describe('thinking models in the list', () => {
+  it('marks Qwen3 (switchable) and the DeepSeek-R1 distills (always, opened by their template) as thinking, and no other', async () => {
+    const listed = new Map((await setup().adapter.listModels!()).map((m) => [m.id, m]));
+    expect(listed.get('Qwen3-0.6B')?.reasoning).toEqual({ open: '<think>', close: '</think>', switch: 'enable_thinking' });
+    expect(listed.get('Qwen3-8B-q4f16_1-MLC')?.reasoning).toEqual({ open: '<think>', close: '</think>', switch: 'enable_thinking' });
+    expect(listed.get('DeepSeek-R1-Distill-Qwen-7B-q4f16_1-MLC')?.reasoning).toEqual({ open: '<think>', close: '</think>', startsInside: true });
+    expect(listed.get('Qwen2.5-0.5B-Instruct')?.reasoning).toBeUndefined();
+    expect(listed.get('Llama-3.1-8B-Instruct-q4f16_1-MLC')?.reasoning).toBeUndefined();
+  });
+});

@@ -8,6 +8,7 @@
  */
 import type { AppConfig, ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
+import type { ReasoningFormat } from '../../core/reasoning.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
 
 /** web-llm's `ModelType` values (the enum lives in its script, which this module does not load). */
@@ -46,6 +47,7 @@ function withRecordFigures(spec: WebLLMModelSpec, records: ReadonlyMap<string, M
       ...(spec.info.maxOutputTokens !== undefined ? { maxOutputTokens: Math.min(spec.info.maxOutputTokens, contextWindow) } : {}),
       family: spec.info.family ?? name.family,
       ...((spec.info.size ?? name.size) !== undefined ? { size: spec.info.size ?? name.size } : {}),
+      ...withReasoning(spec.variants.f32),
     },
   };
 }
@@ -64,8 +66,28 @@ function infoOf(record: ModelRecord, created: number | undefined): ModelInfo {
     ...(kind === 'chat' ? { maxOutputTokens: contextWindow } : {}),
     family: name.family,
     ...(name.size !== undefined ? { size: name.size } : {}),
+    ...(kind === 'chat' ? withReasoning(record.model_id) : {}),
   };
 }
+
+const THINK = { open: '<think>', close: '</think>' } as const;
+
+/**
+ * How web-llm's thinking models write their thinking, by model line: Qwen3 (and 3.5) between
+ * `<think>` markers, switched off by web-llm's `enable_thinking: false` (an empty block written
+ * first); DeepSeek-R1's distills likewise but always, their template opening the block (the
+ * splitter also takes a block the model opens itself).
+ */
+export function reasoningOf(modelId: string): ReasoningFormat | undefined {
+  if (/^Qwen3(?:[-.]|$)/.test(modelId)) return { ...THINK, switch: 'enable_thinking' };
+  if (/^DeepSeek-R1-Distill/.test(modelId)) return { ...THINK, startsInside: true };
+  return undefined;
+}
+
+const withReasoning = (modelId: string) => {
+  const reasoning = reasoningOf(modelId);
+  return reasoning ? { reasoning } : {};
+};
 
 /**
  * The tokens web-llm's KV cache holds: the record's `context_window_size`, else the `ctx<N>` its

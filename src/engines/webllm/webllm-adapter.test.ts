@@ -505,6 +505,18 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
   });
 });
 
+describe('a thinking model', () => {
+  const THINKER: WebLLMModelSpec = { info: { ...QWEN.info, id: 'thinker', reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } }, variants: { f32: 'Qwen3-0.6B-q4f32_1-MLC' } };
+
+  it("turns the thinking off with web-llm's enable_thinking switch, only when asked and only where the model has it", async () => {
+    const { adapter, engines } = setup({ models: [QWEN, THINKER] });
+    for (const [model, thinking] of [['thinker', false], ['thinker', undefined], ['qwen', false]] as const) {
+      await collect(adapter.chat(request({ model, ...(thinking === undefined ? {} : { thinking }) }), { signal: signal() }));
+    }
+    expect(engines.flatMap((e) => e.requests.map((r) => r.extra_body))).toEqual([{ enable_thinking: false }, undefined, undefined]);
+  });
+});
+
 describe('embed', () => {
   it('embeds one text per call (no padding), normalises, and sums prompt tokens', async () => {
     const { adapter, engines } = setup();

@@ -188,11 +188,11 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
       await slot.ready.catch(() => {});
     },
     async *chat(request, { signal }) {
-      await lookup(request.model, 'chat');
+      const spec = await lookup(request.model, 'chat');
       // Before the load: a schema that cannot be enforced is a 400 without waiting for the model.
-      const grammar = await grammarFor(request);
+      const grammar = await grammarFor(request, spec.info.reasoning);
       const slot = await load(request.model);
-      yield* streamChat(slot.engine as MLCEngineLike, slot.variant as string, slot.prompts, request, signal, grammar);
+      yield* streamChat(slot.engine as MLCEngineLike, slot.variant as string, slot.prompts, request, signal, grammar, spec.info.reasoning);
     },
     async embed(request, { signal }) {
       const spec = await lookup(request.model, 'embedding');

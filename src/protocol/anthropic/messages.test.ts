@@ -46,6 +46,7 @@ describe('parseMessages: accepted requests', () => {
     expect(parse({ stop_sequences: ['END', ''] })).toEqual({
       chat: { model: 'chat-m', messages: [{ role: 'user', content: 'hi' }], maxTokens: 100, temperature: undefined, topP: undefined, topK: undefined, stop: ['END'] },
       stream: false,
+      showThinking: false,
     });
   });
 

@@ -45,6 +45,7 @@ describe('parseResponsesRequest: the chat completion body', () => {
         safety_identifier: null,
         prompt_cache_key: null,
       },
+      summary: false,
     });
   });
 
