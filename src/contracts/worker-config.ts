@@ -3,6 +3,7 @@
  * control-messages.ts) before the first connection. Everything is optional.
  * @module
  */
+import type { ReasoningFormat } from '../core/reasoning.ts';
 import type { UpstreamSpec } from '../core/upstream-spec.ts';
 
 /** transformers.js backend: `auto` (WebGPU when there is an adapter, else WASM), or one of them. */
@@ -91,6 +92,13 @@ export interface TransformersModelEntry extends ModelEntryBase {
   readonly dtype?: string;
   /** Chat models: the largest `max_tokens` (default: the context window). */
   readonly maxOutputTokens?: number;
+  /**
+   * Chat models that think before they answer, and how they write it: Qwen3's is
+   * `{ open: '<think>', close: '</think>', switch: 'enable_thinking' }`, DeepSeek-R1's
+   * `{ open: '<think>', close: '</think>', startsInside: true }`. The thinking is then kept apart
+   * from the answer in every API flavour.
+   */
+  readonly reasoning?: ReasoningFormat;
   /** Embedding models: the vector length, shown in the models list. */
   readonly dimensions?: number;
   /** Embedding models: how token vectors become one vector (default `mean`). */

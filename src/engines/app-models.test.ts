@@ -120,3 +120,21 @@ describe('the app models', () => {
     ).toThrow(/integrity\.model_lib must be an SRI hash/);
   });
 });
+
+describe('an app model that thinks', () => {
+  const thinker = (reasoning: unknown) => ({ engine: 'transformers', id: 'thinker', kind: 'chat', source: 'org/thinker', reasoning }) as ModelEntry;
+
+  it('says how it thinks, as given', () => {
+    const catalog = withAppModels({ transformers: [], webllm: [] }, [thinker({ open: '<think>', close: '</think>', switch: 'enable_thinking' })]);
+    expect(catalog.transformers[0]!.info.reasoning).toEqual({ open: '<think>', close: '</think>', switch: 'enable_thinking' });
+  });
+
+  it.each([
+    [null, /must be an object/],
+    [{ open: '<think>' }, /\.open and \.close must be the markers/],
+    [{ open: 'x', close: 'xx' }, /must not repeat its first character/],
+    [{ open: '<t>', close: '</t>', switch: 'on' }, /switch can only be 'enable_thinking'/],
+  ])('refuses %j at startup, naming the model', (reasoning, message) => {
+    expect(() => withAppModels({ transformers: [], webllm: [] }, [thinker(reasoning)])).toThrow(message);
+  });
+});
