@@ -31,10 +31,12 @@ describe('toOpenAIModel', () => {
     expect(toOpenAIModel({ ...EMBED, supportsDimensions: undefined })).toMatchObject({ supports_dimensions: false });
   });
 
-  it('names the family, size and featured flag a model picker groups by, where known', () => {
+  it('names the family, size, featured flag and thinking a model picker shows, where known', () => {
     expect(toOpenAIModel({ ...CHAT, family: 'Qwen3', size: '0.6B', featured: true })).toMatchObject({ family: 'Qwen3', size: '0.6B', featured: true });
     expect(toOpenAIModel(CHAT)).not.toHaveProperty('family');
     expect(toOpenAIModel(CHAT)).not.toHaveProperty('featured');
+    expect(toOpenAIModel({ ...CHAT, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } })).toMatchObject({ reasoning: { open: '<think>', close: '</think>', can_turn_off: true } });
+    expect(toOpenAIModel(CHAT)).not.toHaveProperty('reasoning');
   });
 
   it('omits embedding fields for chat models', () => {
