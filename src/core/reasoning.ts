@@ -3,6 +3,7 @@
  * the answer. One splitter, fed the generated text token by token, tells the two apart while
  * streaming, with a marker split across tokens held back until it is known, so the thinking never
  * passes for the answer. Each wire format renders the two its own way (src/protocol).
+ * See docs/decisions/thinking-apart-from-the-answer.md.
  * @module
  */
 
