@@ -128,6 +128,8 @@ export interface WebLLMModelEntry extends ModelEntryBase {
   readonly modelLib: string;
   /** Needs the GPU's `shader-f16` feature (q4f16 and f16 builds do). */
   readonly shaderF16?: boolean;
+  /** A model that thinks before it answers: as for transformers.js entries (Qwen3's switch is web-llm's `enable_thinking`). */
+  readonly reasoning?: ReasoningFormat;
   /**
    * SRI hashes (`sha256-…`) web-llm checks its files against (its `ModelRecord.integrity`): the
    * config, the model library and the tokenizer files by name. A mismatch fails the load with a

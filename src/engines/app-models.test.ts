@@ -124,9 +124,14 @@ describe('the app models', () => {
 describe('an app model that thinks', () => {
   const thinker = (reasoning: unknown) => ({ engine: 'transformers', id: 'thinker', kind: 'chat', source: 'org/thinker', reasoning }) as ModelEntry;
 
-  it('says how it thinks, as given', () => {
-    const catalog = withAppModels({ transformers: [], webllm: [] }, [thinker({ open: '<think>', close: '</think>', switch: 'enable_thinking' })]);
-    expect(catalog.transformers[0]!.info.reasoning).toEqual({ open: '<think>', close: '</think>', switch: 'enable_thinking' });
+  it('says how it thinks, as given, on either engine', () => {
+    const qwen3 = { open: '<think>', close: '</think>', switch: 'enable_thinking' } as const;
+    const catalog = withAppModels({ transformers: [], webllm: [] }, [
+      thinker(qwen3),
+      { engine: 'webllm', id: 'my-qwen3', modelUrl: '/mlc/q/', modelLib: '/mlc/q.wasm', reasoning: qwen3 },
+    ]);
+    expect(catalog.transformers[0]!.info.reasoning).toEqual(qwen3);
+    expect(catalog.webllm[0]!.info.reasoning).toEqual(qwen3);
   });
 
   it.each([

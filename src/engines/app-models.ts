@@ -138,10 +138,10 @@ function transformersSpec(entry: TransformersModelEntry, origin: string | undefi
 }
 
 /** A thinking model's markers, checked: two texts, the closing one's first character not again in it (its grammar needs that). */
-function reasoningFormat(entry: TransformersModelEntry): ReasoningFormat {
+function reasoningFormat(entry: TransformersModelEntry | WebLLMModelEntry): ReasoningFormat {
   const reasoning = entry.reasoning as Partial<ReasoningFormat> | null;
   const at = `engine.models "${entry.id}": reasoning`;
-  if (entry.kind !== 'chat') throw new Error(`${at} is for chat models.`);
+  if (entry.kind !== undefined && entry.kind !== 'chat') throw new Error(`${at} is for chat models.`);
   if (typeof reasoning !== 'object' || reasoning === null) throw new Error(`${at} must be an object such as { open: '<think>', close: '</think>' }.`);
   const { open, close, startsInside, switch: onOff } = reasoning;
   if (typeof open !== 'string' || open === '' || typeof close !== 'string' || close === '') throw new Error(`${at}.open and .close must be the markers around its thinking, such as '<think>' and '</think>'.`);
@@ -190,6 +190,7 @@ function webllmSpec(entry: WebLLMModelEntry): WebLLMModelSpec {
       contextWindow,
       maxOutputTokens: entry.maxOutputTokens ?? contextWindow,
       ...(entry.displayName !== undefined ? { displayName: entry.displayName } : {}),
+      ...(entry.reasoning !== undefined ? { reasoning: reasoningFormat(entry) } : {}),
     },
     variants: { f32: entry.id },
     record: {
