@@ -979,3 +979,34 @@ test('states: on auto with a software WebGPU adapter (SwiftShader), transformers
   const local = await page.evaluate(async () => (await (await fetch('/v1/models/tiny-embed')).json()).local);
   expect(local).toMatchObject({ backend: 'wasm', backend_reason: expect.stringMatching(/software one, slower than WASM/) });
 });
+
+test('model picker: grouped by family and size, each model saying whether this GPU (SwiftShader: no shader-f16) runs it, and why not', async ({ page }, info) => {
+  await openPlayground(page, '/?preload=none');
+  const picker = page.locator('#chat-model');
+  const groups = await picker.locator('optgroup').evaluateAll((list) => list.map((g) => (g as HTMLOptGroupElement).label));
+  expect(groups[0]).toBe('Featured');
+  expect(groups).toEqual(expect.arrayContaining(['Qwen3', 'Llama-3.2', 'gemma-4', 'Phi-3.5-mini']));
+  // Within a family, smallest first.
+  const qwen3 = await picker.locator('optgroup[label="Qwen3"] option').evaluateAll((list) => list.map((o) => (o as HTMLOptionElement).value));
+  expect(qwen3.findIndex((id) => id.startsWith('Qwen3-0.6B'))).toBeLessThan(qwen3.findIndex((id) => id.startsWith('Qwen3-8B')));
+  const f16 = picker.locator('option[value="Qwen3-0.6B-q4f16_1-MLC"]');
+  await expect(f16).toHaveText('Qwen3-0.6B-q4f16_1-MLC — cannot run here');
+  await picker.selectOption('Qwen3-0.6B-q4f16_1-MLC');
+  await expect(page.getByTestId('chat-model-needs')).toContainText('Needs WebGPU + shader-f16');
+  await expect(page.getByTestId('chat-model-needs')).toContainText('GPU memory');
+  await expect(page.getByTestId('chat-model-needs')).toContainText('Cannot run here: "Qwen3-0.6B-q4f16_1-MLC" runs f16 shaders');
+  await picker.selectOption('Qwen3-0.6B');
+  await expect(page.getByTestId('chat-model-needs')).toContainText('Runs here');
+  await expect(page.getByTestId('chat-model-needs')).toContainText('thinks first');
+  await expect(page.locator('#embed-model optgroup[label="snowflake-arctic-embed-s"]')).toBeAttached();
+  await shot(page.locator('#panel-chat'), info, 'model-picker-light');
+
+  // The models table shows the featured ones, and web-llm's whole list on demand, with what each needs.
+  await page.getByRole('tab', { name: 'Models' }).click();
+  await expect(modelRow(page, 'Qwen3-0.6B')).toBeVisible();
+  await expect(modelRow(page, 'Qwen3-8B-q4f16_1-MLC')).toBeHidden();
+  await page.getByLabel(/Show all \d+ models/).check();
+  await expect(modelRow(page, 'Qwen3-8B-q4f16_1-MLC')).toBeVisible();
+  await expect(modelRow(page, 'Qwen3-8B-q4f16_1-MLC').getByTestId('model-needs')).toContainText('needs WebGPU + shader-f16');
+  await expect(modelRow(page, 'Qwen3-8B-q4f16_1-MLC')).toHaveAttribute('data-state', 'unsupported');
+});

@@ -3,6 +3,7 @@
  * control-messages.ts) before the first connection. Everything is optional.
  * @module
  */
+import type { ReasoningFormat } from '../core/reasoning.ts';
 import type { UpstreamSpec } from '../core/upstream-spec.ts';
 
 /** transformers.js backend: `auto` (WebGPU when there is an adapter, else WASM), or one of them. */
@@ -97,6 +98,13 @@ export interface TransformersModelEntry extends ModelEntryBase {
   readonly dtype?: string;
   /** Chat models: the largest `max_tokens` (default: the context window). */
   readonly maxOutputTokens?: number;
+  /**
+   * Chat models that think before they answer, and how they write it: Qwen3's is
+   * `{ open: '<think>', close: '</think>', switch: 'enable_thinking' }`, DeepSeek-R1's
+   * `{ open: '<think>', close: '</think>', startsInside: true }`. The thinking is then kept apart
+   * from the answer in every API flavour.
+   */
+  readonly reasoning?: ReasoningFormat;
   /** Embedding models: the vector length, shown in the models list. */
   readonly dimensions?: number;
   /** Embedding models: how token vectors become one vector (default `mean`). */
@@ -126,6 +134,8 @@ export interface WebLLMModelEntry extends ModelEntryBase {
   readonly modelLib: string;
   /** Needs the GPU's `shader-f16` feature (q4f16 and f16 builds do). */
   readonly shaderF16?: boolean;
+  /** A model that thinks before it answers: as for transformers.js entries (Qwen3's switch is web-llm's `enable_thinking`). */
+  readonly reasoning?: ReasoningFormat;
   /**
    * SRI hashes (`sha256-…`) web-llm checks its files against (its `ModelRecord.integrity`): the
    * config, the model library and the tokenizer files by name. A mismatch fails the load with a

@@ -53,5 +53,12 @@ export function anthropicErrorEvent(error: unknown, requestId: string | undefine
  * every prompt is kept as it is read, so `cache_creation_input_tokens` is 0).
  */
 export function toAnthropicUsage(usage: Usage) {
-  return { input_tokens: usage.promptTokens - usage.cachedTokens, output_tokens: usage.completionTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cachedTokens };
+  return {
+    input_tokens: usage.promptTokens - usage.cachedTokens,
+    output_tokens: usage.completionTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: usage.cachedTokens,
+    // A thinking model's thinking tokens (within `output_tokens`), as the API reports them.
+    ...(usage.reasoningTokens !== undefined ? { output_tokens_details: { thinking_tokens: usage.reasoningTokens } } : {}),
+  };
 }

@@ -3,6 +3,7 @@
  * Engines see only these neutral types, never a wire format (OpenAI or Anthropic).
  * @module
  */
+import type { ReasoningFormat } from './reasoning.ts';
 import type { UpstreamSpec } from './upstream-spec.ts';
 
 /** What an engine says about one model it can serve. Drives validation and `GET /models`. */
@@ -14,6 +15,12 @@ export interface ModelInfo {
   readonly engine: string;
   /** Human name for listings (Anthropic `display_name`). */
   readonly displayName?: string;
+  /** The model line it belongs to (`Qwen3`, `Llama-3.2`): what a model picker groups by. */
+  readonly family?: string;
+  /** Its size as its makers name it (`0.6B`, `E2B`), where known. */
+  readonly size?: string;
+  /** One of the few models a newcomer is offered first (the catalog's short ids). */
+  readonly featured?: boolean;
   /** Unix seconds; shown as OpenAI `created` and Anthropic `created_at`. */
   readonly created?: number;
   /** Prompt plus output tokens the model can attend to. */
@@ -30,6 +37,11 @@ export interface ModelInfo {
   readonly toolCalling?: boolean;
   /** Chat models whose engine adds `logit_bias` to the logits before choosing each token. */
   readonly logitBias?: boolean;
+  /**
+   * A model that thinks before it answers, and how it writes the thinking: the gateway splits it
+   * from the answer (core/reasoning.ts) and each flavour shows it apart (or hides it).
+   */
+  readonly reasoning?: ReasoningFormat;
   /**
    * A remote model: the gateway forwards its requests to this server instead of the engine
    * (src/remote), translating between the flavours where the server does not speak the caller's.
@@ -121,6 +133,12 @@ export interface ChatRequest {
   readonly toolChoice?: ToolChoice;
   /** More than one call in a turn (default true). */
   readonly parallelToolCalls?: boolean;
+  /**
+   * `false`: the model should answer without thinking, where it can be told so (its
+   * `reasoning.switch`); a model that cannot be told still thinks, and its thinking is still
+   * kept apart from the answer. Absent: the model's default.
+   */
+  readonly thinking?: boolean;
 }
 
 /** What constrained decoding enforces. */
@@ -203,6 +221,14 @@ export interface ModelLocalState {
   readonly reason?: string;
   /** What it needs of the device, e.g. `webgpu`, `shader-f16` (a variant without it is used when there is one). */
   readonly requires?: readonly string[];
+  /** The engine's own id of the variant a load would use on this device (web-llm's `model_id`). */
+  readonly variant?: string;
+  /** GPU memory that variant needs, in MB, as its engine states it. */
+  readonly vramRequiredMB?: number;
+  /** Its engine marks it fit for low-memory devices (phones). */
+  readonly lowResource?: boolean;
+  /** Bytes of its files to download in all, where known. */
+  readonly downloadBytes?: number;
   /** The last load failure, while `state` is `failed`. */
   readonly error?: string;
   /**

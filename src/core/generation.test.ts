@@ -468,3 +468,41 @@ describe('a stream whose engine is slow to read the prompt', () => {
     await expect(generation.events.next()).rejects.toMatchObject({ code: 'context_length_exceeded' });
   });
 });
+
+describe('a thinking model', () => {
+  const THINKS = { open: '<think>', close: '</think>' } as const;
+  const THOUGHT = ['<think>', '\n', 'Let', ' me', ' see', '</', 'think>', '\n\n'];
+
+  it('gives its thinking as reasoning events, the answer as text, and counts the thinking tokens', async () => {
+    const probe = tokens([...THOUGHT, 'It', ' is', ' 4.']);
+    const events = await drainGeneration(await startGeneration(probe.engine, chatRequest(), new AbortController().signal, { reasoning: THINKS }));
+    expect(events.filter((e) => e.type === 'reasoning').map((e) => (e as { text: string }).text).join('')).toBe('Let me see');
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join('')).toBe('It is 4.');
+    expect(events.findIndex((e) => e.type === 'text')).toBeGreaterThan(events.findLastIndex((e) => e.type === 'reasoning'));
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 5, completionTokens: 11, reasoningTokens: 7 } });
+  });
+
+  it('applies stop sequences to the answer only, and tool calls after the thinking', async () => {
+    const stopped = await drainGeneration(await startGeneration(tokens([...THOUGHT, 'A', 'B', 'C']).engine, chatRequest({ stop: ['see', 'B'] }), new AbortController().signal, { reasoning: THINKS }));
+    expect(stopped.filter((e) => e.type === 'text')).toEqual([{ type: 'text', text: 'A' }]);
+    expect(stopped.at(-1)).toMatchObject({ reason: 'stop_sequence', stopSequence: 'B' });
+    const tools = [{ name: 'add', parameters: { type: 'object' } }];
+    const calling = await drainGeneration(
+      await startGeneration(tokens([...THOUGHT, '<tool_call>\n', '{"name": "add", "arguments": {}}', '\n</tool_call>']).engine, chatRequest({ tools }), new AbortController().signal, { reasoning: THINKS }),
+    );
+    expect(calling.map((e) => e.type)).toEqual(['reasoning', 'reasoning', 'reasoning', 'tool_call', 'tool_arguments', 'finish']);
+    expect(calling.at(-1)).toMatchObject({ reason: 'tool_calls' });
+  });
+
+  it('keeps thinking cut by the token cap as reasoning, with no text', async () => {
+    const events = await drainGeneration(await startGeneration(tokens(THOUGHT.slice(0, 5)).engine, chatRequest({ maxTokens: 4 }), new AbortController().signal, { reasoning: THINKS }));
+    expect(events.map((e) => e.type)).toEqual(['reasoning', 'reasoning', 'finish']);
+    expect(events.at(-1)).toMatchObject({ reason: 'length', usage: { completionTokens: 4, reasoningTokens: 4 } });
+  });
+
+  it('leaves a model without a reasoning format as it was: markers are text, no reasoning count', async () => {
+    const events = await drainGeneration(await startGeneration(tokens([...THOUGHT, 'x']).engine, chatRequest(), new AbortController().signal));
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join('')).toBe(`${THOUGHT.join('')}x`);
+    expect((events.at(-1) as { usage: object }).usage).not.toHaveProperty('reasoningTokens');
+  });
+});

@@ -6,6 +6,7 @@
  */
 import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
 import { abortedError, GatewayError } from './errors.ts';
+import { ReasoningSplitter, type ReasoningFormat } from './reasoning.ts';
 import { ToolCallParser, type ToolOutputPiece } from './tool-syntax.ts';
 import { within } from './within.ts';
 
@@ -16,16 +17,21 @@ export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls';
 
 export interface Usage {
   readonly promptTokens: number;
+  /** Every generated token, the thinking's included. */
   readonly completionTokens: number;
   /**
    * Of `promptTokens`, those the engine did not read again, reusing what it kept from an earlier
    * request (OpenAI's `cached_tokens`, Anthropic's `cache_read_input_tokens`); 0 when none.
    */
   readonly cachedTokens: number;
+  /** Of `completionTokens`, those of the thinking (markers included); present for a model that thinks. */
+  readonly reasoningTokens?: number;
 }
 
 export type GenerationEvent =
   | { readonly type: 'text'; readonly text: string }
+  /** A piece of the model's thinking (before its answer, never part of it): see core/reasoning.ts. */
+  | { readonly type: 'reasoning'; readonly text: string }
   /** A tool call begins: its position in this turn (from 0) and the tool's name. */
   | { readonly type: 'tool_call'; readonly index: number; readonly name: string }
   /** The next fragment of that call's arguments (JSON text; the fragments joined are the object). */
@@ -41,8 +47,9 @@ export interface Generation {
   /** The counts so far (tokens generated up to now): what a failure after the first byte reports. */
   usage(): Usage;
   /**
-   * Text pieces or tool calls (never both: calls come only at the start of a reply), then exactly
-   * one `finish`. Throws a GatewayError if the engine fails midway.
+   * Reasoning pieces first (a thinking model), then text pieces or tool calls (never both: calls
+   * come only at the start of a reply), then exactly one `finish`. Throws a GatewayError if the
+   * engine fails midway.
    */
   readonly events: AsyncIterator<GenerationEvent>;
   /** Stops the engine now (the client went away). Safe to call more than once. */
@@ -53,7 +60,14 @@ export interface Generation {
  * Starts a generation and waits until the engine has read the prompt, so that failures before the
  * first token (unknown model, load failure, prompt too long) can still be normal HTTP errors.
  */
-export async function startGeneration(engine: Engine, request: ChatRequest, signal: AbortSignal, { whole = false } = {}): Promise<Generation> {
+export interface GenerationOptions {
+  /** The caller uses nothing before the answer is complete (see CallOptions.whole). */
+  readonly whole?: boolean;
+  /** How the model writes its thinking (its ModelInfo.reasoning): the thinking is split from the answer. */
+  readonly reasoning?: ReasoningFormat;
+}
+
+export async function startGeneration(engine: Engine, request: ChatRequest, signal: AbortSignal, { whole = false, reasoning }: GenerationOptions = {}): Promise<Generation> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
   if (signal.aborted) throw abortedError();
@@ -98,8 +112,8 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
     })());
   const pending = first.done ? [] : [first.value];
   const started = pending[0]?.type === 'start' ? pending[0] : undefined;
-  const counts: Counts = { promptTokens: started?.promptTokens ?? 0, completionTokens: 0, cachedTokens: started?.cachedTokens ?? 0 };
-  const inner = run(feed, pending, request, counts, controller, close);
+  const counts: Counts = { promptTokens: started?.promptTokens ?? 0, completionTokens: 0, cachedTokens: started?.cachedTokens ?? 0, ...(reasoning ? { reasoningTokens: 0 } : {}) };
+  const inner = run(feed, pending, request, counts, controller, close, reasoning);
   const events: AsyncIterator<GenerationEvent> = {
     next: () => inner.next(),
     async return() {
@@ -111,7 +125,7 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
   return {
     promptTokens: counts.promptTokens,
     events,
-    usage: () => ({ ...counts }),
+    usage: () => usageOf(counts),
     cancel() {
       controller.abort(abortedError());
       void close();
@@ -132,7 +146,10 @@ interface Counts {
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
+  reasoningTokens?: number;
 }
+
+const usageOf = ({ promptTokens, completionTokens, cachedTokens, reasoningTokens }: Counts): Usage => ({ promptTokens, completionTokens, cachedTokens, ...(reasoningTokens !== undefined ? { reasoningTokens } : {}) });
 
 async function* run(
   source: AsyncIterator<ChatEvent>,
@@ -141,18 +158,23 @@ async function* run(
   counts: Counts,
   controller: AbortController,
   close: () => Promise<void>,
+  reasoning: ReasoningFormat | undefined,
 ): AsyncGenerator<GenerationEvent> {
   // Constrained output ends where its grammar says: a stop string must not cut a JSON value short.
   // In a reply that may call tools, stop strings apply to its text, never inside a call.
   const calling = request.tools !== undefined && request.tools.length > 0 && request.toolChoice !== 'none';
   const stops = new StopMatcher(request.output && !calling ? [] : request.stop);
   const parser = calling ? new ToolCallParser() : undefined;
+  // The thinking is split off first: stop strings, tool calls and JSON apply to the answer alone.
+  const thinking = reasoning ? new ReasoningSplitter(reasoning) : undefined;
   const finish = (reason: FinishReason, stopSequence: string | null = null): GenerationEvent => ({
     type: 'finish',
     reason: reason === 'stop' && parser && parser.calls > 0 ? 'tool_calls' : reason,
     stopSequence,
-    usage: { ...counts },
+    usage: usageOf(counts),
   });
+  /** The answer's text as output pieces: through the tool-call parser when calls may come. */
+  const answerPieces = (text: string): readonly ToolOutputPiece[] => (!text ? [] : parser ? parser.push(text) : [{ type: 'text', text }]);
   /** Output pieces as events into `out`, text through the stop matcher; the stop sequence matched, if any. */
   const emit = (pieces: readonly ToolOutputPiece[], out: GenerationEvent[]): string | null => {
     for (const piece of pieces) {
@@ -169,6 +191,10 @@ async function* run(
   /** The end of the reply: what the parser and the stop matcher hold back, then the finish. */
   const ending = (reason: 'stop' | 'length'): GenerationEvent[] => {
     const out: GenerationEvent[] = [];
+    const held = thinking?.flush();
+    if (held?.reasoning) out.push({ type: 'reasoning', text: held.reasoning });
+    const early = held?.answer ? emit(answerPieces(held.answer), out) : null;
+    if (early !== null) return [...out, finish('stop_sequence', early)];
     const matched = parser ? emit(parser.end(), out) : null;
     const rest = matched === null ? stops.flush() : '';
     if (rest) out.push({ type: 'text', text: rest });
@@ -203,7 +229,14 @@ async function* run(
       if (event.type !== 'token') continue;
       counts.completionTokens++;
       const out: GenerationEvent[] = [];
-      const matched = emit(parser ? parser.push(event.text) : [{ type: 'text', text: event.text }], out);
+      let answer = event.text;
+      if (thinking) {
+        const split = thinking.push(event.text);
+        counts.reasoningTokens! += split.reasoningTokens;
+        if (split.reasoning) out.push({ type: 'reasoning', text: split.reasoning });
+        answer = split.answer;
+      }
+      const matched = thinking ? emit(answerPieces(answer), out) : emit(parser ? parser.push(answer) : [{ type: 'text', text: answer }], out);
       const capped = matched === null && counts.completionTokens >= request.maxTokens;
       // Stop the engine before yielding the finish: the consumer may not read past it.
       if (matched !== null || capped) await close();

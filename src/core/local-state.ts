@@ -27,6 +27,14 @@ export interface WireLocalState {
   readonly backend_reason?: string;
   /** Present when not runnable: why, in words. */
   readonly reason?: string;
+  /** The engine's own id of the variant a load would use on this device (web-llm's `model_id`). */
+  readonly variant?: string;
+  /** GPU memory that variant needs, in MB (web-llm's `vram_required_MB`). */
+  readonly vram_required_MB?: number;
+  /** Its engine marks it fit for low-memory devices such as phones (web-llm's `low_resource_required`). */
+  readonly low_resource_required?: boolean;
+  /** Bytes to download in all, where known (a web-llm model: once its weight index is stored). */
+  readonly download_size_bytes?: number;
   /** Present while `state` is `failed`: the last load's error message. */
   readonly error?: string;
   /** Present when the engine was rebuilt after its GPU device was lost (or it crashed): why and when. */
@@ -67,6 +75,10 @@ export function toWireLocalState(state: ModelLocalState): WireLocalState {
     ...(state.backend !== undefined ? { backend: state.backend } : {}),
     ...(state.backendReason !== undefined ? { backend_reason: state.backendReason } : {}),
     ...(state.reason !== undefined ? { reason: state.reason } : {}),
+    ...(state.variant !== undefined ? { variant: state.variant } : {}),
+    ...(state.vramRequiredMB !== undefined ? { vram_required_MB: state.vramRequiredMB } : {}),
+    ...(state.lowResource !== undefined ? { low_resource_required: state.lowResource } : {}),
+    ...(state.downloadBytes !== undefined ? { download_size_bytes: state.downloadBytes } : {}),
     ...(state.error !== undefined ? { error: state.error } : {}),
     ...(state.lastExit !== undefined ? { last_exit: state.lastExit } : {}),
   };

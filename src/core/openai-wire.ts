@@ -45,7 +45,16 @@ export function openAIErrorEvent(error: unknown, usage?: Usage): SSEMessage {
   return { data: JSON.stringify({ ...toOpenAIErrorBody(GatewayError.from(error)), ...(usage ? { usage: toOpenAIUsage(usage) } : {}) }) };
 }
 
-/** Chat completions' usage: `prompt_tokens` includes the cached ones, as OpenAI counts them. */
-export function toOpenAIUsage({ promptTokens, completionTokens, cachedTokens }: Usage) {
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: cachedTokens } };
+/**
+ * Chat completions usage: `prompt_tokens` includes the cached ones, as OpenAI counts them; a
+ * thinking model's adds `completion_tokens_details.reasoning_tokens`, as OpenAI's reasoning models do.
+ */
+export function toOpenAIUsage({ promptTokens, completionTokens, cachedTokens, reasoningTokens }: Usage) {
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: cachedTokens },
+    ...(reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
+  };
 }

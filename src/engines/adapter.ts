@@ -30,11 +30,25 @@ export interface LocalFacts {
   readonly reason?: string;
   /** What the variant it would run needs of the device, e.g. `webgpu`, `shader-f16`. */
   readonly requires: readonly string[];
+  /** The engine's own id of the variant a load would use here (web-llm's `model_id`), where it picks one. */
+  readonly variant?: string;
+  /** GPU memory that variant needs, in MB, as its engine states it (web-llm's `vram_required_MB`). */
+  readonly vramRequiredMB?: number;
+  /** Its engine marks it fit for low-memory devices (web-llm's `low_resource_required`). */
+  readonly lowResource?: boolean;
+  /** Bytes of its files to download in all, where known (from its weight index once stored). */
+  readonly downloadBytes?: number;
 }
 
 export interface EngineAdapter {
-  /** The models this adapter serves (static: from the catalog). */
+  /** The models this adapter serves that are known at once (from the catalog, or the app's own). */
   readonly models: readonly ModelInfo[];
+  /**
+   * Every model it serves, for an adapter whose list can only be read at run time (web-llm's, from
+   * the installed package's own list): read once, when a model is first looked up that `models`
+   * lacks or the whole list is asked for; it replaces `models` (whose ids it must include).
+   */
+  listModels?(): Promise<readonly ModelInfo[]>;
   /**
    * True when embedding texts together gives exactly the vectors of embedding them one by one
    * (and `inputTokens` is reported): then concurrent requests may be merged into one batch.

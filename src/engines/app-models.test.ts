@@ -120,3 +120,26 @@ describe('the app models', () => {
     ).toThrow(/integrity\.model_lib must be an SRI hash/);
   });
 });
+
+describe('an app model that thinks', () => {
+  const thinker = (reasoning: unknown) => ({ engine: 'transformers', id: 'thinker', kind: 'chat', source: 'org/thinker', reasoning }) as ModelEntry;
+
+  it('says how it thinks, as given, on either engine', () => {
+    const qwen3 = { open: '<think>', close: '</think>', switch: 'enable_thinking' } as const;
+    const catalog = withAppModels({ transformers: [], webllm: [] }, [
+      thinker(qwen3),
+      { engine: 'webllm', id: 'my-qwen3', modelUrl: '/mlc/q/', modelLib: '/mlc/q.wasm', reasoning: qwen3 },
+    ]);
+    expect(catalog.transformers[0]!.info.reasoning).toEqual(qwen3);
+    expect(catalog.webllm[0]!.info.reasoning).toEqual(qwen3);
+  });
+
+  it.each([
+    [null, /must be an object/],
+    [{ open: '<think>' }, /\.open and \.close must be the markers/],
+    [{ open: 'x', close: 'xx' }, /must not repeat its first character/],
+    [{ open: '<t>', close: '</t>', switch: 'on' }, /switch can only be 'enable_thinking'/],
+  ])('refuses %j at startup, naming the model', (reasoning, message) => {
+    expect(() => withAppModels({ transformers: [], webllm: [] }, [thinker(reasoning)])).toThrow(message);
+  });
+});

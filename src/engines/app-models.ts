@@ -5,6 +5,7 @@
  * @module
  */
 import type { ModelInfo } from '../core/engine.ts';
+import type { ReasoningFormat } from '../core/reasoning.ts';
 import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../contracts/worker-config.ts';
 import { isIntegrity, type FileChecks } from './file-integrity.ts';
 import type { TransformersModelSpec } from './transformers/transformers-engine.ts';
@@ -126,6 +127,7 @@ function transformersSpec(entry: TransformersModelEntry, origin: string | undefi
       ...(entry.displayName !== undefined ? { displayName: entry.displayName } : {}),
       ...(entry.kind === 'chat' ? { maxOutputTokens: entry.maxOutputTokens ?? contextWindow } : {}),
       ...(entry.dimensions !== undefined ? { dimensions: entry.dimensions } : {}),
+      ...(entry.reasoning !== undefined ? { reasoning: reasoningFormat(entry) } : {}),
     },
     source: localSource(entry, origin),
     ...(entry.dtype !== undefined ? { dtype: entry.dtype } : {}),
@@ -133,6 +135,20 @@ function transformersSpec(entry: TransformersModelEntry, origin: string | undefi
     ...(entry.normalize !== undefined ? { normalize: entry.normalize } : {}),
     ...(entry.files !== undefined ? { files: fileChecks(entry) } : {}),
   };
+}
+
+/** A thinking model's markers, checked: two texts, the closing one's first character not again in it (its grammar needs that). */
+function reasoningFormat(entry: TransformersModelEntry | WebLLMModelEntry): ReasoningFormat {
+  const reasoning = entry.reasoning as Partial<ReasoningFormat> | null;
+  const at = `engine.models "${entry.id}": reasoning`;
+  if (entry.kind !== undefined && entry.kind !== 'chat') throw new Error(`${at} is for chat models.`);
+  if (typeof reasoning !== 'object' || reasoning === null) throw new Error(`${at} must be an object such as { open: '<think>', close: '</think>' }.`);
+  const { open, close, startsInside, switch: onOff } = reasoning;
+  if (typeof open !== 'string' || open === '' || typeof close !== 'string' || close === '') throw new Error(`${at}.open and .close must be the markers around its thinking, such as '<think>' and '</think>'.`);
+  if ([...close].slice(1).includes(close[0]!)) throw new Error(`${at}.close must not repeat its first character (${JSON.stringify(close)}).`);
+  if (startsInside !== undefined && typeof startsInside !== 'boolean') throw new Error(`${at}.startsInside must be true or false.`);
+  if (onOff !== undefined && onOff !== 'enable_thinking') throw new Error(`${at}.switch can only be 'enable_thinking' (Qwen3's template switch).`);
+  return { open, close, ...(startsInside ? { startsInside } : {}), ...(onOff ? { switch: onOff } : {}) };
 }
 
 function fileChecks(entry: TransformersModelEntry): FileChecks {
@@ -174,6 +190,7 @@ function webllmSpec(entry: WebLLMModelEntry): WebLLMModelSpec {
       contextWindow,
       maxOutputTokens: entry.maxOutputTokens ?? contextWindow,
       ...(entry.displayName !== undefined ? { displayName: entry.displayName } : {}),
+      ...(entry.reasoning !== undefined ? { reasoning: reasoningFormat(entry) } : {}),
     },
     variants: { f32: entry.id },
     record: {

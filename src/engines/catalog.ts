@@ -41,17 +41,24 @@ export const transformersModels: readonly TransformersModelSpec[] = [
   },
 ];
 
-/** Served by web-llm on WebGPU; the q4f32 variant is picked on GPUs without `shader-f16`. */
+/**
+ * Served by web-llm on WebGPU: the featured short ids, each picking its q4f16 variant where the GPU
+ * has `shader-f16` and its q4f32 one elsewhere. Every other model of web-llm's own list is served
+ * too, under web-llm's ids, read from the installed package when its script loads
+ * (webllm/prebuilt-models.ts); so are these variants. The figures here are replaced by the
+ * records' own (context window) once that list is read.
+ */
 export const webllmModels: readonly WebLLMModelSpec[] = [
-  webllmChat('Qwen2.5-0.5B-Instruct', 'Qwen2.5 0.5B Instruct'),
-  webllmChat('Qwen2.5-1.5B-Instruct', 'Qwen2.5 1.5B Instruct'),
-  webllmChat('Llama-3.2-1B-Instruct', 'Llama 3.2 1B Instruct'),
-  webllmChat('SmolLM2-360M-Instruct', 'SmolLM2 360M Instruct'),
+  webllmChat('Qwen2.5-0.5B-Instruct', 'Qwen2.5 0.5B Instruct', 'Qwen2.5', '0.5B'),
+  webllmChat('Qwen2.5-1.5B-Instruct', 'Qwen2.5 1.5B Instruct', 'Qwen2.5', '1.5B'),
+  webllmChat('Qwen3-0.6B', 'Qwen3 0.6B (thinks before it answers)', 'Qwen3', '0.6B'),
+  webllmChat('Llama-3.2-1B-Instruct', 'Llama 3.2 1B Instruct', 'Llama-3.2', '1B'),
+  webllmChat('SmolLM2-360M-Instruct', 'SmolLM2 360M Instruct', 'SmolLM2', '360M'),
 ];
 
-function webllmChat(name: string, displayName: string): WebLLMModelSpec {
+function webllmChat(name: string, displayName: string, family: string, size: string): WebLLMModelSpec {
   return {
-    info: info({ id: name, kind: 'chat', engine: 'webllm', displayName, contextWindow: 4096, maxOutputTokens: 4096 }),
+    info: info({ id: name, kind: 'chat', engine: 'webllm', displayName, contextWindow: 4096, maxOutputTokens: 4096, family, size, featured: true }),
     variants: { f16: `${name}-q4f16_1-MLC`, f32: `${name}-q4f32_1-MLC` },
   };
 }

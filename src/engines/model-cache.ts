@@ -74,13 +74,15 @@ export function groupLabel(url: string, cacheName: string): string {
 
 /**
  * The groups holding a model's files. transformers.js repos end in the model id (or the id adds a
- * suffix such as `-onnx`); web-llm repos and libraries are the id plus a variant (`-q4f16_1-MLC`).
+ * suffix such as `-onnx`); web-llm repos and libraries are a short id plus a variant
+ * (`-q4f16_1-MLC`), or web-llm's own id (plus `-1k` for a smaller-context twin of the same files).
  */
 export function groupsForModel(groups: readonly CachedGroup[], model: { readonly id: string; readonly engine: string }): CachedGroup[] {
   return groups.filter((group) => {
     if (group.engine !== model.engine) return false;
     const last = group.label.split('/').at(-1) ?? '';
-    if (group.engine === 'webllm') return last.startsWith(`${model.id}-`);
+    // A short id owns its variants' folders; a web-llm id its own folder, which `-1k` ids share.
+    if (group.engine === 'webllm') return last.startsWith(`${model.id}-`) || last === model.id || model.id.startsWith(`${last}-`);
     return last === model.id || model.id.startsWith(`${last}-`);
   });
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
+import { SCRIPTED_MODELS } from '../../test/support/scripted-engine.ts';
 import type { EngineAdapter, LocalFacts } from './adapter.ts';
 import { createModelHost } from './model-host.ts';
 
@@ -223,5 +224,50 @@ describe('model host states', () => {
     const states = await host.modelStates();
     expect(states.map((s) => s.id)).toEqual([...new ScriptedAdapter().models.map((m) => m.id), 'other-chat']);
     for (const state of states) expect(state).toEqual({ id: state.id, state: 'available', downloaded: false, bytesOnDisk: 0, runnable: true, requires: [] });
+  });
+});
+
+describe('model host: a list read at run time', () => {
+  /** An adapter whose full list comes later, as web-llm's does (read from its script): one model at once, a second and a better-known first on reading. */
+  class LazyAdapter extends ScriptedAdapter {
+    override readonly models = [{ id: 'scripted-chat', kind: 'chat', engine: 'scripted', contextWindow: 64 }] as const;
+    reads = 0;
+    release!: () => void;
+    readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+    override async listModels() {
+      this.reads++;
+      await this.gate;
+      return SCRIPTED_MODELS;
+    }
+  }
+
+  it('serves a model known at once without waiting for the list', async () => {
+    const adapter = new LazyAdapter();
+    const host = createModelHost({ adapters: [adapter] });
+    expect(await drain(host.chat(chat(), { signal: signal() }))).toHaveLength(7);
+    expect(adapter.reads).toBe(0);
+  });
+
+  it('reads the list once, for a model it lacks or the whole list, and lists what it read', async () => {
+    const adapter = new LazyAdapter();
+    const host = createModelHost({ adapters: [adapter] });
+    const embedded = host.embed({ model: 'scripted-embed', input: ['a'] }, { signal: signal() });
+    const listing = host.listModels();
+    await new Promise((r) => setTimeout(r, 10));
+    adapter.release();
+    expect((await embedded).embeddings).toHaveLength(1);
+    expect((await listing).map((m) => [m.id, m.contextWindow])).toEqual(SCRIPTED_MODELS.map((m) => [m.id, m.contextWindow]));
+    expect((await host.modelStates()).map((s) => s.id).sort()).toEqual(SCRIPTED_MODELS.map((m) => m.id).sort());
+    expect(adapter.reads).toBe(1);
+    expect(await host.embed({ model: 'no-such', input: ['a'] }, { signal: signal() }).catch((e: unknown) => e)).toMatchObject({ code: 'model_not_found' });
+  });
+
+  it('keeps the models known at once when the list cannot be read', async () => {
+    const adapter = new LazyAdapter();
+    adapter.listModels = async () => {
+      throw new Error('its script could not be fetched');
+    };
+    const host = createModelHost({ adapters: [adapter] });
+    expect((await host.listModels()).map((m) => m.id)).toEqual(['scripted-chat']);
   });
 });

@@ -58,27 +58,57 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
   const maxLoaded = options.maxLoaded ?? 2;
   const maxQueue = options.maxQueue ?? 16;
   const slots = new Map<string, Slot>();
-  const models: ModelInfo[] = [];
+  /** Each adapter's models, in adapter order; a list read at run time replaces the first one once read. */
+  const listed = new Map<EngineAdapter, readonly ModelInfo[]>();
+  const remoteModels = options.remoteModels ?? [];
+  const newSlot = (adapter: EngineAdapter): Slot => ({ adapter, busy: false, waiting: [], state: 'available', lastUsed: 0, loads: 0, requests: 0, engineCalls: 0 });
   for (const adapter of options.adapters) {
     for (const info of adapter.models) {
       if (slots.has(info.id)) throw new Error(`Model id '${info.id}' is served by two adapters.`);
-      slots.set(info.id, { adapter, busy: false, waiting: [], state: 'available', lastUsed: 0, loads: 0, requests: 0, engineCalls: 0 });
-      models.push(info);
+      slots.set(info.id, newSlot(adapter));
     }
+    listed.set(adapter, adapter.models);
   }
-  for (const info of options.remoteModels ?? []) {
-    if (slots.has(info.id) || models.some((m) => m.id === info.id)) throw new Error(`Model id '${info.id}' is served by two adapters.`);
-    models.push(info);
+  for (const info of remoteModels) {
+    if (slots.has(info.id) || remoteModels.filter((m) => m.id === info.id).length > 1) throw new Error(`Model id '${info.id}' is served by two adapters.`);
   }
+  const models = () => [...[...listed.values()].flat(), ...remoteModels];
+  // The lists read at run time, once, on the first lookup that needs them (see EngineAdapter.listModels).
+  let complete: Promise<void> | undefined;
+  const completeList = () =>
+    (complete ??= Promise.all(
+      options.adapters.filter((adapter) => adapter.listModels).map(async (adapter) => {
+        let infos: readonly ModelInfo[];
+        try {
+          infos = await adapter.listModels!();
+        } catch (error) {
+          // Its models known at once stay listed; their loads then say what failed.
+          console.warn('inpage-llm: an engine could not list its models:', error);
+          return;
+        }
+        const kept: ModelInfo[] = [];
+        for (const info of infos) {
+          const slot = slots.get(info.id);
+          if (slot && slot.adapter !== adapter) {
+            console.warn(`inpage-llm: the model id '${info.id}' is served by another engine already; the later one is not listed.`);
+            continue;
+          }
+          if (!slot) slots.set(info.id, newSlot(adapter));
+          if (!remoteModels.some((m) => m.id === info.id)) kept.push(info);
+        }
+        listed.set(adapter, kept);
+      }),
+    ).then(() => {}));
   let clock = 0;
   let previousExit: EngineExit | undefined;
 
-  const slotOf = (model: string): Slot => {
+  const slotOf = async (model: string): Promise<Slot> => {
+    if (!slots.has(model)) await completeList();
     const slot = slots.get(model);
     if (slot) return slot;
     // Only a caller past the gateway (the engine's own API) gets here for a remote model.
     // Or a service worker from before remote models, which does not know to forward them.
-    if (models.some((m) => m.id === model)) {
+    if (remoteModels.some((m) => m.id === model)) {
       throw new GatewayError(
         'invalid_request',
         `The model '${model}' runs on another server: send its requests through the gateway, which forwards them. (A service worker copied from an older version of inpage-llm does not: run \`npx inpage-llm init <public folder>\` again.)`,
@@ -156,7 +186,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
   }
 
   async function run<T>(model: string, signal: AbortSignal, work: (slot: Slot) => Promise<T>): Promise<[T, () => void]> {
-    const slot = slotOf(model);
+    const slot = await slotOf(model);
     const release = await acquire(model, slot, signal);
     try {
       // The load runs on its own: a request that stops waiting for it (its client left, or its
@@ -181,10 +211,11 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
 
   return {
     async listModels() {
-      return models;
+      await completeList();
+      return models();
     },
     async *chat(request: ChatRequest, callOptions: CallOptions): AsyncGenerator<ChatEvent> {
-      slotOf(request.model).requests++;
+      (await slotOf(request.model)).requests++;
       const [events, release] = await run(request.model, callOptions.signal, async (slot) => {
         slot.engineCalls++;
         return slot.adapter.chat(request, callOptions);
@@ -198,16 +229,16 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       }
     },
     async embed(request: EmbedRequest, callOptions: CallOptions): Promise<EmbedResult> {
-      const slot = slotOf(request.model);
+      const slot = await slotOf(request.model);
       slot.requests++;
       if (slot.adapter.exactEmbeddingBatches) return batcher.embed(request, callOptions.signal);
       return embedNow(request, callOptions.signal);
     },
     async load(model) {
-      await ensureLoaded(model, slotOf(model));
+      await ensureLoaded(model, await slotOf(model));
     },
     async unload(model) {
-      const slot = slotOf(model);
+      const slot = await slotOf(model);
       await slot.loading?.catch(() => {});
       slot.state = 'available';
       await slot.adapter.unload(model);
@@ -216,6 +247,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       return [...slots].map(([model, s]) => ({ model, state: s.state, loads: s.loads, requests: s.requests, engineCalls: s.engineCalls, ...(s.error ? { error: s.error } : {}) }));
     },
     async modelStates() {
+      await completeList();
       const adapters = [...new Set([...slots.values()].map((slot) => slot.adapter))];
       // One adapter that cannot read its facts must not hide the others' models.
       const facts = new Map(await Promise.all(adapters.map(async (adapter) => [adapter, await adapter.localFacts?.().catch(() => undefined)] as const)));
@@ -232,7 +264,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
  * with nothing stored: its loads then say otherwise through `state` and `error`.
  */
 function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined, exit: EngineExit | undefined): ModelLocalState {
-  const { downloaded = false, bytesOnDisk = 0, partialBytes, runnable = true, backend, backendReason, reason, requires = [] } = facts ?? {};
+  const { downloaded = false, bytesOnDisk = 0, partialBytes, runnable = true, backend, backendReason, reason, requires = [], variant, vramRequiredMB, lowResource, downloadBytes } = facts ?? {};
   // A lost GPU device concerns the models that run on the GPU; a crash, every model.
   const hit = exit && (exit.reason === 'crashed' || requires.includes('webgpu') || backend === 'webgpu');
   return {
@@ -246,6 +278,10 @@ function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined, exi
     ...(backend ? { backend } : {}),
     ...(backendReason ? { backendReason } : {}),
     ...(reason ? { reason } : {}),
+    ...(variant !== undefined ? { variant } : {}),
+    ...(vramRequiredMB !== undefined ? { vramRequiredMB } : {}),
+    ...(lowResource !== undefined ? { lowResource } : {}),
+    ...(downloadBytes !== undefined ? { downloadBytes } : {}),
     ...(slot.state === 'failed' && slot.error ? { error: slot.error } : {}),
     ...(hit ? { lastExit: exit } : {}),
   };

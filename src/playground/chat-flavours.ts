@@ -42,6 +42,8 @@ export interface ChatSettings {
   readonly toolChoice?: ToolChoice;
   /** False: at most one call per reply. */
   readonly parallelToolCalls?: boolean;
+  /** The model thinks first: the Anthropic flavour asks to see its thinking (the others always show it). */
+  readonly thinks?: boolean;
 }
 
 /**
@@ -86,6 +88,7 @@ export function chatRequest(baseUrl: string, settings: ChatSettings, turns: read
       ...(settings.system.trim() ? { system: settings.system } : {}),
       messages: anthropicMessages(turns),
       stream: settings.stream,
+      ...(settings.thinks ? { thinking: { type: 'adaptive' } } : {}),
       ...sampling,
       ...(settings.stop.length ? { stop_sequences: settings.stop } : {}),
       // The schema is itself the one forced tool, so the tools box cannot go with it.
@@ -113,6 +116,8 @@ export interface ToolDelta {
 /** What one SSE event says, in flavour-neutral terms. */
 export interface StreamUpdate {
   readonly text?: string;
+  /** A piece of a thinking model's thinking, which is not the answer. */
+  readonly thinking?: string;
   readonly tools?: readonly ToolDelta[];
   readonly finish?: string;
   /** Output tokens so far (every flavour reports a cumulative count near the end). */
@@ -129,7 +134,7 @@ export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {
     const chunk = parse(event.data);
     if (chunk.error !== undefined) return { error: chunk };
     const choice = (chunk.choices as Record<string, unknown>[] | undefined)?.[0];
-    const delta = choice?.delta as { content?: string; tool_calls?: OpenAIToolDelta[] } | undefined;
+    const delta = choice?.delta as { content?: string; reasoning_content?: string; tool_calls?: OpenAIToolDelta[] } | undefined;
     const usage = chunk.usage as { completion_tokens?: number } | null | undefined;
     const tools = (delta?.tool_calls ?? []).map((call) => ({
       index: call.index,
@@ -139,6 +144,7 @@ export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {
     }));
     return {
       ...(delta?.content ? { text: delta.content } : {}),
+      ...(delta?.reasoning_content ? { thinking: delta.reasoning_content } : {}),
       ...(tools.length ? { tools } : {}),
       ...(typeof choice?.finish_reason === 'string' ? { finish: choice.finish_reason } : {}),
       ...(typeof usage?.completion_tokens === 'number' ? { outputTokens: usage.completion_tokens } : {}),
@@ -152,8 +158,9 @@ export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {
       return block?.type === 'tool_use' ? { tools: [{ index, id: block.id ?? '', name: block.name ?? '' }] } : {};
     }
     case 'content_block_delta': {
-      const delta = data.delta as { type?: string; text?: string; partial_json?: string } | undefined;
+      const delta = data.delta as { type?: string; text?: string; partial_json?: string; thinking?: string } | undefined;
       if (delta?.type === 'input_json_delta') return delta.partial_json ? { tools: [{ index, arguments: delta.partial_json }] } : {};
+      if (delta?.type === 'thinking_delta') return delta.thinking ? { thinking: delta.thinking } : {};
       return delta?.type === 'text_delta' && delta.text ? { text: delta.text } : {};
     }
     case 'message_delta': {

@@ -13,7 +13,8 @@ import { errorView } from './error-view.ts';
 import type { Figures } from './figures.ts';
 import { formatPercent } from './format.ts';
 import type { LoadView } from './load-progress.ts';
-import { defaultModel, type ApiModel } from './model-list.ts';
+import type { ApiModel } from './model-list.ts';
+import { createModelPicker } from './model-picker.ts';
 import { createOutputBoxes } from './output-boxes.ts';
 import { createToolCards, parsedView, resultsForm, type ToolResult } from './reply-parts.ts';
 import { readWholeReply } from './whole-replies.ts';
@@ -54,8 +55,8 @@ export function createChatPanel(options: ChatPanelOptions) {
     h('legend', {}, 'API flavour'),
     FLAVOURS.map(({ value, label, path }, i) => h('label', { for: `flavour-${value}`, class: 'choice' }, flavourInputs[i]!, h('span', {}, label), h('code', {}, path))),
   );
-  const model = h('select', { id: 'chat-model' }, chatModels.map((m) => h('option', { value: m.id }, m.id)));
-  model.value = defaultModel(options.models, 'chat') ?? '';
+  const picker = createModelPicker('chat-model', options.models, 'chat');
+  const model = picker.select;
   const system = h('textarea', { id: 'chat-system', rows: 1, placeholder: 'e.g. Be concise.' });
   const temperature = h('input', { id: 'chat-temperature', type: 'number', min: 0, max: 2, step: 0.1, placeholder: 'default', inputmode: 'decimal' });
   const maxTokens = h('input', { id: 'chat-max-tokens', type: 'number', min: 1, step: 1, value: '64', inputmode: 'numeric' });
@@ -78,7 +79,7 @@ export function createChatPanel(options: ChatPanelOptions) {
   );
   panel.append(
     h('h2', { class: 'sr-only' }, 'Chat'),
-    h('div', { class: 'row' }, flavour, field('Model', model, chatModels.length ? undefined : 'No chat model is offered.')),
+    h('div', { class: 'row' }, flavour, h('div', { class: 'picker' }, field('Model', model, chatModels.length ? undefined : 'No chat model is offered.'), picker.hint)),
     h(
       'details',
       { class: 'settings', open: true },
@@ -141,20 +142,22 @@ export function createChatPanel(options: ChatPanelOptions) {
       maxTokens: Number(maxTokens.value) || 64,
       stop: stops.value.split('\n').filter((s) => s.length > 0),
       stream: stream.checked,
+      ...(chatModels.find((m) => m.id === model.value)?.thinks ? { thinks: true } : {}),
       ...output.settings,
     };
   }
 
-  function bubble(role: 'user' | 'assistant' | 'tool', text = '', label?: string): { root: HTMLElement; text: Text; extras: HTMLElement; meta: HTMLElement } {
+  function bubble(role: 'user' | 'assistant' | 'tool', text = '', label?: string): { root: HTMLElement; text: Text; content: HTMLElement; extras: HTMLElement; meta: HTMLElement } {
     log.querySelector('.empty')?.remove();
-    const content = document.createTextNode(text);
+    const words = document.createTextNode(text);
+    const content = h('div', { class: 'content' }, words);
     const extras = h('div', { class: 'extras' });
     const meta = h('span', { class: 'meta' });
     const who = label ?? (role === 'user' ? 'You' : 'Model');
-    const root = h('article', { class: `bubble bubble-${role}`, 'data-role': role }, h('span', { class: 'who' }, who), h('div', { class: 'content' }, content), extras, meta);
+    const root = h('article', { class: `bubble bubble-${role}`, 'data-role': role }, h('span', { class: 'who' }, who), content, extras, meta);
     log.append(root);
     log.scrollTop = log.scrollHeight;
-    return { root, text: content, extras, meta };
+    return { root, text: words, content, extras, meta };
   }
 
   async function submit(): Promise<void> {
@@ -205,13 +208,22 @@ export function createChatPanel(options: ChatPanelOptions) {
     let inBandError: unknown;
     let exchange: Exchange | undefined;
     /** One SSE event's worth, or the whole reply at once when it was not streamed. */
+    /** The model's thinking, shown apart from (and above) its answer: never part of the turn sent back. */
+    let thinking: Text | undefined;
     const apply = (update: StreamUpdate) => {
+      if (update.thinking) {
+        if (!thinking) {
+          thinking = document.createTextNode('');
+          reply.content.before(h('details', { class: 'thinking', open: true, 'data-testid': 'thinking' }, h('summary', {}, 'Thinking'), h('div', { class: 'thinking-text' }, thinking)));
+        }
+        thinking.appendData(update.thinking);
+      }
       if (update.text) reply.text.appendData(update.text);
       for (const delta of update.tools ?? []) {
         if (!respondMode) cards.apply(delta);
         else if (delta.arguments) reply.text.appendData(delta.arguments);
       }
-      if (update.text || update.tools) {
+      if (update.text || update.tools || update.thinking) {
         const now = performance.now();
         firstAt ??= now;
         lastAt = now;

@@ -9,7 +9,8 @@ import { field, h, required, announce } from './dom.ts';
 import { errorView } from './error-view.ts';
 import { formatMs } from './format.ts';
 import { heatmap } from './heatmap.ts';
-import { defaultModel, type ApiModel } from './model-list.ts';
+import type { ApiModel } from './model-list.ts';
+import { createModelPicker } from './model-picker.ts';
 import { cosineMatrix, toVector } from './similarity.ts';
 
 const SAMPLE = ['The cat sat on the mat.', 'A kitten is resting on a rug.', 'Stock markets fell sharply today.', 'Investors sold shares as prices dropped.'];
@@ -23,8 +24,8 @@ export interface EmbeddingsPanelOptions {
 export function createEmbeddingsPanel(options: EmbeddingsPanelOptions): void {
   const panel = required('#panel-embeddings');
   const embedModels = options.models.filter((m) => m.kind === 'embedding');
-  const model = h('select', { id: 'embed-model' }, embedModels.map((m) => h('option', { value: m.id }, m.id)));
-  model.value = defaultModel(options.models, 'embedding') ?? '';
+  const picker = createModelPicker('embed-model', options.models, 'embedding');
+  const model = picker.select;
   const texts = h('textarea', { id: 'embed-texts', rows: 5, value: SAMPLE.join('\n') });
   const dimensions = h('input', { id: 'embed-dimensions', type: 'number', min: 1, step: 1, placeholder: 'native', inputmode: 'numeric' });
   const encoding = h('select', { id: 'embed-encoding' }, h('option', { value: 'float' }, 'float'), h('option', { value: 'base64' }, 'base64'));
@@ -49,7 +50,7 @@ export function createEmbeddingsPanel(options: EmbeddingsPanelOptions): void {
   const form = h(
     'form',
     { class: 'embed-form', 'aria-label': 'Compute embeddings' },
-    h('div', { class: 'row' }, field('Model', model), h('div', { class: 'field' }, h('label', { for: dimensions.id }, 'Dimensions'), dimensions, dimsHint), field('encoding_format', encoding, 'base64 is decoded in this page.')),
+    h('div', { class: 'row' }, h('div', { class: 'picker' }, field('Model', model), picker.hint), h('div', { class: 'field' }, h('label', { for: dimensions.id }, 'Dimensions'), dimensions, dimsHint), field('encoding_format', encoding, 'base64 is decoded in this page.')),
     field('Texts', texts, 'One per line; each pair gets a cosine similarity.'),
     h('div', { class: 'actions' }, compute),
   );

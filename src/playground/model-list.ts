@@ -20,6 +20,14 @@ export interface ApiLocalState {
   readonly backendReason?: string;
   readonly reason?: string;
   readonly error?: string;
+  /** The engine's own id of the variant a load would use here (web-llm's). */
+  readonly variant?: string;
+  /** GPU memory that variant needs, in MB. */
+  readonly vramRequiredMB?: number;
+  /** Fit for low-memory devices (phones), as its engine marks it. */
+  readonly lowResource?: boolean;
+  /** Bytes to download in all, where known. */
+  readonly downloadBytes?: number;
   /** The engine was rebuilt after its predecessor ended on its own (GPU device lost, crash). */
   readonly lastExit?: { readonly reason: string; readonly message: string; readonly at: string };
 }
@@ -32,6 +40,13 @@ export interface ApiModel {
   readonly maxOutputTokens?: number;
   readonly dimensions?: number;
   readonly supportsDimensions: boolean;
+  /** Its model line and size (`Qwen3`, `0.6B`), where known: what the pickers group by. */
+  readonly family?: string;
+  readonly size?: string;
+  /** One of the few models offered first. */
+  readonly featured?: boolean;
+  /** It thinks before it answers (its thinking is shown apart). */
+  readonly thinks?: boolean;
   /** Absent when the engine did not report states. */
   readonly local?: ApiLocalState;
   /** A model served by another server: its URLs and whether they answered lately. */
@@ -48,6 +63,10 @@ interface WireModel {
   max_output_tokens?: number;
   dimensions?: number;
   supports_dimensions?: boolean;
+  family?: string;
+  size?: string;
+  featured?: boolean;
+  reasoning?: object;
   local?: WireLocalState;
   remote?: { available: boolean; upstreams: { url: string; state: string }[] };
   fallback?: string;
@@ -64,6 +83,10 @@ interface WireLocalState {
   backend_reason?: string;
   reason?: string;
   error?: string;
+  variant?: string;
+  vram_required_MB?: number;
+  low_resource_required?: boolean;
+  download_size_bytes?: number;
   last_exit?: { reason: string; message: string; at: string };
 }
 
@@ -97,6 +120,10 @@ function toApiModels(list: { data: WireModel[] }): ApiModel[] {
     maxOutputTokens: m.max_output_tokens,
     dimensions: m.dimensions,
     supportsDimensions: m.supports_dimensions ?? false,
+    ...(m.family ? { family: m.family } : {}),
+    ...(m.size ? { size: m.size } : {}),
+    ...(m.featured ? { featured: true } : {}),
+    ...(m.reasoning ? { thinks: true } : {}),
     ...(m.local ? { local: toLocal(m.local) } : {}),
     ...(m.remote ? { remote: { available: m.remote.available, upstreams: m.remote.upstreams.map(({ url, state }) => ({ url, state })) } } : {}),
     ...(m.fallback ? { fallback: m.fallback } : {}),
@@ -115,6 +142,10 @@ function toLocal(wire: WireLocalState): ApiLocalState {
     ...(wire.backend_reason ? { backendReason: wire.backend_reason } : {}),
     reason: wire.reason,
     error: wire.error,
+    ...(wire.variant ? { variant: wire.variant } : {}),
+    ...(wire.vram_required_MB !== undefined ? { vramRequiredMB: wire.vram_required_MB } : {}),
+    ...(wire.low_resource_required !== undefined ? { lowResource: wire.low_resource_required } : {}),
+    ...(wire.download_size_bytes !== undefined ? { downloadBytes: wire.download_size_bytes } : {}),
     ...(wire.last_exit ? { lastExit: wire.last_exit } : {}),
   };
 }

@@ -67,7 +67,8 @@ function describeLoadState(facts: ModelFacts): { state: RowState; parts: HTMLEle
     return { state: 'loaded', parts };
   }
   if (local && !local.runnable) {
-    const needsGpu = local.requires.includes('webgpu');
+    // WebGPU itself missing; a GPU without a feature or the room a model needs "cannot run" it.
+    const needsGpu = local.requires.includes('webgpu') && /WebGPU is not available/.test(local.reason ?? '');
     return {
       state: needsGpu ? 'needs-webgpu' : 'unsupported',
       parts: [label(needsGpu ? 'Needs WebGPU' : 'Cannot run here'), h('small', {}, local.reason ?? 'This device cannot run it.')],

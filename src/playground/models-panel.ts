@@ -11,6 +11,7 @@ import type { EngineControl } from './engine-control.ts';
 import { formatBytes } from './format.ts';
 import type { LoadView } from './load-progress.ts';
 import { fetchLocalStates, type ApiLocalState, type ApiModel } from './model-list.ts';
+import { needsOf } from './model-groups.ts';
 import { describeState } from './model-state.ts';
 import { storageFigures } from './storage-figures.ts';
 
@@ -53,6 +54,10 @@ export function createModelsPanel(options: ModelsPanelOptions) {
   const restart = h('button', { type: 'button', class: 'ghost' }, 'Restart engine (frees model memory)');
   const others = h('div', { class: 'other-cache' });
   const tbody = h('tbody');
+  // web-llm lists 160 models: the table shows the featured ones and those on this device, unless asked for all.
+  const extras = options.models.filter(isExtra).length;
+  const showAll = h('input', { type: 'checkbox', id: 'models-show-all' });
+  const showAllLabel = h('label', { class: 'toggle', for: 'models-show-all', hidden: extras === 0 }, showAll, ` Show all ${options.models.length} models (else the featured ones, and those downloaded or loaded)`);
 
   const rows = new Map<string, Row>();
   for (const model of options.models) {
@@ -65,7 +70,13 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     const tr = h(
       'tr',
       { 'data-model': model.id },
-      h('th', { scope: 'row' }, h('span', { class: 'model-id' }, model.id), h('small', {}, `${model.kind} · ${size} · ${ENGINE_NAMES[model.engine] ?? model.engine}`)),
+      h(
+        'th',
+        { scope: 'row' },
+        h('span', { class: 'model-id' }, model.id),
+        h('small', {}, `${model.kind} · ${size} · ${ENGINE_NAMES[model.engine] ?? model.engine}`),
+        needsOf(model) ? h('small', { class: 'model-needs', 'data-testid': 'model-needs' }, `needs ${needsOf(model)}`) : null,
+      ),
       backend,
       disk,
       state,
@@ -83,6 +94,7 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     hostNote,
     offlineNote,
     h('div', { class: 'storage' }, h('div', { class: 'storage-figures' }, storageText, storageMeter), persist),
+    showAllLabel,
     h(
       'div',
       { class: 'table-wrap' },
@@ -99,6 +111,7 @@ export function createModelsPanel(options: ModelsPanelOptions) {
   );
 
   refreshButton.addEventListener('click', () => void refresh());
+  showAll.addEventListener('change', () => rows.forEach(renderRow));
   restart.addEventListener('click', () => void restartEngine());
   persist.addEventListener('click', () => void askPersist());
   addEventListener('online', () => void refresh());
@@ -222,6 +235,7 @@ export function createModelsPanel(options: ModelsPanelOptions) {
 
     const { state, parts } = describeState({ model, local, view, online: navigator.onLine, error: row.state.dataset.error });
     row.tr.dataset.state = state;
+    row.tr.hidden = !showAll.checked && isExtra(model) && !onDevice(local);
     row.state.replaceChildren(...parts);
     // A remote model has nothing to load on this device.
     row.load.hidden = state === 'remote';
@@ -279,6 +293,10 @@ export function createModelsPanel(options: ModelsPanelOptions) {
     },
   };
 }
+
+/** One of web-llm's many models under its own id: listed on demand. */
+const isExtra = (model: ApiModel) => model.engine === 'webllm' && !model.featured;
+const onDevice = (local: ApiLocalState | undefined) => local !== undefined && (local.downloaded || local.sizeBytes > 0 || local.state !== 'available');
 
 /** "WASM", "WebGPU", or what it would need ("needs WebGPU") when it cannot run here. */
 function backendText(local: ApiLocalState | undefined): string {

@@ -50,6 +50,8 @@ export function readResponsesEvent(event: SSEEvent): StreamUpdate {
   switch (event.event ?? data.type) {
     case 'response.output_text.delta':
       return typeof data.delta === 'string' && data.delta ? { text: data.delta } : {};
+    case 'response.reasoning_text.delta':
+      return typeof data.delta === 'string' && data.delta ? { thinking: data.delta } : {};
     case 'response.output_item.added': {
       const call = isRecord(data.item) ? functionCall(data.item, index) : undefined;
       return call ? { tools: [call] } : {};
@@ -80,7 +82,12 @@ export function readResponse(body: unknown): StreamUpdate {
     const call = isRecord(item) ? functionCall(item, index) : undefined;
     return call ? [call] : [];
   });
-  return { ...(text ? { text } : {}), ...(tools.length ? { tools } : {}), ...ending(body) };
+  const thinking = output
+    .filter((item): item is Json => isRecord(item) && item.type === 'reasoning' && Array.isArray(item.content))
+    .flatMap((item) => item.content as unknown[])
+    .map((part) => (isRecord(part) && part.type === 'reasoning_text' && typeof part.text === 'string' ? part.text : ''))
+    .join('');
+  return { ...(text ? { text } : {}), ...(thinking ? { thinking } : {}), ...(tools.length ? { tools } : {}), ...ending(body) };
 }
 
 /** A function_call item as a tool piece: its `call_id` is what the result will answer. */

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { chatRequest, readEvent } from './chat-flavours.ts';
 import { readWholeReply } from './whole-replies.ts';
 
 describe('a reply read whole (streaming off)', () => {
@@ -41,5 +42,24 @@ describe('a reply read whole (streaming off)', () => {
 
   it('a body that is not a reply gives nothing to show', () => {
     expect(readWholeReply('responses', 'Bad gateway')).toEqual({});
+  });
+});
+
+describe("a thinking model's thinking, apart from its answer", () => {
+  it('is read from each flavour, whole and streamed', () => {
+    expect(readWholeReply('openai', { choices: [{ message: { content: 'Hi', reasoning_content: 'hmm' }, finish_reason: 'stop' }] })).toMatchObject({ text: 'Hi', thinking: 'hmm' });
+    expect(readWholeReply('anthropic', { content: [{ type: 'thinking', thinking: 'hmm', signature: '' }, { type: 'text', text: 'Hi' }], stop_reason: 'end_turn' })).toMatchObject({ text: 'Hi', thinking: 'hmm' });
+    expect(readWholeReply('responses', { status: 'completed', output: [{ type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'hmm' }] }, { type: 'message', content: [{ type: 'output_text', text: 'Hi' }] }] })).toMatchObject({ text: 'Hi', thinking: 'hmm' });
+    expect(readEvent('openai', { data: JSON.stringify({ choices: [{ delta: { reasoning_content: 'hm' } }] }) })).toEqual({ thinking: 'hm' });
+    expect(readEvent('anthropic', { event: 'content_block_delta', data: JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hm' } }) })).toEqual({ thinking: 'hm' });
+    expect(readEvent('responses', { event: 'response.reasoning_text.delta', data: JSON.stringify({ type: 'response.reasoning_text.delta', delta: 'hm' }) })).toEqual({ thinking: 'hm' });
+  });
+
+  it('is asked for in the Anthropic flavour only when the model thinks', () => {
+    vi.stubGlobal('location', new URL('http://x/'));
+    const settings = { flavour: 'anthropic', model: 'm', system: '', maxTokens: 64, stop: [], stream: false } as const;
+    expect(chatRequest('http://x/v1', { ...settings, thinks: true }, [{ role: 'user', content: 'hi' }]).body).toMatchObject({ thinking: { type: 'adaptive' } });
+    expect(chatRequest('http://x/v1', settings, [{ role: 'user', content: 'hi' }]).body).not.toHaveProperty('thinking');
+    vi.unstubAllGlobals();
   });
 });

@@ -28,6 +28,7 @@ function readCompletion(body: Json): StreamUpdate {
   const usage = isRecord(body.usage) ? body.usage : undefined;
   return {
     ...(typeof message.content === 'string' && message.content ? { text: message.content } : {}),
+    ...(typeof message.reasoning_content === 'string' && message.reasoning_content ? { thinking: message.reasoning_content } : {}),
     ...(tools.length ? { tools } : {}),
     ...(typeof choice.finish_reason === 'string' ? { finish: choice.finish_reason } : {}),
     ...(typeof usage?.completion_tokens === 'number' ? { outputTokens: usage.completion_tokens } : {}),
@@ -41,9 +42,11 @@ function readMessage(body: Json): StreamUpdate {
   const tools = blocks.flatMap((block, index): ToolDelta[] =>
     isRecord(block) && block.type === 'tool_use' ? [{ index, id: String(block.id ?? ''), name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) }] : [],
   );
+  const thinking = blocks.map((block) => (isRecord(block) && block.type === 'thinking' && typeof block.thinking === 'string' ? block.thinking : '')).join('');
   const usage = isRecord(body.usage) ? body.usage : undefined;
   return {
     ...(text ? { text } : {}),
+    ...(thinking ? { thinking } : {}),
     ...(tools.length ? { tools } : {}),
     ...(typeof body.stop_reason === 'string' ? { finish: body.stop_reason } : {}),
     ...(typeof usage?.output_tokens === 'number' ? { outputTokens: usage.output_tokens } : {}),

@@ -38,5 +38,10 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
   const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost, grammar: loadXGrammar });
   // The browser's own model lives in the page (the Prompt API is on `window` only): reached over the port it gave.
   const builtin = createBuiltinAdapter({ models: catalog.builtin, ...(page.builtinModel ? { backend: connectBuiltinModel(page.builtinModel) } : {}) });
-  return createModelHost({ adapters: [transformers, webllm, builtin], remoteModels: catalog.remote, onProgress, maxLoaded: config.maxLoaded });
+  const host = createModelHost({ adapters: [transformers, webllm, builtin], remoteModels: catalog.remote, onProgress, maxLoaded: config.maxLoaded });
+  // Every request's gateway asks for the whole list, which waits for web-llm's script (its models
+  // are read from it): begin now, while the page is still starting, rather than on the first request.
+  // See docs/decisions/webllm-models-from-its-own-list.md.
+  void host.listModels().catch(() => {});
+  return host;
 }

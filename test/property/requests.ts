@@ -185,6 +185,8 @@ export function requestArbitraries(profile: RequestProfile) {
     response_format: fc.oneof(fc.record({ type: fc.constantFrom('text', 'json_object', 'json_schema') }), weird),
     tools: fc.oneof(fc.constant([]), fc.array(weird, { minLength: 1, maxLength: 2 }), weird),
     logprobs: fc.oneof(fc.boolean(), weird),
+    reasoning_effort: fc.oneof(fc.constantFrom('none', 'minimal', 'low', 'high', 'extreme', null), weird),
+    chat_template_kwargs: fc.oneof(fc.record({ enable_thinking: fc.oneof(fc.boolean(), weird) }), fc.record({ other: weird }), weird),
     user: text,
     metadata: weird,
   };
@@ -258,7 +260,7 @@ export function requestArbitraries(profile: RequestProfile) {
     top_p: sampling(1),
     top_k: fc.oneof(fc.integer({ min: -1, max: 100 }), weird),
     tools: fc.oneof(fc.constant([]), fc.array(weird, { minLength: 1, maxLength: 2 }), weird),
-    thinking: fc.oneof(fc.record({ type: fc.constantFrom('enabled', 'disabled', 'adaptive') }), weird),
+    thinking: fc.oneof(fc.record({ type: fc.constantFrom('enabled', 'disabled', 'adaptive', 'never'), budget_tokens: fc.oneof(fc.integer({ min: -1, max: 4096 }), weird), display: fc.oneof(fc.constantFrom('summarized', 'omitted'), weird) }, { requiredKeys: ['type'] }), weird),
     metadata: fc.oneof(fc.record({ user_id: fc.string({ maxLength: 5 }) }), weird),
   };
   const messagesBody = fc.oneof(

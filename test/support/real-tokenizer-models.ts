@@ -30,6 +30,19 @@
  * - the tool-call tags `<tool_call>` and `</tool_call>` in the package's own tokens get +10, so
  *   under the tool grammar the model writes each as the tokenizer would: Qwen's as its single
  *   added, non-special token rather than in pieces, Llama's without merging the newline after it.
+ *
+ * The thinking variant (`QWEN3_THINKING_CHAT`, same tokenizer and template) thinks before it
+ * answers, as Qwen3 does. A second value slot (head 0, dim 1) marks each `</think>` token, so the
+ * graph knows whether the turn's thinking is closed and m = tokens since its `</think>` (0 at the
+ * marker itself). Its scripts, at the same +200:
+ * - while the thinking is open, for k < its length: `<think>`, then `THINK_TEXT` between newlines
+ *   (it holds `</th`, the start of the closing marker, which must not close anything), then
+ *   `</think>`;
+ * - once closed, for m < its length: `\n\n`, the stray token, then `REPLY_TEXT`, then the stop as
+ *   above. A prompt that already closes the thinking (Qwen3's template writes
+ *   `<think>\n\n</think>\n\n` for `enable_thinking: false`) starts at m = 1: the reply alone.
+ * The ramps and tool tags are the base model's; a grammar lets the thinking through where it
+ * allows a thinking block before the answer.
  * @module
  */
 
@@ -46,6 +59,9 @@ import type { TransformersModelSpec } from '../../src/engines/transformers/trans
 /** What the script writes, in the package's own tokens. */
 export const REPLY_TEXT = 'Hi 你好世界 🦊🎉 café q\u0307 ok';
 
+/** What the thinking variant thinks, between `<think>\n` and `\n</think>`. */
+export const THINK_TEXT = 'Say 你好 </th ok.';
+
 export interface RealTokenizerModel {
   /** The model id (and folder name). */
   readonly id: string;
@@ -53,6 +69,8 @@ export interface RealTokenizerModel {
   readonly tokenizerPackage: string;
   readonly modelType: string;
   readonly architecture: string;
+  /** Thinks before it answers (see the module comment): the thinking variant of the Qwen3 model. */
+  readonly thinks?: boolean;
 }
 
 export const QWEN3_TOKENIZER_CHAT: RealTokenizerModel = {
@@ -61,6 +79,9 @@ export const QWEN3_TOKENIZER_CHAT: RealTokenizerModel = {
   modelType: 'qwen2',
   architecture: 'Qwen2ForCausalLM',
 };
+
+/** The Qwen3 model's thinking variant: not in REAL_TOKENIZER_MODELS, whose behaviour it leaves as it was. */
+export const QWEN3_THINKING_CHAT: RealTokenizerModel = { ...QWEN3_TOKENIZER_CHAT, id: 'qwen3-thinking-chat', thinks: true };
 
 export const LLAMA3_TOKENIZER_CHAT: RealTokenizerModel = {
   id: 'llama3-tokenizer-chat',
@@ -182,15 +203,21 @@ export async function buildRealTokenizerModel(model: RealTokenizerModel, seed = 
   const files = await readTokenizer(model);
   const encoder = await packageTokenizer(model);
   const facts = tokenizerFacts(files, encoder);
-  const script = [facts.stray.id, ...encoder.encode(REPLY_TEXT, { add_special_tokens: false })];
+  const reply = [facts.stray.id, ...encoder.encode(REPLY_TEXT, { add_special_tokens: false })];
   const idOf = (text: string) => {
     const [id, ...rest] = encoder.encode(text, { add_special_tokens: false });
     if (id === undefined || rest.length) throw new Error(`${model.id}: "${text}" is not one token`);
     return id;
   };
+  // The thinking variant: its thinking while open, then the answer counted from `</think>`.
+  const thinking = model.thinks
+    ? { closeId: idOf('</think>'), answer: [idOf('\n\n'), ...reply], script: [idOf('<think>'), ...encoder.encode(`\n${THINK_TEXT}\n`, { add_special_tokens: false }), idOf('</think>')] }
+    : undefined;
+  const script = thinking ? thinking.script : reply;
+  const scripted = thinking ? thinking.script.length + thinking.answer.length : script.length;
   // Steepest for the quote: inside a string `}` and `]` are text too, and must not win there.
   const ramp = new Map<number, number>([[facts.stray.id, STRAY_SLOPE], [idOf('"'), 4], [idOf(']'), 3.5], [idOf('}'), 3], ...facts.stopTokenIds.map((id): [number, number] => [id, 3])]);
-  if (STRAY_SLOPE * script.length >= SCRIPT_BOOST) throw new Error(`${model.id}: the script is too long for the stray token's ramp`);
+  if (STRAY_SLOPE * scripted >= SCRIPT_BOOST) throw new Error(`${model.id}: the script is too long for the stray token's ramp`);
   // The call format's tags as the package spells them: Qwen's single added tokens, Llama's pieces
   // (whose `>` must beat the merged `>\n`, which would start a second call).
   const toolTags = ['<tool_call>', '</tool_call>'].flatMap((tag) => encoder.encode(tag, { add_special_tokens: false }));
@@ -216,14 +243,17 @@ export async function buildRealTokenizerModel(model: RealTokenizerModel, seed = 
   out.set('generation_config.json', json({ eos_token_id: facts.stopTokenIds }));
   out.set('tokenizer.json', files.raw.tokenizer);
   out.set('tokenizer_config.json', files.raw.config);
-  out.set('onnx/model.onnx', buildGraph(createPrng(seed), facts, script, ramp, toolTags));
+  out.set('onnx/model.onnx', buildGraph(createPrng(seed), facts, script, ramp, toolTags, thinking));
   return out;
 }
+
+/** How the thinking variant writes its thinking (Qwen3's markers and switch), as its ModelInfo says. */
+export const QWEN3_THINKING = { open: '<think>', close: '</think>', switch: 'enable_thinking' } as const;
 
 /** The transformers.js spec that serves a generated model from `localModelPath`. */
 export function realTokenizerSpec(model: RealTokenizerModel): TransformersModelSpec {
   return {
-    info: { id: model.id, kind: 'chat', engine: 'transformers', displayName: `${model.id} (test model)`, contextWindow: SHAPE.contextWindow, maxOutputTokens: 256 },
+    info: { id: model.id, kind: 'chat', engine: 'transformers', displayName: `${model.id} (test model)`, contextWindow: SHAPE.contextWindow, maxOutputTokens: model.thinks ? 1024 : 256, ...(model.thinks ? { reasoning: QWEN3_THINKING } : {}) },
     source: model.id,
     bundled: true,
   };
@@ -246,7 +276,14 @@ export async function writeModel(model: RealTokenizerModel, folder: string): Pro
   }
 }
 
-function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[], ramp: ReadonlyMap<number, number>, toolTags: readonly number[]): Uint8Array {
+interface ThinkingScripts {
+  /** The `</think>` token, marked in the second value slot. */
+  readonly closeId: number;
+  /** The answer's tokens, by m (tokens since `</think>`). */
+  readonly answer: readonly number[];
+}
+
+function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[], ramp: ReadonlyMap<number, number>, toolTags: readonly number[], thinking?: ThinkingScripts): Uint8Array {
   const { vocabSize: V, turnStartId, headerTokens, stopTokenIds } = facts;
   const { hiddenSize: H, heads, headDim: D } = SHAPE;
   const g = new GraphBuilder();
@@ -259,9 +296,9 @@ function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[]
     const meanSquare = g.op('ReduceMean', [g.op('Mul', [x, x])], [attr.ints('axes', [-1]), attr.i('keepdims', 1)]);
     return g.op('Mul', [g.op('Div', [x, g.op('Sqrt', [g.op('Add', [meanSquare, f32(SHAPE.rmsNormEps)])])]), ones]);
   };
-  const dense = (x: string, name: string, fanIn: number, fanOut: number, zeroColumn0 = false) => {
+  const dense = (x: string, name: string, fanIn: number, fanOut: number, zeroColumns = 0) => {
     const w = prng.floats(fanIn * fanOut, Math.sqrt(3 / fanIn));
-    if (zeroColumn0) for (let r = 0; r < fanIn; r++) w[r * fanOut] = 0;
+    for (let r = 0; r < fanIn; r++) for (let c = 0; c < zeroColumns; c++) w[r * fanOut + c] = 0;
     return g.op('MatMul', [x, g.weight(name, [fanIn, fanOut], w)]);
   };
   const splitHeads = (x: string) => g.op('Transpose', [g.op('Reshape', [x, g.int64s([0, 0, heads, D])])], [attr.ints('perm', [0, 2, 1, 3])]);
@@ -282,11 +319,18 @@ function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[]
   const isStart = toFloat(g.op('Equal', ['input_ids', i64(turnStartId)]));
   const slot = new Array<number>(heads * D).fill(0);
   slot[0] = 1;
-  const startSlot = g.op('Mul', [unsqueeze(isStart, [1, 3]), g.floats(slot, [heads, 1, D])]);
+  let markSlots = g.op('Mul', [unsqueeze(isStart, [1, 3]), g.floats(slot, [heads, 1, D])]);
+  if (thinking) {
+    // 1.0 at each `</think>`, in value slot (head 0, dim 1), whose projection column is zero too.
+    const closeSlot = new Array<number>(heads * D).fill(0);
+    closeSlot[1] = 1;
+    const isClose = toFloat(g.op('Equal', ['input_ids', i64(thinking.closeId)]));
+    markSlots = g.op('Add', [markSlots, g.op('Mul', [unsqueeze(isClose, [1, 3]), g.floats(closeSlot, [heads, 1, D])])]);
+  }
   const h = rmsNorm(x);
   const q = splitHeads(dense(h, 'q_proj', H, heads * D));
   const k = splitHeads(dense(h, 'k_proj', H, heads * D));
-  const v = g.op('Add', [splitHeads(dense(h, 'v_proj', H, heads * D, true)), startSlot]);
+  const v = g.op('Add', [splitHeads(dense(h, 'v_proj', H, heads * D, thinking ? 2 : 1)), markSlots]);
   const keys = g.op('Concat', ['past_key_values.0.key', k], [attr.i('axis', 2)], 'present.0.key');
   const values = g.op('Concat', ['past_key_values.0.value', v], [attr.i('axis', 2)], 'present.0.value');
   const scores = g.op('Add', [g.op('Mul', [g.op('MatMul', [q, g.op('Transpose', [keys], [attr.ints('perm', [0, 1, 3, 2])])]), f32(1 / Math.sqrt(D))]), maskBias]);
@@ -305,8 +349,24 @@ function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[]
   const L = script.length;
   const kIndex = g.op('Cast', [g.op('Clip', [turn, f32(0), f32(L)])], [attr.i('to', DataType.INT64)]);
   const oneHot = (indices: string, on: number) => g.op('OneHot', [indices, i64(V), g.floats([0, on])], [attr.i('axis', -1)]);
-  const inScript = toFloat(g.op('Less', [turn, f32(L)]));
-  const scriptBoost = g.op('Mul', [oneHot(g.op('Gather', [g.int64s([...script, script[0]!]), kIndex]), SCRIPT_BOOST), unsqueeze(inScript, [-1])]);
+  let inScript = toFloat(g.op('Less', [turn, f32(L)]));
+  let scriptBoost = g.op('Mul', [oneHot(g.op('Gather', [g.int64s([...script, script[0]!]), kIndex]), SCRIPT_BOOST), unsqueeze(inScript, [-1])]);
+  if (thinking) {
+    // closed: a `</think>` after the last turn start; m at the last position q: q − (its position).
+    const closeFlags = g.op('Reshape', [g.op('Slice', [values, g.int64s([0, 1]), g.int64s([1, 2]), g.int64s([1, 3])]), g.int64s([0, -1])]);
+    const closePlus1 = g.op('ReduceMax', [g.op('Mul', [closeFlags, g.op('Add', [toFloat(keyPos), f32(1)])])], [attr.ints('axes', [1]), attr.i('keepdims', 1)]);
+    const closed = toFloat(g.op('Greater', [closePlus1, lastStartPlus1]));
+    const open = g.op('Sub', [f32(1), closed]);
+    const m = g.op('Add', [g.op('Sub', [toFloat(last(unsqueeze(queryPos, [0]))), closePlus1]), f32(1)]);
+    const A = thinking.answer.length;
+    const mIndex = g.op('Cast', [g.op('Clip', [m, f32(0), f32(A)])], [attr.i('to', DataType.INT64)]);
+    const inAnswer = g.op('Mul', [closed, toFloat(g.op('Less', [m, f32(A)]))]);
+    const thinkingNow = g.op('Mul', [open, inScript]);
+    const answerBoost = g.op('Mul', [oneHot(g.op('Gather', [g.int64s([...thinking.answer, thinking.answer[0]!]), mIndex]), SCRIPT_BOOST), unsqueeze(inAnswer, [-1])]);
+    scriptBoost = g.op('Add', [g.op('Mul', [scriptBoost, unsqueeze(open, [-1])]), answerBoost]);
+    // The stop comes once the answer is written (or, should the thinking never close, once its script ran out).
+    inScript = g.op('Add', [thinkingNow, inAnswer]);
+  }
   const stopIndex = g.op('Cast', [g.op('Mod', [lastStartPlus1, f32(stopTokenIds.length)], [attr.i('fmod', 1)])], [attr.i('to', DataType.INT64)]);
   const stopBoost = g.op('Mul', [oneHot(g.op('Gather', [g.int64s(stopTokenIds), stopIndex]), STOP_BOOST), unsqueeze(g.op('Sub', [f32(1), inScript]), [-1])]);
   const slopes = new Array<number>(V).fill(0);

@@ -109,6 +109,16 @@ async function grammarMatcher(xgrammar: XGrammar, ebnf: string): Promise<{ accep
   };
 }
 
+/** The tokens the double's embedding model counts for a text: one per word, plus its two special tokens. */
+export function doubleEmbedTokens(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length + 2;
+}
+
+/** The double's raw vector for a text embedded with `padding` pad tokens after it (0: alone). */
+export function doubleEmbedding(text: string, padding = 0): number[] {
+  return [text.length + padding * 0.5, (text.match(/[aeiou]/g) ?? []).length, doubleEmbedTokens(text), 1];
+}
+
 export class TestDoubleMLCEngine implements MLCEngineLike {
   readonly reloads: string[] = [];
   readonly requests: WebLLMChatRequest[] = [];
@@ -177,12 +187,19 @@ export class TestDoubleMLCEngine implements MLCEngineLike {
     },
   };
 
+  /**
+   * As web-llm's embedding pipeline: a batch is right-padded to its longest member, and a padded
+   * member's vector differs from the same text embedded alone; usage counts the tokens without
+   * the padding. Vectors are raw (web-llm does not normalise them).
+   */
   readonly embeddings = {
     create: async ({ input }: { input: string[] }) => {
       this.embedInputs.push(input);
+      const tokens = input.map(doubleEmbedTokens);
+      const longest = Math.max(...tokens);
       return {
-        data: input.map((text, index) => ({ index, embedding: [text.length, 0, 0] })),
-        usage: { prompt_tokens: input.length * 2 },
+        data: input.map((text, index) => ({ index, embedding: doubleEmbedding(text, longest - tokens[index]!) })),
+        usage: { prompt_tokens: tokens.reduce((a, b) => a + b, 0) },
       };
     },
   };

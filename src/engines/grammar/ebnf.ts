@@ -7,6 +7,7 @@
  * @module
  */
 import type { ChatRequest, OutputConstraint, ToolSpec } from '../../core/engine.ts';
+import type { ReasoningFormat } from '../../core/reasoning.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { toGrammarSchema } from '../../core/json-schema-support.ts';
 import { checkSchemaLimits, STACK_LIMITS } from '../../core/schema-limits.ts';
@@ -15,8 +16,11 @@ import { factorLiteralAlternatives, literalTrieRules } from './factor-literals.t
 import { discardInstance } from './xgrammar-instances.ts';
 import type { XGrammar } from './xgrammar.ts';
 
+/** A thinking model's thinking, which comes before what the grammar constrains (left free, but for its closing marker). */
+export type GrammarThinking = Pick<ReasoningFormat, 'open' | 'close' | 'startsInside'>;
+
 /** What the output must be. Serialised as the key of the compiled-grammar cache. */
-export type GrammarSpec =
+export type GrammarSpec = (
   | { readonly kind: 'json'; readonly output: OutputConstraint }
   | {
       readonly kind: 'tools';
@@ -26,10 +30,22 @@ export type GrammarSpec =
       readonly mode: 'calls' | 'either' | 'reply';
       readonly parallel: boolean;
       readonly output?: OutputConstraint;
-    };
+    }
+) & { readonly thinking?: GrammarThinking };
 
-/** The grammar a request needs, or none (free text). */
-export function grammarSpecOf(request: ChatRequest): GrammarSpec | undefined {
+/**
+ * The grammar a request needs, or none (free text). A model that thinks (`reasoning`, unless the
+ * request turned the thinking off and the model could be told) may think first: the grammar
+ * applies after its thinking.
+ */
+export function grammarSpecOf(request: ChatRequest, reasoning?: ReasoningFormat): GrammarSpec | undefined {
+  const spec = answerSpecOf(request);
+  if (!spec || !reasoning || (request.thinking === false && reasoning.switch)) return spec;
+  const { open, close, startsInside } = reasoning;
+  return { ...spec, thinking: { open, close, ...(startsInside ? { startsInside } : {}) } };
+}
+
+function answerSpecOf(request: ChatRequest): GrammarSpec | undefined {
   const tools = request.tools ?? [];
   if (tools.length === 0) return request.output ? { kind: 'json', output: request.output } : undefined;
   const choice = request.toolChoice ?? 'auto';
@@ -60,6 +76,50 @@ const ROOT = 'root';
 export const MAX_GRAMMAR_CHARS = 256 * 1024;
 
 export async function toEbnf(xgrammar: XGrammar, spec: GrammarSpec): Promise<Ebnf> {
+  const answer = await answerEbnf(xgrammar, spec);
+  return spec.thinking ? afterThinking(answer, spec.thinking) : answer;
+}
+
+/**
+ * The answer's grammar after a thinking block: the opening marker (or none, where the template
+ * opened it), any text without the closing marker, the closing marker, up to four spaces or
+ * newlines, then the answer. The block may also be left out, as a model told not to think may.
+ */
+export function afterThinking(answer: Ebnf, thinking: GrammarThinking): Ebnf {
+  const body = renameRules(answer.ebnf, 'answer_');
+  const root = `answer_${answer.root}`;
+  const block = `${thinking.startsInside ? '' : `${literal(thinking.open)} `}thinking_text ${literal(thinking.close)} thinking_gap`;
+  const rules = [
+    body,
+    `${ROOT} ::= thinking_block ${root} | ${root}`,
+    `thinking_block ::= ${block}`,
+    // At most four: a model the grammar lets write whitespace without end may do just that.
+    'thinking_gap ::= ([ \\n] ([ \\n] ([ \\n] [ \\n]?)?)?)?',
+    ...withoutMarker('thinking_text', thinking.close),
+  ];
+  return { ebnf: rules.join('\n'), root: ROOT, newlines: true };
+}
+
+/**
+ * Any text that does not contain `marker`, as one rule per characters of it matched so far
+ * (`<name>`, `<name>_1`, …): the next character goes on matching it (but never completes it), or
+ * starts it again, or is any other character. It may end anywhere. Written for markers whose first
+ * character does not come again in them (`</think>`, `[/THINK]`), where matching never falls
+ * back to a shorter part.
+ */
+function withoutMarker(name: string, marker: string): string[] {
+  const chars = [...marker];
+  const head = chars[0]!;
+  if (chars.slice(1).includes(head)) throw new Error(`A thinking marker whose first character comes again in it is not supported: ${JSON.stringify(marker)}.`);
+  const state = (i: number) => (i === 0 ? name : `${name}_${i}`);
+  return chars.map((char, i) => {
+    if (i === 0) return `${state(0)} ::= "" | [^${classChar(head)}] ${state(0)} | ${literal(head)} ${state(1)}`;
+    const goesOn = i < chars.length - 1 ? ` | ${literal(char)} ${state(i + 1)}` : '';
+    return `${state(i)} ::= "" | [^${classChar(char)}${classChar(head)}] ${state(0)} | ${literal(head)} ${state(1)}${goesOn}`;
+  });
+}
+
+async function answerEbnf(xgrammar: XGrammar, spec: GrammarSpec): Promise<Ebnf> {
   const param = spec.kind === 'tools' ? 'tools' : 'response_format';
   let size = 0;
   // Checked as each part is made: many large tool schemas stop at the first that passes it.

@@ -34,7 +34,9 @@ export async function* generateChat(
   prefixCache?: KVPrefixCache,
 ): AsyncGenerator<ChatEvent> {
   const { tokenizer, model } = pipe;
-  const prompt = renderChatPrompt(tokenizer, request.messages, request.tools);
+  // Thinking turned off where the template has the switch; elsewhere the model still thinks (and the gateway splits it off).
+  const thinkingOff = request.thinking === false && info.reasoning?.switch === 'enable_thinking';
+  const prompt = renderChatPrompt(tokenizer, request.messages, request.tools, thinkingOff ? { enableThinking: false } : {});
   // The template already placed any special tokens, as transformers.js's own pipeline assumes.
   const inputs = tokenizer(prompt, { add_special_tokens: false }) as { input_ids: Tensor; attention_mask: Tensor };
   const promptTokens = inputs.input_ids.dims.at(-1) ?? 0;
@@ -48,7 +50,7 @@ export async function* generateChat(
   }
   const maxNewTokens = Math.min(request.maxTokens, info.contextWindow - promptTokens);
   if (request.logitBias) checkLogitBias(request.logitBias, logitsSizeOf(pipe));
-  const spec = grammarSpecOf(request);
+  const spec = grammarSpecOf(request, info.reasoning);
   const constraint = spec ? await startConstraint(pipe, spec, loadGrammar) : undefined;
   try {
     yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, prefixCache && { cache: prefixCache, model: info.id });

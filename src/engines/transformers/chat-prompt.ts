@@ -17,7 +17,7 @@ interface TemplateMessage {
 }
 
 export interface ChatTemplater {
-  apply_chat_template(messages: TemplateMessage[], options: { tokenize: false; add_generation_prompt: boolean; tools?: unknown[] }): unknown;
+  apply_chat_template(messages: TemplateMessage[], options: { tokenize: false; add_generation_prompt: boolean; tools?: unknown[]; enable_thinking?: boolean }): unknown;
   get_chat_template?(options?: { tools?: unknown[] }): string;
 }
 
@@ -37,12 +37,12 @@ export interface ChatTemplater {
  * text are a user turn of their own. Such a conversation is rendered again with consecutive turns
  * of one role joined; a template that still refuses it is a 400 carrying the template's words.
  */
-export function renderChatPrompt(tokenizer: ChatTemplater, messages: readonly ChatMessage[], tools: readonly ToolSpec[] = []): string {
+export function renderChatPrompt(tokenizer: ChatTemplater, messages: readonly ChatMessage[], tools: readonly ToolSpec[] = [], options: TemplateOptions = {}): string {
   try {
-    return renderTurns(tokenizer, messages, tools, false);
+    return renderTurns(tokenizer, messages, tools, false, options);
   } catch (first) {
     try {
-      return renderTurns(tokenizer, messages, tools, true);
+      return renderTurns(tokenizer, messages, tools, true, options);
     } catch {
       const reason = first instanceof Error ? first.message : String(first);
       throw new GatewayError('invalid_request', `The model's chat template refused this conversation: ${reason}`, { param: 'messages', cause: first });
@@ -62,7 +62,12 @@ export function joinConsecutiveTurns(messages: readonly ChatMessage[]): ChatMess
   return out;
 }
 
-function renderTurns(tokenizer: ChatTemplater, messages: readonly ChatMessage[], tools: readonly ToolSpec[], joined: boolean): string {
+/** Template switches: `enableThinking: false` is Qwen3's `enable_thinking`, which writes an empty thinking block into the prompt. */
+export interface TemplateOptions {
+  readonly enableThinking?: false;
+}
+
+function renderTurns(tokenizer: ChatTemplater, messages: readonly ChatMessage[], tools: readonly ToolSpec[], joined: boolean, options: TemplateOptions): string {
   const usesTools = tools.length > 0 || messages.some((m) => m.role === 'tool' || m.toolCalls?.length);
   const native = usesTools && templateWritesToolCalls(tokenizer);
   const asGiven = usesTools && !native ? withToolsAsText(messages, tools) : messages;
@@ -73,6 +78,7 @@ function renderTurns(tokenizer: ChatTemplater, messages: readonly ChatMessage[],
       tokenize: false,
       add_generation_prompt: addGenerationPrompt,
       ...(toolList ? { tools: toolList } : {}),
+      ...(options.enableThinking === false ? { enable_thinking: false } : {}),
     });
     if (typeof text !== 'string') throw new TypeError('The chat template did not render to a string.');
     return text;

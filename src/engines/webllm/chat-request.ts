@@ -5,6 +5,7 @@
  */
 
 import type { ChatMessage, ChatRequest, ToolSpec } from '../../core/engine.ts';
+import type { ReasoningFormat } from '../../core/reasoning.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { withToolsAsText } from '../../core/tool-syntax.ts';
 import type { WebLLMChatRequest, WebLLMMessage } from './mlc-engine-like.ts';
@@ -22,7 +23,7 @@ import type { WebLLMChatRequest, WebLLMMessage } from './mlc-engine-like.ts';
  * as soon as it sees the stop string, so nothing is lost by leaving it to the gateway.
  * @note `topK` is ignored: web-llm's OpenAI-style API has no top-k.
  */
-export function toWebLLMRequest(request: ChatRequest, grammar?: string): WebLLMChatRequest {
+export function toWebLLMRequest(request: ChatRequest, grammar?: string, reasoning?: ReasoningFormat): WebLLMChatRequest {
   const greedy = request.topP !== undefined && request.topP <= 0;
   return {
     messages: toWebLLMMessages(request.messages, request.tools),
@@ -39,6 +40,8 @@ export function toWebLLMRequest(request: ChatRequest, grammar?: string): WebLLMC
     // web-llm adds it after the grammar's mask, whose -Infinity no bias undoes: a grammar still wins.
     ...(request.logitBias ? { logit_bias: Object.fromEntries([...request.logitBias].map(([id, bias]) => [String(id), bias])) } : {}),
     ...(grammar === undefined ? {} : { response_format: { type: 'grammar', grammar } }),
+    // web-llm's switch for Qwen3: it writes an empty thinking block before the answer.
+    ...(request.thinking === false && reasoning?.switch === 'enable_thinking' ? { extra_body: { enable_thinking: false } } : {}),
   };
 }
 

@@ -13,13 +13,14 @@ import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
 import { prefillTokens, vocabSize } from './pipeline-internals.ts';
 import { checkLogitBias } from '../logit-bias.ts';
 import type { PromptTokenCounter } from './prompt-tokens.ts';
+import type { ReasoningFormat } from '../../core/reasoning.ts';
 
 /**
  * `variant` is the web-llm model id `engine` has loaded (whose pipeline counts the prompt);
  * `grammar` constrains the output (see grammar.ts).
  */
-export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal, grammar?: string): AsyncGenerator<ChatEvent> {
-  const body = toWebLLMRequest(request, grammar);
+export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal, grammar?: string, reasoning?: ReasoningFormat): AsyncGenerator<ChatEvent> {
+  const body = toWebLLMRequest(request, grammar, reasoning);
   if (signal.aborted) throw abortedError();
   if (request.logitBias) {
     const size = vocabSize(engine, variant);

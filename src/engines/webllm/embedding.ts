@@ -24,7 +24,7 @@ export interface EmbedOptions {
 
 export async function embedTexts(engine: MLCEngineLike, input: readonly string[], options: EmbedOptions): Promise<EmbedResult> {
   const embeddings: Float32Array[] = [];
-  let promptTokens = 0;
+  const inputTokens: number[] = [];
   for (const text of input) {
     if (options.signal.aborted) throw abortedError();
     let response;
@@ -37,9 +37,10 @@ export async function embedTexts(engine: MLCEngineLike, input: readonly string[]
     if (!vector) throw new GatewayError('internal', `web-llm returned no embedding for model "${options.model}".`);
     const values = Float32Array.from(vector);
     embeddings.push(options.normalize ? unitLength(values) : values);
-    promptTokens += response.usage.prompt_tokens;
+    // web-llm counts a text's tokens without padding: exact per text.
+    inputTokens.push(response.usage.prompt_tokens);
   }
-  return { embeddings, promptTokens };
+  return { embeddings, promptTokens: inputTokens.reduce((sum, n) => sum + n, 0), inputTokens };
 }
 
 function toEmbedError(error: unknown, model: string): GatewayError {

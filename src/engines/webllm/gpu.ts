@@ -3,12 +3,18 @@
  * (from the one probe, `engines/gpu.ts`).
  * @module
  */
-import { probeGpu } from '../gpu.ts';
+import { probeGpu, type GpuLimits } from '../gpu.ts';
 
 export interface GpuInfo {
   /** The adapter offers `shader-f16` (web-llm then enables it on its device). */
   readonly hasShaderF16: boolean;
   readonly vendor?: string;
+  /** Every feature the adapter offers; unknown when absent (then only `shader-f16` is checked). */
+  readonly features?: readonly string[];
+  /** The adapter's limits (device-fit.ts); unknown when absent. */
+  readonly limits?: GpuLimits;
+  /** The memory the device reports (`navigator.deviceMemory`, GB); unknown when absent. */
+  readonly deviceMemoryGB?: number;
 }
 
 export type GpuProbe = () => Promise<GpuInfo | null>;
@@ -16,5 +22,12 @@ export type GpuProbe = () => Promise<GpuInfo | null>;
 /** `null` when there is no WebGPU (Node, older browsers) or no adapter (blocklisted GPU). */
 export async function probeWebGPU(): Promise<GpuInfo | null> {
   const report = await probeGpu();
-  return report.webgpu === 'ok' ? { hasShaderF16: report.shaderF16, vendor: report.vendor ?? report.description } : null;
+  if (report.webgpu !== 'ok') return null;
+  return {
+    hasShaderF16: report.shaderF16,
+    vendor: report.vendor ?? report.description,
+    ...(report.features ? { features: report.features } : {}),
+    ...(report.limits ? { limits: report.limits } : {}),
+    ...(report.deviceMemoryGB !== undefined ? { deviceMemoryGB: report.deviceMemoryGB } : {}),
+  };
 }

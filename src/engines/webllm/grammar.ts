@@ -8,6 +8,7 @@
  * not used either: it accepts only Hermes models and writes its own prompt.
  * @module
  */
+import type { ReasoningFormat } from '../../core/reasoning.ts';
 import type { ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { grammarSpecOf, toEbnf } from '../grammar/ebnf.ts';
@@ -15,7 +16,8 @@ import { createGrammarCache } from '../grammar/grammar-cache.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 
 /** The EBNF for a request (root rule `root`, web-llm's default), or undefined for free text. */
-export type GrammarFor = (request: ChatRequest) => Promise<string | undefined>;
+/** `reasoning`: the model thinks first (its ModelInfo's), and the grammar applies after its thinking. */
+export type GrammarFor = (request: ChatRequest, reasoning?: ReasoningFormat) => Promise<string | undefined>;
 
 /** Grammars kept: at most this many, and this much text (web-llm keeps its compiled ones apart). */
 const CACHE_ENTRIES = 32;
@@ -30,8 +32,8 @@ const CACHE_BYTES = 1024 * 1024;
 export function createGrammarFor(loadGrammar: LoadXGrammar | undefined): GrammarFor {
   // Converting the schemas costs milliseconds; a client repeats its tools and schemas.
   const cache = createGrammarCache<Promise<string>>(CACHE_ENTRIES, CACHE_BYTES);
-  return async (request) => {
-    const spec = grammarSpecOf(request);
+  return async (request, reasoning) => {
+    const spec = grammarSpecOf(request, reasoning);
     if (!spec) return undefined;
     const param = spec.kind === 'tools' ? 'tools' : 'response_format';
     if (!loadGrammar) throw new GatewayError('invalid_request', `This engine cannot constrain output: ${param} is not supported here.`, { param });

@@ -41,6 +41,9 @@ describe('web-llm local facts', () => {
       runnable: false,
       reason: expect.stringContaining('WebGPU'),
       requires: ['webgpu'],
+      variant: 'SmolLM2-360M-Instruct-q4f32_1-MLC',
+      vramRequiredMB: expect.any(Number),
+      lowResource: true,
     });
   });
 
@@ -62,5 +65,39 @@ describe('web-llm local facts', () => {
     const bytes = await storeWeights('Llama-3.2-1B-Instruct-q4f32_1-MLC', 3, { skip: 1 });
     const facts = await factsWith({ hasShaderF16: false });
     expect(facts.get('Llama-3.2-1B-Instruct')).toMatchObject({ downloaded: false, bytesOnDisk: bytes });
+  });
+});
+
+describe('web-llm local facts for the whole list', () => {
+  it("names each model's variant, its GPU memory and, once its index is stored, its download size", async () => {
+    const records = Array.from({ length: 2 }, (_, i) => ({ dataPath: `params_shard_${i}.bin`, nbytes: 1_000_000 + i }));
+    const base = `${HUB}/Qwen3-0.6B-q4f32_1-MLC/resolve/main/`;
+    await storage.store('webllm/model', `${base}tensor-cache.json`, JSON.stringify({ records }));
+    const facts = await factsWith({ hasShaderF16: false });
+    expect(facts.get('Qwen3-0.6B-q4f32_1-MLC')).toMatchObject({ variant: 'Qwen3-0.6B-q4f32_1-MLC', vramRequiredMB: expect.any(Number), downloadBytes: 2_000_001, downloaded: false });
+    expect(facts.get('Qwen3-0.6B-q4f16_1-MLC')).not.toHaveProperty('downloadBytes');
+    expect(facts.get('Qwen2.5-0.5B-Instruct')).toMatchObject({ variant: 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC' });
+    expect((await factsWith({ hasShaderF16: true })).get('Qwen2.5-0.5B-Instruct')).toMatchObject({ variant: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC' });
+  });
+
+  it('walks Cache Storage once for every model, and reads a shared weight index once', async () => {
+    await storeWeights('Llama-3.1-8B-Instruct-q4f32_1-MLC', 3);
+    const opened: string[] = [];
+    const open = storage.open.bind(storage);
+    storage.open = async (name: string) => {
+      opened.push(name);
+      return open(name);
+    };
+    const keys = vi.spyOn(storage, 'keys');
+    const started = performance.now();
+    const facts = await factsWith({ hasShaderF16: false });
+    const took = performance.now() - started;
+    expect(facts.size).toBeGreaterThan(160);
+    expect(keys).toHaveBeenCalledTimes(1);
+    // One open per cache to walk it, and one more to read the index that two ids share (-1k or not).
+    expect(opened.filter((name) => name === 'webllm/model')).toHaveLength(2);
+    expect(facts.get('Llama-3.1-8B-Instruct-q4f32_1-MLC')).toMatchObject({ downloaded: true });
+    expect(facts.get('Llama-3.1-8B-Instruct-q4f32_1-MLC-1k')).toMatchObject({ downloaded: true });
+    expect(took).toBeLessThan(1000);
   });
 });

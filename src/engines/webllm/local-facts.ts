@@ -1,52 +1,81 @@
 /**
- * What the web-llm adapter knows of its models on this device, without loading web-llm itself:
- * the GPU probe it already runs decides whether a model can run (WebGPU only) and which variant
- * it would load, and Cache Storage (`webllm/model`, `webllm/config`, `webllm/wasm`) what is stored.
+ * What the web-llm adapter knows of its models on this device, without loading any of them: the
+ * GPU probe it already runs and each record's needs decide whether a model can run and which
+ * variant it would load (device-fit.ts), and Cache Storage (`webllm/model`, `webllm/config`,
+ * `webllm/wasm`) what is stored. Cache Storage is walked once for the whole list, and each
+ * cached weight index read once, however many ids share it.
  * @module
  */
+import type { ModelRecord } from '@mlc-ai/web-llm';
 import type { LocalFacts } from '../adapter.ts';
-import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES, type CachedGroup } from '../model-cache.ts';
+import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES } from '../model-cache.ts';
 import { clearFinishedParts } from '../partial-store.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
+import { fitOf, requirementsOf } from './device-fit.ts';
+import { modelBaseUrl } from './fetch-files.ts';
 import type { GpuInfo } from './gpu.ts';
-import { needsShaderF16, pickVariant } from './variant.ts';
+import { pickVariant } from './variant.ts';
 
-const NO_WEBGPU = 'WebGPU is not available here (no adapter), and WebLLM models run only on WebGPU.';
+/** What a cached weight index says: every shard it lists is stored, and their bytes. */
+interface IndexFacts {
+  readonly complete: boolean;
+  readonly bytes: number;
+}
 
-export async function readLocalFacts(specs: readonly WebLLMModelSpec[], gpu: GpuInfo | null): Promise<Map<string, LocalFacts>> {
+export async function readLocalFacts(specs: readonly WebLLMModelSpec[], records: ReadonlyMap<string, ModelRecord>, gpu: GpuInfo | null): Promise<Map<string, LocalFacts>> {
   // Parts of files that are whole go first: they are no download left to resume, and would count twice.
   await clearFinishedParts('webllm').catch(() => 0);
   const groups = await listCachedModels('webllm');
+  const cached = new Set(groups.flatMap((group) => group.entries.filter((e) => e.cache === WEBLLM_CACHES.model).map((e) => e.url)));
+  const indexes = new Map<string, Promise<IndexFacts | undefined>>();
   const facts = new Map<string, LocalFacts>();
   for (const spec of specs) {
     const mine = groupsForModel(groups, spec.info);
     const variant = pickVariant(spec, gpu?.hasShaderF16 ?? false);
-    const requires = needsShaderF16(spec, variant) ? ['webgpu', 'shader-f16'] : ['webgpu'];
-    const support = gpu ? { runnable: true, backend: 'webgpu' as const } : { runnable: false, reason: NO_WEBGPU };
+    const record = records.get(variant);
+    if (!record) continue;
+    const fit = fitOf(record, gpu);
+    const indexUrl = new URL('tensor-cache.json', modelBaseUrl(record.model)).href;
+    const index = cached.has(indexUrl) ? await memo(indexes, indexUrl, () => readIndex(indexUrl, cached)) : undefined;
     const partialBytes = partialBytesOf(mine);
-    facts.set(spec.info.id, { downloaded: await hasWeights(mine, variant), bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), requires, ...support });
+    facts.set(spec.info.id, {
+      downloaded: index?.complete ?? false,
+      bytesOnDisk: bytesOf(mine),
+      ...(partialBytes > 0 ? { partialBytes } : {}),
+      requires: requirementsOf(record),
+      ...(fit.runnable ? { runnable: true, backend: 'webgpu' as const } : { runnable: false, reason: fit.reason }),
+      variant,
+      ...(record.vram_required_MB !== undefined ? { vramRequiredMB: record.vram_required_MB } : {}),
+      ...(record.low_resource_required !== undefined ? { lowResource: record.low_resource_required } : {}),
+      ...(index ? { downloadBytes: index.bytes } : {}),
+    });
   }
   return facts;
 }
 
+function memo<T>(cache: Map<string, Promise<T>>, key: string, read: () => Promise<T>): Promise<T> {
+  let value = cache.get(key);
+  if (!value) cache.set(key, (value = read()));
+  return value;
+}
+
 /**
- * Whether every weight shard of `variant` is cached, as web-llm's own `hasModelInCache` decides:
- * its `tensor-cache.json` and each file that lists. (Like web-llm, the model library is not
- * checked: web-llm does not cache libraries served from localhost at all.)
+ * Whether every weight shard the index lists is cached, as web-llm's own `hasModelInCache`
+ * decides (like web-llm, the model library is not checked: web-llm does not cache libraries
+ * served from localhost at all), and the shards' bytes: the model's download size.
  */
-async function hasWeights(groups: readonly CachedGroup[], variant: string): Promise<boolean> {
-  const folder = groups.find((group) => group.label.split('/').at(-1) === variant && group.entries.some((e) => e.cache === WEBLLM_CACHES.model));
-  const index = folder?.entries.find((e) => e.cache === WEBLLM_CACHES.model && e.url.endsWith('/tensor-cache.json'));
-  if (!folder || !index) return false;
+async function readIndex(url: string, cached: ReadonlySet<string>): Promise<IndexFacts | undefined> {
   try {
-    const response = await (await caches.open(WEBLLM_CACHES.model)).match(index.url);
-    if (!response) return false;
-    const { records } = (await response.json()) as { records?: { dataPath: string }[] };
-    if (!Array.isArray(records)) return false;
-    const cached = new Set(folder.entries.map((e) => e.url));
-    return records.every((record) => cached.has(new URL(record.dataPath, index.url).href));
+    const response = await (await caches.open(WEBLLM_CACHES.model)).match(url);
+    if (!response) return undefined;
+    const { records } = (await response.json()) as { records?: { dataPath: string; nbytes?: number }[] };
+    if (!Array.isArray(records)) return undefined;
+    return {
+      complete: records.every((record) => cached.has(new URL(record.dataPath, url).href)),
+      bytes: records.reduce((sum, record) => sum + (typeof record.nbytes === 'number' ? record.nbytes : 0), 0),
+    };
   } catch {
     // An unreadable index: web-llm would fetch the model again.
-    return false;
+    return undefined;
   }
 }

@@ -28,6 +28,8 @@ export interface WebLLMChatRequest {
   readonly logit_bias?: Readonly<Record<string, number>>;
   /** Output constrained by an xgrammar EBNF grammar whose root rule is `root`. */
   readonly response_format?: { readonly type: 'grammar'; readonly grammar: string };
+  /** web-llm's own fields: `enable_thinking: false` writes an empty thinking block first (Qwen3). */
+  readonly extra_body?: { readonly enable_thinking?: boolean };
 }
 
 /** One streamed chunk: a content delta, the final chunk with `finish_reason`, or the usage chunk. */

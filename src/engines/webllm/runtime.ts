@@ -4,6 +4,7 @@
  * worker starts (most sessions never load a web-llm model, and none can without WebGPU).
  * @module
  */
-export { MLCEngine } from '@mlc-ai/web-llm';
+export { MLCEngine, prebuiltAppConfig } from '@mlc-ai/web-llm';
+export { withPrebuiltModels } from './prebuilt-models.ts';
 export { buildAppConfig, pickVariant } from './app-config.ts';
 export { loadFailure } from './load-failure.ts';

@@ -6,7 +6,8 @@ import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
-import { TestDoubleMLCEngine, type WebLLMDoubleConfig, type WebLLMScript as Script } from '../../../test/support/webllm-double.ts';
+import { unitLength } from '../../core/vectors.ts';
+import { doubleEmbedding, TestDoubleMLCEngine, type WebLLMDoubleConfig, type WebLLMScript as Script } from '../../../test/support/webllm-double.ts';
 import { startGeneration, type Generation, type GenerationEvent } from '../../core/generation.ts';
 import { createModelHost } from '../model-host.ts';
 import { createWebLLMAdapter, type WebLLMAdapterOptions } from './webllm-adapter.ts';
@@ -505,18 +506,29 @@ describe('exact prompt tokens through a generation, for every way it ends', () =
   });
 });
 
+describe('a thinking model', () => {
+  const THINKER: WebLLMModelSpec = { info: { ...QWEN.info, id: 'thinker', reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } }, variants: { f32: 'Qwen3-0.6B-q4f32_1-MLC' } };
+
+  it("turns the thinking off with web-llm's enable_thinking switch, only when asked and only where the model has it", async () => {
+    const { adapter, engines } = setup({ models: [QWEN, THINKER] });
+    for (const [model, thinking] of [['thinker', false], ['thinker', undefined], ['qwen', false]] as const) {
+      await collect(adapter.chat(request({ model, ...(thinking === undefined ? {} : { thinking }) }), { signal: signal() }));
+    }
+    expect(engines.flatMap((e) => e.requests.map((r) => r.extra_body))).toEqual([{ enable_thinking: false }, undefined, undefined]);
+  });
+});
+
 describe('embed', () => {
   it('embeds one text per call (no padding), normalises, and sums prompt tokens', async () => {
     const { adapter, engines } = setup();
     const result = await adapter.embed({ model: 'arctic', input: ['abc', 'hello'] }, { signal: signal() });
     expect(engines[0]!.reloads).toEqual(['snowflake-arctic-embed-s-q0f32-MLC-b4']);
     expect(engines[0]!.embedInputs).toEqual([['abc'], ['hello']]);
-    expect(result.embeddings.map((v) => [...v])).toEqual([
-      [1, 0, 0],
-      [1, 0, 0],
-    ]);
+    const unit = (v: number[]) => [...unitLength(Float32Array.from(v))];
+    expect(result.embeddings.map((v) => [...v])).toEqual([unit(doubleEmbedding('abc')), unit(doubleEmbedding('hello'))]);
     expect(result.embeddings[0]).toBeInstanceOf(Float32Array);
-    expect(result.promptTokens).toBe(4);
+    expect(result.promptTokens).toBe(6);
+    expect(result.inputTokens).toEqual([3, 3]);
   });
 
   it('refuses a chat model', async () => {

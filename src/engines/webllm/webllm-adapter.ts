@@ -16,6 +16,7 @@ import type { SelfHost, WebLLMModelSpec } from './app-config.ts';
 import { streamChat } from './chat-stream.ts';
 import { embedTexts } from './embedding.ts';
 import { createGrammarFor } from './grammar.ts';
+import { fitOf } from './device-fit.ts';
 import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
 import { readLocalFacts } from './local-facts.ts';
 import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
@@ -24,7 +25,15 @@ import { checkRoom, insufficientStorage, isQuotaError } from '../storage.ts';
 import { PromptTokenCounter } from './prompt-tokens.ts';
 
 export interface WebLLMAdapterOptions {
+  /** The catalog's models (short ids that pick a variant per device) and the app's own. */
   readonly models: readonly WebLLMModelSpec[];
+  /**
+   * Also serve every chat and embedding model of web-llm's own list under web-llm's ids (default
+   * true): read from the installed package when its script is first loaded (prebuilt-models.ts).
+   */
+  readonly prebuiltModels?: boolean;
+  /** web-llm's list to serve and to take records from; default the installed package's `prebuiltAppConfig` (tests pass a double). */
+  readonly prebuilt?: AppConfig;
   /** Fetch weights and libraries from your own origin (see `SelfHost`). */
   readonly selfHost?: SelfHost;
   /** Where web-llm keeps downloaded files (its default: Cache Storage). */
@@ -56,14 +65,18 @@ interface Slot {
 
 export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapter {
   const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
-  // web-llm and our records of its models, on first use (see runtime.ts).
+  // web-llm, its list of models and our records of them, on first use (see runtime.ts).
   let runtime: Promise<Runtime> | undefined;
   const prepare = () =>
     (runtime ??= import('./runtime.ts').then((lib) => {
-      const appConfig = lib.buildAppConfig(options.models, options);
+      const prebuilt = options.prebuilt ?? lib.prebuiltAppConfig;
+      const all = options.prebuiltModels === false ? [...options.models] : lib.withPrebuiltModels(options.models, prebuilt, CREATED);
+      const appConfig = lib.buildAppConfig(all, { ...options, prebuilt });
+      for (const spec of all) specs.set(spec.info.id, spec);
       return {
         lib,
         appConfig,
+        models: all.map((spec) => withFeatures(spec.info)),
         records: new Map(appConfig.model_list.map((record) => [record.model_id, record])),
         createEngine: options.createEngine ?? ((engineOptions) => new lib.MLCEngine(engineOptions)),
       };
@@ -75,8 +88,14 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
   const probe = () => (gpu ??= (options.gpu ?? probeWebGPU)());
   const slots = new Map<string, Slot>();
   const grammarFor = createGrammarFor(options.grammar);
+  // Given the grammar engine, the same grammar as on transformers.js models, which web-llm
+  // enforces as a `grammar` response format (grammar.ts); never web-llm's own JSON mode, which
+  // compiles schemas without the fixes that make output valid by construction.
+  const withFeatures = (info: ModelInfo): ModelInfo => (info.kind !== 'chat' ? info : { ...info, logitBias: true, ...(options.grammar ? { structuredOutput: true, toolCalling: true } : {}) });
 
-  const lookup = (id: string, kind?: ModelInfo['kind']): WebLLMModelSpec => {
+  /** The model's spec: from the catalog at once, else from web-llm's list once it is read. */
+  const lookup = async (id: string, kind?: ModelInfo['kind']): Promise<WebLLMModelSpec> => {
+    if (!specs.has(id) && options.prebuiltModels !== false) await prepare();
     const spec = specs.get(id);
     requireModel(spec?.info, id, kind);
     return spec as WebLLMModelSpec;
@@ -91,6 +110,9 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
     const variant = lib.pickVariant(spec, info.hasShaderF16);
     const record = records.get(variant) as ModelRecord;
+    // Before any file is fetched: a model this device cannot run is refused with the reason.
+    const fit = fitOf(record, info);
+    if (!fit.runnable) throw new GatewayError('model_unavailable', `The WebLLM model "${model}" cannot run on this device: ${fit.reason}`);
     const progress = createProgressMapper(model);
     // The model's files come through the product's resumable, checked download (fetch-files.ts),
     // into the caches web-llm reads: its reload() then fetches nothing.
@@ -135,7 +157,7 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
   }
 
   async function load(model: string, onProgress?: (progress: LoadProgress) => void): Promise<Slot> {
-    const spec = lookup(model);
+    const spec = await lookup(model);
     let slot = slots.get(model);
     if (!slot) {
       const created: Slot = { ready: Promise.resolve(), prompts: new PromptTokenCounter() };
@@ -152,10 +174,10 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
   }
 
   return {
-    // Given the grammar engine, the same grammar as on transformers.js models, which web-llm
-    // enforces as a `grammar` response format (grammar.ts); never web-llm's own JSON mode, which
-    // compiles schemas without the fixes that make output valid by construction.
-    models: options.models.map((spec) => (spec.info.kind !== 'chat' ? spec.info : { ...spec.info, logitBias: true, ...(options.grammar ? { structuredOutput: true, toolCalling: true } : {}) })),
+    models: options.models.map((spec) => withFeatures(spec.info)),
+    // Each text is embedded alone (embedding.ts), so merging requests into a batch changes nothing.
+    exactEmbeddingBatches: true,
+    ...(options.prebuiltModels === false ? {} : { listModels: async () => (await prepare()).models }),
     async load(model, { onProgress } = {}) {
       await load(model, onProgress);
     },
@@ -168,14 +190,14 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
       await slot.ready.catch(() => {});
     },
     async *chat(request, { signal }) {
-      lookup(request.model, 'chat');
+      const spec = await lookup(request.model, 'chat');
       // Before the load: a schema that cannot be enforced is a 400 without waiting for the model.
-      const grammar = await grammarFor(request);
+      const grammar = await grammarFor(request, spec.info.reasoning);
       const slot = await load(request.model);
-      yield* streamChat(slot.engine as MLCEngineLike, slot.variant as string, slot.prompts, request, signal, grammar);
+      yield* streamChat(slot.engine as MLCEngineLike, slot.variant as string, slot.prompts, request, signal, grammar, spec.info.reasoning);
     },
     async embed(request, { signal }) {
-      const spec = lookup(request.model, 'embedding');
+      const spec = await lookup(request.model, 'embedding');
       const slot = await load(request.model);
       return embedTexts(slot.engine as MLCEngineLike, request.input, {
         model: request.model,
@@ -185,13 +207,21 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
       });
     },
     // The same probe that picks the variant at load, so the facts name the variant a load would use.
-    localFacts: async () => readLocalFacts(options.models, await probe().catch(() => null)),
+    localFacts: async () => {
+      const [{ records }, info] = await Promise.all([prepare(), probe().catch(() => null)]);
+      return readLocalFacts([...specs.values()], records, info);
+    },
   };
 }
+
+/** When web-llm's own models are listed as made (OpenAI `created`): unknown, so the catalog's date. */
+const CREATED = Date.UTC(2026, 10, 1) / 1000;
 
 interface Runtime {
   readonly lib: typeof import('./runtime.ts');
   readonly appConfig: AppConfig;
+  /** Every model it serves, as listed. */
+  readonly models: readonly ModelInfo[];
   readonly records: ReadonlyMap<string, ModelRecord>;
   readonly createEngine: CreateMLCEngine;
 }

@@ -46,6 +46,7 @@ describe('parseMessages: accepted requests', () => {
     expect(parse({ stop_sequences: ['END', ''] })).toEqual({
       chat: { model: 'chat-m', messages: [{ role: 'user', content: 'hi' }], maxTokens: 100, temperature: undefined, topP: undefined, topK: undefined, stop: ['END'] },
       stream: false,
+      showThinking: false,
     });
   });
 
@@ -359,5 +360,29 @@ describe('toMessageEvents', () => {
   ] as const)('renders a midway %s as %s', async (code, type) => {
     const out = await collect(toMessageEvents(generationOf([], new GatewayError(code, 'x')).generation, META));
     expect(out.at(-1)!.body).toMatchObject({ type: 'error', error: { type } });
+  });
+});
+
+describe('parseMessages: thinking', () => {
+  const THINKER: ModelInfo = { ...MODEL, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } };
+  const parseThinker = (thinking: unknown) => parseMessages({ model: 'chat-m', max_tokens: 100, messages: USER, thinking }, THINKER, '2026-10-21');
+
+  it('shows a thinking model\'s thinking when enabled (unless omitted), hides it otherwise, and turns it off when disabled', () => {
+    expect(parseThinker({ type: 'enabled', budget_tokens: 1024 })).toMatchObject({ showThinking: true });
+    expect(parseThinker({ type: 'adaptive' })).toMatchObject({ showThinking: true });
+    expect(parseThinker({ type: 'adaptive', display: 'omitted' })).toMatchObject({ showThinking: false });
+    expect(parseThinker(undefined)).toMatchObject({ showThinking: false });
+    expect(parseThinker(undefined).chat).not.toHaveProperty('thinking');
+    expect(parseThinker({ type: 'disabled' })).toMatchObject({ showThinking: false, chat: { thinking: false } });
+  });
+
+  it.each([
+    [{ type: 'enabled' }, 'thinking.budget_tokens'],
+    [{ type: 'enabled', budget_tokens: 512 }, 'thinking.budget_tokens'],
+    [{ type: 'sometimes' }, 'thinking.type'],
+    [{ type: 'adaptive', display: 'loud' }, 'thinking.display'],
+    ['on', 'thinking'],
+  ])('refuses %j naming %s', (thinking, param) => {
+    expect(() => parseThinker(thinking)).toThrow(expect.objectContaining({ code: 'invalid_request', param }));
   });
 });

@@ -19,6 +19,8 @@ import { allowsSamplingParameters, type AnthropicVersion } from './version.ts';
 export interface ParsedMessages {
   readonly chat: ChatRequest;
   readonly stream: boolean;
+  /** The request enabled `thinking`: a thinking model's thinking is shown as `thinking` blocks (else it is hidden). */
+  readonly showThinking: boolean;
 }
 
 export function parseMessages(body: Readonly<Record<string, unknown>>, model: ModelInfo, version: AnthropicVersion): ParsedMessages {
@@ -34,9 +36,7 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       throw invalid(key, `${key}: not supported with anthropic-version ${version}, which removed sampling parameters; send anthropic-version 2023-06-01 to use it.`);
     }
   }
-  if (isRecord(body.thinking) && body.thinking.type !== 'disabled') {
-    throw invalid('thinking', `thinking: extended thinking is not supported by model '${model.id}'.`);
-  }
+  const thinking = parseThinking(body.thinking, model);
 
   const system = parseSystem(body.system);
   const conversation = nameToolResults(
@@ -64,9 +64,36 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       stop: parseStopSequences(body.stop_sequences),
       ...(output ? { output } : {}),
       ...tools,
+      ...(thinking.off ? { thinking: false } : {}),
     },
     stream: optionalBoolean(body, 'stream') ?? false,
+    showThinking: thinking.show,
   };
+}
+
+/**
+ * `thinking`: `enabled` (with a `budget_tokens` of at least 1024, as the real API requires; the
+ * local model's thinking is not budgeted, `max_tokens` caps it with the answer) or `adaptive` show
+ * a thinking model's thinking, unless `display` is `omitted`; `disabled` turns it off where the
+ * model can be told; absent, the model thinks as it does by default and the thinking is hidden.
+ * A model that does not think refuses to be asked to.
+ */
+function parseThinking(value: unknown, model: ModelInfo): { show: boolean; off?: true } {
+  if (value === undefined || value === null) return { show: false };
+  if (!isRecord(value)) throw invalid('thinking', `thinking: Input should be an object, got ${describe(value)}`);
+  const type = value.type;
+  if (type === 'disabled') return { show: false, off: true };
+  if (type !== 'enabled' && type !== 'adaptive') throw invalid('thinking.type', `thinking.type: Input should be 'enabled', 'adaptive' or 'disabled', got ${describe(type)}`);
+  if (!model.reasoning) throw invalid('thinking', `thinking: extended thinking is not supported by model '${model.id}'.`);
+  if (type === 'enabled') {
+    if (value.budget_tokens === undefined || value.budget_tokens === null) throw invalid('thinking.budget_tokens', 'thinking.enabled.budget_tokens: Field required');
+    checkNumber(value.budget_tokens, { integer: true, min: 1024 }, 'thinking.budget_tokens');
+  }
+  const display = value.display;
+  if (display !== undefined && display !== null && display !== 'summarized' && display !== 'omitted') {
+    throw invalid('thinking.display', `thinking.display: Input should be 'summarized' or 'omitted', got ${describe(display)}`);
+  }
+  return { show: display !== 'omitted' };
 }
 
 /**
@@ -127,6 +154,8 @@ function parseTurn(role: 'user' | 'assistant', content: unknown, at: string): Ch
       if (typeof block.name !== 'string') throw invalid(`${blockAt}.name`, `${blockAt}.name: Field required`);
       if (!isRecord(block.input)) throw invalid(`${blockAt}.input`, `${blockAt}.input: Input should be a valid dictionary`);
       calls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
+    } else if (isRecord(block) && (block.type === 'thinking' || block.type === 'redacted_thinking') && role === 'assistant') {
+      // Earlier turns' thinking, sent back as the API asks: chat templates leave it out of the prompt.
     } else if (isRecord(block) && block.type === 'tool_result' && role === 'user') {
       if (typeof block.tool_use_id !== 'string') throw invalid(`${blockAt}.tool_use_id`, `${blockAt}.tool_use_id: Field required`);
       const text = block.content === undefined || block.content === null ? '' : parseText(block.content, `${blockAt}.content`);
@@ -223,10 +252,16 @@ interface MessageMeta {
   readonly id: string;
   readonly model: string;
   readonly requestId: string;
+  /** Show the thinking as `thinking` blocks (the request enabled it); else it is left out. */
+  readonly showThinking?: boolean;
 }
+
+/** A local model's thinking carries no signature: nothing here can verify one. */
+const SIGNATURE = '';
 
 export async function toMessage(generation: Generation, meta: MessageMeta) {
   let text = '';
+  let thinking = '';
   const calls: { type: 'tool_use'; id: string; name: string; arguments: string }[] = [];
   for (;;) {
     const next = await generation.events.next();
@@ -234,6 +269,10 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
     const event = next.value;
     if (event.type === 'text') {
       text += event.text;
+      continue;
+    }
+    if (event.type === 'reasoning') {
+      thinking += event.text;
       continue;
     }
     if (event.type === 'tool_call') {
@@ -247,6 +286,7 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
     // A reply of calls alone has no text block: the API refuses empty text blocks sent back to it.
     // No `citations` key without cited documents, as the API: the AI SDK's provider rejects a null.
     const blocks = [
+      ...(meta.showThinking && thinking ? [{ type: 'thinking', thinking, signature: SIGNATURE }] : []),
       ...(text || calls.length === 0 ? [{ type: 'text', text }] : []),
       ...calls.map(({ id, name, arguments: args }) => ({ type: 'tool_use', id, name, input: toInput(args) })),
     ];
@@ -267,8 +307,9 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
 
 /**
  * Every event carries `event: <type>`; the SDK drops events without it. No `[DONE]`. A block is
- * opened when its first piece arrives: a text block, or a `tool_use` block per call whose
- * arguments come as `input_json_delta` fragments.
+ * opened when its first piece arrives: a `thinking` block (when shown) with `thinking_delta`
+ * fragments, a text block, or a `tool_use` block per call whose arguments come as
+ * `input_json_delta` fragments.
  */
 export async function* toMessageEvents(generation: Generation, meta: MessageMeta): AsyncGenerator<SSEMessage> {
   const event = (data: { type: string } & Record<string, unknown>): SSEMessage => ({ event: data.type, data: JSON.stringify(data) });
@@ -289,11 +330,11 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
   });
   /** Blocks opened so far; the last one is open. */
   let blocks = 0;
-  let open: 'text' | 'tool_use' | undefined;
+  let open: 'thinking' | 'text' | 'tool_use' | undefined;
   /** The events that open a block (closing the one before); a `ping` follows the first, as the API sends it. */
   const start = (block: Record<string, unknown>): SSEMessage[] => {
     const out = open ? [event({ type: 'content_block_stop', index: blocks - 1 })] : [];
-    open = block.type as 'text' | 'tool_use';
+    open = block.type as 'thinking' | 'text' | 'tool_use';
     out.push(event({ type: 'content_block_start', index: blocks++, content_block: block }));
     if (blocks === 1) out.push(event({ type: 'ping' }));
     return out;
@@ -303,6 +344,12 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
       const next = await generation.events.next();
       if (next.done) return;
       const item = next.value;
+      if (item.type === 'reasoning') {
+        if (!meta.showThinking) continue;
+        if (open !== 'thinking') for (const opening of start({ type: 'thinking', thinking: '', signature: SIGNATURE })) yield opening;
+        yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'thinking_delta', thinking: item.text } });
+        continue;
+      }
       if (item.type === 'text') {
         if (open !== 'text') for (const opening of start({ type: 'text', text: '' })) yield opening;
         yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'text_delta', text: item.text } });
@@ -317,7 +364,7 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
         continue;
       }
       // An empty reply still has its (empty) text block, as before any tool use.
-      if (!open) for (const opening of start({ type: 'text', text: '' })) yield opening;
+      if (!open || open === 'thinking') for (const opening of start({ type: 'text', text: '' })) yield opening;
       yield event({ type: 'content_block_stop', index: blocks - 1 });
       yield event({
         type: 'message_delta',

@@ -16,8 +16,8 @@ export async function messages(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
   const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'chat');
   const parsed = parseMessages(body, model, version);
-  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream });
-  const meta = { id: randomId('msg_'), model: model.id, requestId: ctx.requestId };
+  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream, ...(model.reasoning ? { reasoning: model.reasoning } : {}) });
+  const meta = { id: randomId('msg_'), model: model.id, requestId: ctx.requestId, showThinking: parsed.showThinking };
   if (!parsed.stream) return jsonResponse(await toMessage(generation, meta));
   return new Response(toSSEStream(toMessageEvents(generation, meta), generation.cancel, ANTHROPIC_KEEP_ALIVE), { headers: SSE_HEADERS });
 }

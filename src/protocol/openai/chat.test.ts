@@ -413,3 +413,23 @@ describe('toChatCompletionChunks', () => {
     expect(state.closed).toBe(true);
   });
 });
+
+describe('parseChatCompletion: thinking switches', () => {
+  it('turns thinking off with chat_template_kwargs.enable_thinking or reasoning_effort none/minimal, leaves it to the model otherwise', () => {
+    expect(parse({ chat_template_kwargs: { enable_thinking: false } }).chat.thinking).toBe(false);
+    expect(parse({ chat_template_kwargs: { enable_thinking: true }, reasoning_effort: 'none' }).chat.thinking).toBe(true);
+    expect(parse({ reasoning_effort: 'minimal' }).chat.thinking).toBe(false);
+    expect(parse({ reasoning_effort: 'high' }).chat).not.toHaveProperty('thinking');
+    expect(parse({}).chat).not.toHaveProperty('thinking');
+  });
+
+  it.each([
+    [{ reasoning_effort: 'extreme' }, 'reasoning_effort'],
+    [{ reasoning_effort: 3 }, 'reasoning_effort'],
+    [{ chat_template_kwargs: 'off' }, 'chat_template_kwargs'],
+    [{ chat_template_kwargs: { add_vision_id: true } }, 'chat_template_kwargs.add_vision_id'],
+    [{ chat_template_kwargs: { enable_thinking: 'no' } }, 'chat_template_kwargs.enable_thinking'],
+  ])('refuses %j naming %s', (body, param) => {
+    expect(paramOf(body)).toBe(param);
+  });
+});

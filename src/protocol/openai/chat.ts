@@ -41,6 +41,7 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
   }
   if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported by model '${model.id}'.`);
   const logitBias = parseLogitBias(body.logit_bias, model);
+  const thinking = parseThinkingSwitch(body);
 
   return {
     chat: {
@@ -56,10 +57,36 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
       ...(logitBias ? { logitBias } : {}),
       ...(output ? { output } : {}),
       ...tools,
+      ...(thinking !== undefined ? { thinking } : {}),
     },
     stream,
     includeUsage: stream && includeUsage,
   };
+}
+
+const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+
+/**
+ * Whether a thinking model should think: `chat_template_kwargs.enable_thinking` (vLLM's and
+ * SGLang's switch for Qwen3's template), else `reasoning_effort` (`none` or `minimal` turn it
+ * off; any other effort leaves the model's default, as no local model budgets its thinking).
+ * Both are accepted, and change nothing, for a model that does not think.
+ */
+function parseThinkingSwitch(body: Readonly<Record<string, unknown>>): boolean | undefined {
+  const effort = body.reasoning_effort;
+  if (effort !== undefined && effort !== null && (typeof effort !== 'string' || !EFFORTS.includes(effort))) {
+    throw invalid('reasoning_effort', `Invalid value for 'reasoning_effort': ${describe(effort)}. Supported values are: ${EFFORTS.map((e) => `'${e}'`).join(', ')}.`);
+  }
+  const kwargs = body.chat_template_kwargs;
+  if (kwargs !== undefined && kwargs !== null) {
+    if (!isRecord(kwargs)) throw invalid('chat_template_kwargs', `Invalid type for 'chat_template_kwargs': expected an object, but got ${describe(kwargs)}.`);
+    for (const key of Object.keys(kwargs)) {
+      if (key !== 'enable_thinking') throw invalid(`chat_template_kwargs.${key}`, `Unsupported chat template argument '${key}': only 'enable_thinking' is passed to the chat template here.`);
+    }
+    const enable = optionalBoolean(kwargs, 'enable_thinking', 'chat_template_kwargs.enable_thinking');
+    if (enable !== undefined) return enable;
+  }
+  return effort === 'none' || effort === 'minimal' ? false : undefined;
 }
 
 /** `tools`, `tool_choice` and `parallel_tool_calls`. An empty `tools` list is the same as none. */
@@ -237,11 +264,14 @@ interface CompletionMeta {
   readonly id: string;
   readonly created: number;
   readonly model: string;
+  /** The model thinks: its message carries `reasoning_content` (null when it did not think), as vLLM's and SGLang's do. */
+  readonly reasons?: boolean;
 }
 
 /** Drains the generation into one `chat.completion` body. */
 export async function toChatCompletion(generation: Generation, meta: CompletionMeta) {
   let content = '';
+  let reasoning = '';
   const calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
   for (;;) {
     const next = await generation.events.next();
@@ -249,6 +279,10 @@ export async function toChatCompletion(generation: Generation, meta: CompletionM
     const event = next.value;
     if (event.type === 'text') {
       content += event.text;
+      continue;
+    }
+    if (event.type === 'reasoning') {
+      reasoning += event.text;
       continue;
     }
     if (event.type === 'tool_call') {
@@ -259,7 +293,13 @@ export async function toChatCompletion(generation: Generation, meta: CompletionM
       calls[event.index]!.function.arguments += event.text;
       continue;
     }
-    const message = calls.length > 0 ? { role: 'assistant', content: content || null, refusal: null, tool_calls: calls } : { role: 'assistant', content, refusal: null };
+    const message = {
+      role: 'assistant' as const,
+      content: calls.length > 0 ? content || null : content,
+      ...(meta.reasons ? { reasoning_content: reasoning || null } : {}),
+      refusal: null,
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    };
     return {
       id: meta.id,
       object: 'chat.completion',
@@ -272,7 +312,8 @@ export async function toChatCompletion(generation: Generation, meta: CompletionM
 }
 
 /**
- * The chunk sequence: a role chunk, content chunks (or tool call chunks: the first of each call
+ * The chunk sequence: a role chunk, `reasoning_content` chunks of a thinking model's thinking,
+ * content chunks (or tool call chunks: the first of each call
  * with its index, id and name, then its argument fragments), a finish chunk, the usage chunk when
  * asked for, then `[DONE]`. A failure after the first byte becomes an in-band `{"error":…, "usage":…}` event.
  */
@@ -298,6 +339,10 @@ export async function* toChatCompletionChunks(generation: Generation, meta: Comp
       const event = next.value;
       if (event.type === 'text') {
         yield chunk([choice({ content: event.text })]);
+        continue;
+      }
+      if (event.type === 'reasoning') {
+        yield chunk([choice({ reasoning_content: event.text })]);
         continue;
       }
       if (event.type === 'tool_call') {

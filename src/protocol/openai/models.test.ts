@@ -31,6 +31,14 @@ describe('toOpenAIModel', () => {
     expect(toOpenAIModel({ ...EMBED, supportsDimensions: undefined })).toMatchObject({ supports_dimensions: false });
   });
 
+  it('names the family, size, featured flag and thinking a model picker shows, where known', () => {
+    expect(toOpenAIModel({ ...CHAT, family: 'Qwen3', size: '0.6B', featured: true })).toMatchObject({ family: 'Qwen3', size: '0.6B', featured: true });
+    expect(toOpenAIModel(CHAT)).not.toHaveProperty('family');
+    expect(toOpenAIModel(CHAT)).not.toHaveProperty('featured');
+    expect(toOpenAIModel({ ...CHAT, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } })).toMatchObject({ reasoning: { open: '<think>', close: '</think>', can_turn_off: true } });
+    expect(toOpenAIModel(CHAT)).not.toHaveProperty('reasoning');
+  });
+
   it('omits embedding fields for chat models', () => {
     expect(toOpenAIModel(CHAT)).not.toHaveProperty('dimensions');
   });
@@ -52,6 +60,12 @@ describe('toOpenAIModelList', () => {
 
 describe('local state', () => {
   const LOADED: ModelLocalState = { id: 'chat-m', state: 'loaded', downloaded: true, bytesOnDisk: 123, runnable: true, backend: 'webgpu', requires: ['webgpu'] };
+
+  it("says a web-llm model's variant, its GPU memory, whether it suits low-memory devices and its download size", () => {
+    const state: ModelLocalState = { ...LOADED, runnable: false, reason: 'no shader-f16', variant: 'X-q4f16_1-MLC', vramRequiredMB: 1234.5, lowResource: false, downloadBytes: 99 };
+    expect(toOpenAIModel(CHAT, state).local).toMatchObject({ runnable: false, reason: 'no shader-f16', variant: 'X-q4f16_1-MLC', vram_required_MB: 1234.5, low_resource_required: false, download_size_bytes: 99 });
+    expect(toOpenAIModel(CHAT, LOADED).local).not.toHaveProperty('vram_required_MB');
+  });
 
   it('adds the state on this device as one nested local object, keeping every OpenAI field as it was', () => {
     const model = toOpenAIModel(CHAT, LOADED);

@@ -22,6 +22,11 @@ export function toOpenAIModel(model: ModelInfo, local?: ModelLocalState, remote?
     owned_by: 'local',
     kind: model.kind,
     engine: model.engine,
+    ...(model.family !== undefined ? { family: model.family } : {}),
+    ...(model.size !== undefined ? { size: model.size } : {}),
+    ...(model.featured ? { featured: true } : {}),
+    // A thinking model: its markers, and whether a request can turn its thinking off.
+    ...(model.reasoning ? { reasoning: { open: model.reasoning.open, close: model.reasoning.close, can_turn_off: model.reasoning.switch !== undefined } } : {}),
     context_window: model.contextWindow,
     ...(model.maxOutputTokens !== undefined ? { max_output_tokens: model.maxOutputTokens } : {}),
     ...(model.dimensions !== undefined ? { dimensions: model.dimensions, supports_dimensions: model.supportsDimensions ?? false } : {}),

@@ -15,8 +15,8 @@ export async function chatCompletions(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
   const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'chat');
   const parsed = parseChatCompletion(body, model);
-  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream });
-  const meta = { id: randomId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: model.id };
+  const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream, ...(model.reasoning ? { reasoning: model.reasoning } : {}) });
+  const meta = { id: randomId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: model.id, reasons: model.reasoning !== undefined };
   if (!parsed.stream) return jsonResponse(await toChatCompletion(generation, meta));
   return new Response(toSSEStream(toChatCompletionChunks(generation, meta, parsed.includeUsage), generation.cancel, OPENAI_KEEP_ALIVE), { headers: SSE_HEADERS });
 }

@@ -49,12 +49,15 @@ const HOSTED_ITEMS = new Set([
   'compaction',
 ]);
 
-/** `input` as sent: a string is one user message. */
-export function parseInput(value: unknown, model: string): (ConversationItem | ItemReference)[] {
+/**
+ * `input` as sent: a string is one user message. A thinking model's earlier `reasoning` items,
+ * sent back as the API asks, are left out: chat templates drop past turns' thinking.
+ */
+export function parseInput(value: unknown, model: string, reasons = false): (ConversationItem | ItemReference)[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return [{ type: 'message', role: 'user', text: value }];
   if (!Array.isArray(value)) throw invalid('input', `Invalid type for 'input': expected a string or an array of input items, but got ${describe(value)}.`);
-  return value.map((item, i) => parseItem(item, `input[${i}]`, model));
+  return value.flatMap((item, i) => (reasons && isRecord(item) && item.type === 'reasoning' ? [] : [parseItem(item, `input[${i}]`, model)]));
 }
 
 function parseItem(item: unknown, at: string, model: string): ConversationItem | ItemReference {

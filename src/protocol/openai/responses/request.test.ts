@@ -45,6 +45,7 @@ describe('parseResponsesRequest: the chat completion body', () => {
         safety_identifier: null,
         prompt_cache_key: null,
       },
+      summary: false,
     });
   });
 
@@ -228,5 +229,26 @@ describe('inResponsesTerms', () => {
     expect(inResponsesTerms(error)).toBe(error);
     const named = new GatewayError('invalid_request', "Invalid 'temperature'.", { param: 'temperature' });
     expect(inResponsesTerms(named)).toMatchObject({ param: 'temperature', message: "Invalid 'temperature'." });
+  });
+});
+
+describe('parseResponsesRequest: a thinking model', () => {
+  const parseThinker = (body: Record<string, unknown>) => parseResponsesRequest({ model: MODEL, input: 'Hi', ...body }, MODEL, true);
+
+  it('passes reasoning.effort on, echoes it, asks for a summary where reasoning.summary does, and drops earlier reasoning items', () => {
+    const parsed = parseThinker({ reasoning: { effort: 'none', summary: 'auto' }, input: [{ role: 'user', content: 'a' }, { type: 'reasoning', id: 'rs_1', summary: [] }] });
+    expect(parsed.chat).toMatchObject({ reasoning_effort: 'none' });
+    expect(parsed.echo).toMatchObject({ reasoning: { effort: 'none', summary: 'auto' } });
+    expect(parsed.summary).toBe(true);
+    expect(parsed.input).toEqual([{ type: 'message', role: 'user', text: 'a' }]);
+    expect(parseThinker({}).summary).toBe(false);
+  });
+
+  it.each([
+    [{ reasoning: { effort: 'extreme' } }, 'reasoning.effort'],
+    [{ reasoning: { summary: 'long' } }, 'reasoning.summary'],
+    [{ reasoning: { budget: 3 } }, 'reasoning.budget'],
+  ])('refuses %j naming %s', (body, param) => {
+    expect(() => parseThinker(body)).toThrow(expect.objectContaining({ code: 'invalid_request', param }));
   });
 });

@@ -23,6 +23,8 @@ export interface ParsedResponsesRequest {
   readonly chat: Readonly<Record<string, unknown>>;
   /** What the response object repeats of the request (tools, text format, sampling). */
   readonly echo: Readonly<Record<string, unknown>>;
+  /** `reasoning.summary` asked for a summary of a thinking model's thinking. */
+  readonly summary: boolean;
 }
 
 /** The smallest `max_output_tokens` the real API accepts. */
@@ -65,7 +67,8 @@ const KNOWN = new Set([
   ...Object.keys(UNSUPPORTED),
 ]);
 
-export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, model: string): ParsedResponsesRequest {
+/** `reasons`: the model thinks before it answers (its ModelInfo has `reasoning`). */
+export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, model: string, reasons = false): ParsedResponsesRequest {
   for (const key of Object.keys(body)) {
     if (!KNOWN.has(key)) throw invalid(key, `Unknown parameter: '${key}'.`);
   }
@@ -74,7 +77,7 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
     if (value !== undefined && value !== null && value !== false) throw invalid(key, why);
   }
   checkInclude(body.include);
-  checkReasoning(body.reasoning, model);
+  const reasoning = reasons ? parseReasoning(body.reasoning) : (checkReasoning(body.reasoning, model), undefined);
   if (body.truncation !== undefined && body.truncation !== null && body.truncation !== 'disabled') {
     throw invalid('truncation', `Invalid value for 'truncation': ${describe(body.truncation)}. Only 'disabled' is supported: a conversation that does not fit the context window is refused, never cut.`);
   }
@@ -84,7 +87,7 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
   const instructions = optionalText(body, 'instructions');
   const previousResponseId = optionalText(body, 'previous_response_id');
   const metadata = parseMetadata(body.metadata);
-  const input = parseInput(body.input, model);
+  const input = parseInput(body.input, model, reasons);
   if (input.length === 0 && previousResponseId === undefined) throw invalid('input', `Missing required parameter: 'input'.`);
   const maxOutputTokens = body.max_output_tokens;
   if (maxOutputTokens !== undefined && maxOutputTokens !== null) {
@@ -105,6 +108,7 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
     ...(tools.length > 0 ? { tools: tools.map(toChatTool) } : {}),
     ...(toolChoice !== undefined ? { tool_choice: toolChoice.chat } : {}),
     ...(responseFormat ? { response_format: responseFormat } : {}),
+    ...(reasoning?.effort ? { reasoning_effort: reasoning.effort } : {}),
     // Usage comes with the last chunk: a streamed response reports it in `response.completed`.
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
@@ -122,6 +126,7 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
     user: typeof body.user === 'string' ? body.user : null,
     safety_identifier: typeof body.safety_identifier === 'string' ? body.safety_identifier : null,
     prompt_cache_key: typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : null,
+    ...(reasoning ? { reasoning: { effort: reasoning.effort ?? null, summary: reasoning.summary ?? null } } : {}),
   };
   return {
     stream,
@@ -131,7 +136,33 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
     input,
     chat,
     echo,
+    summary: reasoning?.summary !== undefined,
   };
+}
+
+const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+const SUMMARIES = ['auto', 'concise', 'detailed'];
+
+/**
+ * A thinking model's `reasoning`: `effort` `none` or `minimal` turns the thinking off where the
+ * model can be told (others leave its default: no local model budgets its thinking); `summary`
+ * (or the older `generate_summary`) asks for the thinking as the reasoning item's summary too.
+ */
+function parseReasoning(value: unknown): { effort?: string; summary?: string } {
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) throw invalid('reasoning', `Invalid type for 'reasoning': expected an object, but got ${describe(value)}.`);
+  const out: { effort?: string; summary?: string } = {};
+  for (const [key, setting] of Object.entries(value)) {
+    if (setting === undefined || setting === null) continue;
+    const allowed = key === 'effort' ? EFFORTS : key === 'summary' || key === 'generate_summary' ? SUMMARIES : undefined;
+    if (!allowed) throw invalid(`reasoning.${key}`, `Unknown parameter: 'reasoning.${key}'.`);
+    if (typeof setting !== 'string' || !allowed.includes(setting)) {
+      throw invalid(`reasoning.${key}`, `Invalid value for 'reasoning.${key}': ${describe(setting)}. Supported values are: ${allowed.map((v) => `'${v}'`).join(', ')}.`);
+    }
+    if (key === 'effort') out.effort = setting;
+    else out.summary = setting;
+  }
+  return out;
 }
 
 function checkInclude(value: unknown): void {

@@ -43,7 +43,8 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
   async function create(ctx: RequestContext): Promise<Response> {
     const body = await ctx.body();
     const model = requiredString(body, 'model');
-    const parsed = parseResponsesRequest(body, model);
+    // Whether it thinks, from the model itself (the chat path checks it exists and may be used).
+    const parsed = parseResponsesRequest(body, model, ctx.models.some((m) => m.id === model && m.reasoning !== undefined));
     let context: ConversationItem[] = [];
     if (parsed.previousResponseId !== undefined) {
       const previous = await visible(ctx, parsed.previousResponseId);
@@ -71,6 +72,7 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
       previousResponseId: parsed.previousResponseId ?? null,
       store: parsed.store,
       echo: parsed.echo,
+      summary: parsed.summary,
     };
     const keep = async (response: ResponseObject) => {
       if (parsed.store) await store.put({ response, context: conversation, input });
