@@ -479,7 +479,7 @@ describe('a thinking model', () => {
     expect(events.filter((e) => e.type === 'reasoning').map((e) => (e as { text: string }).text).join('')).toBe('Let me see');
     expect(events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join('')).toBe('It is 4.');
     expect(events.findIndex((e) => e.type === 'text')).toBeGreaterThan(events.findLastIndex((e) => e.type === 'reasoning'));
-    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 5, completionTokens: 11, reasoningTokens: 7 } });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', stopSequence: null, usage: { promptTokens: 5, completionTokens: 11, cachedTokens: 0, reasoningTokens: 7 } });
   });
 
   it('applies stop sequences to the answer only, and tool calls after the thinking', async () => {
