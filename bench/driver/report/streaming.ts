@@ -87,15 +87,26 @@ export function burstReport(b: NonNullable<MainResult['burst']>, streaming: Main
       ['path', 'median ms', 'p95 ms', 'µs per chunk', 'chunks/s', 'ratio to direct', 'per-chunk overhead above the floor (µs)', 'page reads'],
       b.paths.map((p) => {
         const direct = p.name.startsWith('burst:') && !p.name.includes('in the page') ? rpc : undefined;
-        const over = p.name.startsWith('burst: SW path') ? p.usPerChunk - rpc - floorPerChunk : p.name.startsWith('burst: fetch-shim') ? p.usPerChunk - rpc : undefined;
+        const over = p.name.startsWith('burst: SW path') || p.name.startsWith('burst: Responses, SW path') ? p.usPerChunk - rpc - floorPerChunk : p.name.startsWith('burst: fetch-shim') ? p.usPerChunk - rpc : undefined;
         return [p.name, f(p.ms.median, 1), f(p.ms.p95, 1), f(p.usPerChunk, 2), Math.round(p.chunksPerSec), direct ? ratio(p.usPerChunk / direct) : '', over === undefined ? '' : signed(over, 2), p.reads];
       }),
     ),
     '',
     `Floor per chunk (bare SW relay − bare worker→page): ${f(floorPerChunk, 2)} µs. Headroom: the SW path carries ${Math.round(swChunksPerSec)} chunks/s at burst speed${realRate ? `, ${f(swChunksPerSec / realRate, 0)}× the real engine's ${f(realRate, 0)} tokens/s above` : ''}.`,
+    ...responsesPerChunk(b.paths),
     ...(b.sameWorker ? sameWorkerReport(b.sameWorker) : []),
     ...[b.paced, b.pacedFast, b.pacedYielding].flatMap((paced) => (paced ? pacedReport(paced) : [])),
   ];
+}
+
+/** A Responses stream's cost per chunk beside chat's on the same route (older results have no Responses rows). */
+function responsesPerChunk(paths: NonNullable<MainResult['burst']>['paths']): string[] {
+  const pairs = [
+    ['in the page', find(paths, 'burst: product gateway in the page'), find(paths, 'burst: Responses, product gateway in the page')],
+    ['SW', find(paths, 'burst: SW path'), find(paths, 'burst: Responses, SW path')],
+  ] as const;
+  const each = pairs.filter(([, chat, responses]) => chat && responses).map(([route, chat, responses]) => `${route}: ${f(responses!.usPerChunk, 2)} µs against chat's ${f(chat!.usPerChunk, 2)} (${ratio(responses!.usPerChunk / chat!.usPerChunk)})`);
+  return each.length === 0 ? [] : ['', `Responses per chunk (one output_text.delta event each) against chat completions per chunk, same route: ${each.join('; ')}.`];
 }
 
 function sameWorkerReport(same: NonNullable<NonNullable<MainResult['burst']>['sameWorker']>): string[] {

@@ -19,7 +19,7 @@ import type { Runtime } from './runtime.ts';
 import { sameWorker } from './same-worker.ts';
 import { offerEnginePort, stopProductHost } from './service-worker-link.ts';
 import { readSSE } from './sse.ts';
-import { chatBody, chatRequest, JSON_HEADERS, SHIM_BASE, signal } from './workload.ts';
+import { chatBody, chatRequest, JSON_HEADERS, PROMPT, SHIM_BASE, signal } from './workload.ts';
 
 /** The producer's worker, serving it through the product's RPC host; each call is a new port to it. */
 function spawnProducerWorker(): () => MessagePort {
@@ -41,8 +41,11 @@ export async function burst(runtime: Runtime) {
   const viaGatewayOverWorker = gatewayFetch(createGateway({ engine: linked, baseUrl: SHIM_BASE }));
   const request = chatRequest(n, SYNTHETIC_MODEL);
   const streamBody = JSON.stringify({ ...chatBody(n, false, SYNTHETIC_MODEL), stream: true });
-  const events = (fetcher: typeof fetch, url: string, what: string) => async () => {
-    const response = expectOk(await fetcher(url, { method: 'POST', headers: JSON_HEADERS, body: streamBody }), what);
+  // The same answer through the Responses API: one output_text.delta event per chunk. Not stored,
+  // so that what is timed is the stream alone.
+  const responsesBody = JSON.stringify({ model: SYNTHETIC_MODEL, input: PROMPT, max_output_tokens: n, stream: true, store: false });
+  const events = (fetcher: typeof fetch, url: string, what: string, body = streamBody) => async () => {
+    const response = expectOk(await fetcher(url, { method: 'POST', headers: JSON_HEADERS, body }), what);
     return (await readSSE(response)).events;
   };
 
@@ -65,6 +68,10 @@ export async function burst(runtime: Runtime) {
     ['burst: product gateway in the page, producer in the page', events(viaGatewayInPage, `${SHIM_BASE}/chat/completions`, 'burst via the gateway in the page'), n + 3],
     ['burst: fetch-shim path (gateway in page → RPC → worker)', events(viaGatewayOverWorker, `${SHIM_BASE}/chat/completions`, 'burst via the fetch-shim path'), n + 3],
     ['burst: SW path (product SW → RPC → worker)', events(nativeFetch, '/v1/chat/completions', 'burst via SW'), n + 3],
+    // Responses: created, in_progress, the item and its part added, n deltas, the text, part and
+    // item done, incomplete (the cap ended it).
+    ['burst: Responses, product gateway in the page, producer in the page', events(viaGatewayInPage, `${SHIM_BASE}/responses`, 'Responses burst via the gateway in the page', responsesBody), n + 8],
+    ['burst: Responses, SW path (product SW → RPC → worker)', events(nativeFetch, '/v1/responses', 'Responses burst via SW', responsesBody), n + 8],
     ['floor burst: bare worker → page, one message per chunk', floorPath('worker-stream'), null],
     ['floor burst: bare SW relaying a bare worker, one message per chunk', floorPath('sw-relay-stream'), null],
     ['floor burst: bare SW producing the chunks itself', floorPath('sw-const-stream'), null],
