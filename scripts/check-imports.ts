@@ -4,17 +4,19 @@
  * another tree (the unit test plants an upward import in a temporary one).
  *
  * The layers, read from what each folder imports (lowest first). Folders on one layer do not
- * import each other: protocol/ and remote/ in particular stay apart, sharing only core/.
+ * import each other: remote/ reaches a server through the wire formats of protocol/ (their client
+ * side), so it sits above them; engines/ and remote/ stay apart, each behind the neutral model.
  *
- *   0  core         neutral types, errors, SSE, both flavours' wire pieces (runs anywhere)
+ *   0  core         the neutral model: requests, events, errors, SSE, the wire-format seam (runs anywhere)
  *      tiny-models  the generated models' builders (no imports of the product)
- *   1  protocol     the OpenAI and Anthropic endpoints over core/
- *      remote       forwarding and translation for remote models
+ *   1  protocol     the wire formats: each parses into and renders from core/, and says how it is
+ *                   spoken to a server (its client side)
  *      contracts    the messages between execution contexts (page, service worker, worker)
- *   2  gateway      the Request -> Response app: routing, auth, the endpoints of protocol/
+ *   2  remote       remote models: upstream pools, health, a neutral request sent in a server's format
  *      engines      the engines (web-llm, transformers.js, the built-in model) and their files
  *      storage      the browser's response store
- *   3  rpc          the links between contexts, carrying the engine host of engines/
+ *   3  gateway      the Request -> Response app: routing, auth, the chat path, the endpoints of protocol/
+ *      rpc          the links between contexts, carrying the engine host of engines/
  *   4  worker       the engine worker's entry
  *      sw           the service worker's entry
  *      client       the page's library
@@ -36,9 +38,9 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 export const LAYERS: readonly (readonly string[])[] = [
   ['core', 'tiny-models'],
-  ['protocol', 'remote', 'contracts'],
-  ['gateway', 'engines', 'storage'],
-  ['rpc'],
+  ['protocol', 'contracts'],
+  ['remote', 'engines', 'storage'],
+  ['gateway', 'rpc'],
   ['worker', 'sw', 'client', 'msw'],
   ['install', 'node', 'playground'],
   ['vite', 'cli'],

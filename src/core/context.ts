@@ -2,6 +2,7 @@
 import type { Engine, ModelInfo } from './engine.ts';
 import type { ModelScope } from './models.ts';
 import type { RemoteState } from './remote-state.ts';
+import type { WireDescriptor } from './wire.ts';
 
 export interface RequestContext {
   readonly request: Request;
@@ -11,8 +12,8 @@ export interface RequestContext {
    */
   readonly signal: AbortSignal;
   readonly requestId: string;
-  /** Which protocol's shapes this request gets (decided from its path and headers). */
-  readonly flavour: 'openai' | 'anthropic';
+  /** The API family whose shapes this request gets, errors included (decided once, from its path and headers). */
+  readonly wire: WireDescriptor;
   readonly engine: Engine;
   /** Every model the engine serves; use `scope` to see which this caller may use. */
   readonly models: readonly ModelInfo[];

@@ -19,6 +19,7 @@ const EXPECTED_STATUS: Record<GatewayErrorCode, number> = {
   insufficient_storage: 507,
   upstream_unreachable: 502,
   upstream_timeout: 504,
+  upstream_error: 502,
   aborted: 499,
 };
 
@@ -67,6 +68,15 @@ describe('GatewayError', () => {
     ['request_too_large', false],
   ] as [GatewayErrorCode, boolean][])('says %s is retryable: %s', (code, retryable) => {
     expect(new GatewayError(code, 'x').retryable).toBe(retryable);
+  });
+
+  it('passes an upstream’s error status on, and its retry advice, as it came', () => {
+    const answer = (status: number, shouldRetry?: string) => new GatewayError('upstream_error', 'x', { upstream: { status, ...(shouldRetry !== undefined ? { shouldRetry } : {}) } });
+    expect([answer(422).status, answer(529).status, answer(307).status, answer(200).status]).toEqual([422, 529, 502, 502]);
+    expect([answer(422).retryable, answer(429).retryable, answer(503).retryable, answer(503, 'false').retryable, answer(400, 'true').retryable]).toEqual([false, true, true, false, true]);
+    const copy = GatewayError.from(structuredClone(answer(429, 'true').toJSON()));
+    expect(copy.upstream).toEqual({ status: 429, shouldRetry: 'true' });
+    expect(copy.status).toBe(429);
   });
 
   it('counts any error with retryAfter as retryable', () => {

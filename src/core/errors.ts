@@ -31,6 +31,12 @@ export const STATUS_BY_CODE = {
    * may still be working on it, and a retry would ask it for the same work again.
    */
   upstream_timeout: 504,
+  /**
+   * A remote model's upstream answered with an error of its own: its status is passed on (a 422
+   * stays 422, a 529 stays 529) with its message and retry advice (`GatewayError.upstream`); 502
+   * where it sent a status that is not an error.
+   */
+  upstream_error: 502,
   /** The client went away; nobody reads this status, but it must not look like a success. */
   aborted: 499,
 } as const;
@@ -44,6 +50,19 @@ export interface GatewayErrorData {
   readonly param?: string;
   /** Seconds a client should wait before retrying (429, 503). */
   readonly retryAfter?: number;
+  /** An `upstream_error`: what the upstream answered, passed on to the caller in its own flavour. */
+  readonly upstream?: UpstreamAnswer;
+}
+
+/** An upstream's error answer, as far as the caller is told of it. */
+export interface UpstreamAnswer {
+  /** Its HTTP status. */
+  readonly status: number;
+  /** Its own string `error.code` (`context_length_exceeded`), kept for OpenAI-flavoured callers. */
+  readonly code?: string;
+  /** Its `retry-after` and `x-should-retry` headers, passed on as they came. */
+  readonly retryAfter?: string;
+  readonly shouldRetry?: string;
 }
 
 export class GatewayError extends Error implements GatewayErrorData {
@@ -51,16 +70,20 @@ export class GatewayError extends Error implements GatewayErrorData {
   readonly code: GatewayErrorCode;
   readonly param?: string;
   readonly retryAfter?: number;
+  readonly upstream?: UpstreamAnswer;
 
-  constructor(code: GatewayErrorCode, message: string, options: { param?: string; retryAfter?: number; cause?: unknown } = {}) {
+  constructor(code: GatewayErrorCode, message: string, options: { param?: string; retryAfter?: number; upstream?: UpstreamAnswer; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     if (options.param !== undefined) this.param = options.param;
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+    if (options.upstream !== undefined) this.upstream = options.upstream;
   }
 
   get status(): number {
-    return STATUS_BY_CODE[this.code];
+    // Only an error status can be passed on as one: a 3xx or 2xx would read as success.
+    const passed = this.upstream?.status;
+    return passed !== undefined && passed >= 400 && passed <= 599 ? passed : STATUS_BY_CODE[this.code];
   }
 
   /**
@@ -68,18 +91,19 @@ export class GatewayError extends Error implements GatewayErrorData {
    * a model that cannot be fetched) are not retryable, so the SDKs are told not to retry them.
    */
   get retryable(): boolean {
+    if (this.upstream) return this.upstream.shouldRetry !== undefined ? this.upstream.shouldRetry === 'true' : this.status === 429 || this.status >= 500;
     return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.code === 'device_lost' || this.code === 'upstream_unreachable' || this.retryAfter !== undefined;
   }
 
   toJSON(): GatewayErrorData & { name: 'GatewayError' } {
-    return { name: 'GatewayError', code: this.code, message: this.message, param: this.param, retryAfter: this.retryAfter };
+    return { name: 'GatewayError', code: this.code, message: this.message, param: this.param, retryAfter: this.retryAfter, upstream: this.upstream };
   }
 
   /** Rebuilds an error that crossed `postMessage` as data; anything else becomes `internal`. */
   static from(value: unknown): GatewayError {
     if (value instanceof GatewayError) return value;
     if (isGatewayErrorData(value)) {
-      return new GatewayError(value.code, value.message, { param: value.param ?? undefined, retryAfter: value.retryAfter ?? undefined });
+      return new GatewayError(value.code, value.message, { param: value.param ?? undefined, retryAfter: value.retryAfter ?? undefined, upstream: value.upstream ?? undefined });
     }
     const message = value instanceof Error ? value.message : String(value);
     return new GatewayError('internal', message || 'The engine failed.', { cause: value });

@@ -5,9 +5,10 @@
  * beyond the URLs and their health (never the key).
  * @module
  */
+import type { Flavour } from './wire.ts';
 
-/** An API flavour an upstream speaks. */
-export type UpstreamFlavour = 'openai' | 'anthropic';
+/** An API an upstream speaks (the name the package has exported since remote models came). */
+export type UpstreamFlavour = Flavour;
 
 export interface UpstreamSpec {
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../core/errors.ts';
+import { WIRES } from '../protocol/wires.ts';
 import { authenticate, createKeyTable, redactKey } from './auth.ts';
 
 describe('redactKey', () => {
@@ -17,7 +18,7 @@ describe('authenticate', () => {
   /** The error a request with these headers gets, or null when it is let in. */
   const failure = (headers: Record<string, string>, flavour: 'openai' | 'anthropic') => {
     try {
-      authenticate(new Headers(headers), flavour, table);
+      authenticate(new Headers(headers), WIRES[flavour], table);
       return null;
     } catch (error) {
       return error as GatewayError;
@@ -44,7 +45,7 @@ describe('authenticate', () => {
   });
 
   it('gives the key’s model scope, none for an unlimited key', () => {
-    expect(authenticate(new Headers({ authorization: 'Bearer sk-configured-key-0001' }), 'openai', table)).toBeUndefined();
-    expect(authenticate(new Headers({ 'x-api-key': 'sk-scoped-key-0002' }), 'anthropic', table)).toEqual(new Set(['tiny-embed']));
+    expect(authenticate(new Headers({ authorization: 'Bearer sk-configured-key-0001' }), WIRES.openai, table)).toBeUndefined();
+    expect(authenticate(new Headers({ 'x-api-key': 'sk-scoped-key-0002' }), WIRES.anthropic, table)).toEqual(new Set(['tiny-embed']));
   });
 });

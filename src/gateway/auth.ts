@@ -1,13 +1,13 @@
 /**
  * API keys. With none configured (the local default) every caller is let in. With keys, each
- * request must carry one, and a key may be limited to some models.
- * OpenAI clients send `Authorization: Bearer`; Anthropic clients send `x-api-key` (SDK 0.x, the
- * spec) or `Authorization: Bearer` (SDK 1.x).
+ * request must carry one, read as its family's SDKs send it (the request's WireDescriptor), and a
+ * key may be limited to some models. The table is the gateway's own and can be replaced while it
+ * runs (a host page's keys change), so nothing else the gateway holds starts again.
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
 import type { ApiKey, ModelScope } from '../core/models.ts';
-import type { Flavour } from './flavour.ts';
+import type { WireDescriptor } from '../core/wire.ts';
 
 export type { ApiKey };
 
@@ -18,23 +18,12 @@ export function createKeyTable(keys: readonly ApiKey[] | undefined): KeyTable | 
   return new Map(keys.map((k) => (typeof k === 'string' ? [k, undefined] : [k.key, k.models ? new Set(k.models) : undefined])));
 }
 
-/** The caller's model scope, or a 401 in the flavour's words. */
-export function authenticate(headers: Headers, flavour: Flavour, table: KeyTable | undefined): ModelScope {
+/** The caller's model scope, or a 401 in its family's words. */
+export function authenticate(headers: Headers, wire: WireDescriptor, table: KeyTable | undefined): ModelScope {
   if (!table) return undefined;
-  const bearer = /^Bearer\s+(.+)$/i.exec(headers.get('authorization') ?? '')?.[1]?.trim();
-  // An empty x-api-key does not hide a Bearer key sent alongside it.
-  const key = flavour === 'anthropic' ? headers.get('x-api-key')?.trim() || bearer : bearer;
-  if (!key) {
-    throw new GatewayError(
-      'authentication',
-      flavour === 'anthropic'
-        ? 'x-api-key header is required (or send the key as Authorization: Bearer <key>).'
-        : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
-    );
-  }
-  if (!table.has(key)) {
-    throw new GatewayError('authentication', flavour === 'anthropic' ? 'invalid x-api-key' : `Incorrect API key provided: ${redactKey(key)}.`);
-  }
+  const key = wire.credentials(headers);
+  if (!key) throw new GatewayError('authentication', wire.missingKey);
+  if (!table.has(key)) throw new GatewayError('authentication', wire.wrongKey(redactKey(key)));
   return table.get(key);
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Handler, RequestContext } from '../core/context.ts';
 import type { Engine } from '../core/engine.ts';
+import type { Flavour } from '../core/wire.ts';
 import { abortedError, GatewayError } from '../core/errors.ts';
 import { randomId } from '../core/ids.ts';
 import { readJsonObject } from '../core/json-body.ts';
@@ -15,7 +16,8 @@ import { createResponsesRoutes } from '../protocol/openai/responses/routes.ts';
 import { createMemoryResponseStore, type ResponseStore } from '../protocol/openai/responses/store.ts';
 import { createRemoteRouter, type Endpoint } from '../remote/remote-router.ts';
 import { authenticate, createKeyTable, type ApiKey } from './auth.ts';
-import { flavourOf, renderError } from './flavour.ts';
+import { renderError } from './error-answer.ts';
+import { wireOf } from '../protocol/wires.ts';
 import { serveModelRequest, SERVED_HEADERS } from './model-routing.ts';
 import { DEFAULT_BASE_URL } from './base-url.ts';
 
@@ -86,8 +88,11 @@ const ROUTES: Readonly<Record<string, Route>> = {
   // Before '/messages', which would otherwise match it as a path with a rest.
   '/messages/count_tokens': { methods: { POST: anthropic.countTokens }, endpoint: 'count_tokens' },
   '/messages': { methods: { POST: anthropic.messages }, endpoint: 'messages' },
-  '/models': { methods: { GET: (ctx) => (ctx.flavour === 'anthropic' ? anthropic.models(ctx) : openai.models(ctx)) }, withRest: true },
+  '/models': { methods: { GET: (ctx) => MODEL_LISTS[ctx.wire.flavour](ctx) }, withRest: true },
 };
+
+/** `/models` is both families' path: each lists the models in its own shape. */
+const MODEL_LISTS: Readonly<Record<Flavour, Handler>> = { openai: openai.models, anthropic: anthropic.models };
 
 const EXPOSED_HEADERS = `x-request-id, request-id, retry-after, x-should-retry, ${SERVED_HEADERS.join(', ')}`;
 
@@ -114,7 +119,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   async function answer(request: Request, requestId: string, signal: AbortSignal, respondBy: number | undefined): Promise<Response> {
     const url = new URL(request.url);
     const path = pathOf(url);
-    const flavour = flavourOf(path, request.headers);
+    const wire = wireOf(path, request.headers);
     try {
       if (path === null) throw new GatewayError('not_found', `Unknown request URL: ${request.method} ${url.pathname}: it is outside ${base.text}.`);
       if (request.method === 'OPTIONS') return preflight(request);
@@ -125,16 +130,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       const handler = Object.hasOwn(route.methods, request.method) ? route.methods[request.method] : undefined;
       if (!handler) {
         const error = new GatewayError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}: use ${Object.keys(route.methods).join(' or ')}.`);
-        const response = renderError(error, flavour, requestId);
+        const response = renderError(error, wire, requestId);
         response.headers.set('allow', Object.keys(route.methods).join(', '));
         return response;
       }
-      const scope = authenticate(request.headers, flavour, keys);
+      const scope = authenticate(request.headers, wire, keys);
       let body: Promise<Record<string, unknown>> | undefined;
       const context: RequestContext = {
         request,
         requestId,
-        flavour,
+        wire,
         engine: options.engine,
         models: await options.engine.listModels(),
         scope,
@@ -148,7 +153,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (route.endpoint) return await serveModelRequest(context, route.endpoint, handler, remote);
       return await handler(context);
     } catch (error) {
-      return renderError(signal.aborted ? abortReason(signal) : GatewayError.from(error), flavour, requestId);
+      return renderError(signal.aborted ? abortReason(signal) : GatewayError.from(error), wire, requestId);
     }
   }
 

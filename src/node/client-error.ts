@@ -7,7 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import { GatewayError } from '../core/errors.ts';
-import { toOpenAIErrorBody } from '../core/openai-wire.ts';
+import { toOpenAIErrorBody } from '../protocol/openai/wire.ts';
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
 

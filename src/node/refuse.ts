@@ -8,13 +8,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../core/errors.ts';
 import { randomId } from '../core/ids.ts';
-import { flavourOf, toErrorAnswer } from '../gateway/flavour.ts';
+import type { WireDescriptor } from '../core/wire.ts';
+import { toErrorAnswer } from '../gateway/error-answer.ts';
+import { wireOf } from '../protocol/wires.ts';
 
 const NO_HEADERS = new Headers();
 
 export function refuse(incoming: IncomingMessage, outgoing: ServerResponse, error: GatewayError, basePath: string): void {
   const requestId = randomId('req_');
-  const { status, headers, body } = toErrorAnswer(error, flavourOfIncoming(incoming, basePath), requestId);
+  const { status, headers, body } = toErrorAnswer(error, wireOfIncoming(incoming, basePath), requestId);
   const text = JSON.stringify(body);
   outgoing.shouldKeepAlive = false;
   // Headers already set on `outgoing` (CORS) are kept: writeHead merges them in.
@@ -28,10 +30,10 @@ export function refuse(incoming: IncomingMessage, outgoing: ServerResponse, erro
   outgoing.end(text);
 }
 
-/** The gateway's flavour rule on Node's raw request: `/messages` or an Anthropic version header. */
-function flavourOfIncoming(incoming: IncomingMessage, basePath: string): ReturnType<typeof flavourOf> {
+/** The gateway's own rule (which family a request is) on Node's raw request. */
+function wireOfIncoming(incoming: IncomingMessage, basePath: string): WireDescriptor {
   const pathname = (incoming.url ?? '').replace(/^[a-z][a-z\d+.-]*:\/\/[^/]*/i, '').split('?', 1)[0]!;
   const path = pathname === basePath ? '' : pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : null;
   const version = incoming.headers['anthropic-version'] ?? incoming.headers['vendor-version'];
-  return flavourOf(path, version === undefined ? NO_HEADERS : new Headers({ 'anthropic-version': String(version) }));
+  return wireOf(path, version === undefined ? NO_HEADERS : new Headers({ 'anthropic-version': String(version) }));
 }

@@ -15,7 +15,8 @@ import { GatewayError } from '../core/errors.ts';
 import { randomId } from '../core/ids.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway } from '../gateway/create-gateway.ts';
-import { renderError } from '../gateway/flavour.ts';
+import { renderError } from '../gateway/error-answer.ts';
+import { OPENAI } from '../protocol/openai/wire.ts';
 import { createAdmission, type Release } from './admission.ts';
 import { answerClientError } from './client-error.ts';
 import { createHostPolicy } from './host-policy.ts';
@@ -237,7 +238,7 @@ function renderServerError(error: unknown): Response {
       : GatewayError.from(error);
   if (!(error instanceof RequestError)) console.error('inpage-llm: the gateway threw', error);
   const requestId = randomId('req_');
-  const response = renderError(gatewayError, 'openai', requestId);
+  const response = renderError(gatewayError, OPENAI, requestId);
   response.headers.set('x-request-id', requestId);
   response.headers.set('request-id', requestId);
   return response;

@@ -9,8 +9,8 @@
  */
 import type { ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import { anthropicErrorEvent } from '../core/anthropic-wire.ts';
-import { openAIErrorEvent } from '../core/openai-wire.ts';
+import { anthropicErrorEvent } from '../protocol/anthropic/wire.ts';
+import { openAIErrorEvent } from '../protocol/openai/wire.ts';
 import type { RemoteState } from '../core/remote-state.ts';
 import { encodeSSE, readSSEEvents, SSE_HEADERS, toSSEStream, type SSEMessage } from '../core/sse.ts';
 import { fromOpenAIChatCompletion, fromOpenAIStream, toOpenAIChatRequest } from './translate/anthropic-over-openai.ts';

@@ -13,7 +13,7 @@ import type { SSEMessage } from '../../core/sse.ts';
 import { randomId } from '../../core/ids.ts';
 import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, parseAnthropicToolChoice, toolSpec } from '../../core/tool-specs.ts';
-import { anthropicErrorEvent, toAnthropicUsage } from '../../core/anthropic-wire.ts';
+import { anthropicErrorEvent, toAnthropicUsage } from './wire.ts';
 import { allowsSamplingParameters, type AnthropicVersion } from './version.ts';
 
 export interface ParsedMessages {

@@ -8,7 +8,7 @@
 import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { checkNumber, invalid } from '../../core/fields.ts';
 import { toWireLocalState } from '../../core/local-state.ts';
-import { wireRouting } from '../../core/remote-state.ts';
+import { wireRouting } from '../model-extras.ts';
 import type { RemoteState } from '../../core/remote-state.ts';
 
 /** `local`, `remote` and `fallback` as in the OpenAI flavour (see toOpenAIModel). */

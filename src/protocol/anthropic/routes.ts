@@ -2,14 +2,15 @@
 import { jsonResponse, type RequestContext } from '../../core/context.ts';
 import { requiredString } from '../../core/fields.ts';
 import { readLocalStates } from '../../core/local-state.ts';
-import { readRemoteStates } from '../../core/remote-state.ts';
+import { readRemoteStates } from '../model-extras.ts';
 import { startGeneration } from '../../core/generation.ts';
 import { randomId } from '../../core/ids.ts';
 import { asSeenBy, findModel, visibleModels } from '../../core/models.ts';
-import { encodeSSE, KEEP_ALIVE_MS, SSE_HEADERS, toSSEStream } from '../../core/sse.ts';
+import { SSE_HEADERS, toSSEStream } from '../../core/sse.ts';
 import { parseMessages, toMessage, toMessageEvents } from './messages.ts';
 import { toAnthropicModel, toAnthropicModelPage } from './models.ts';
 import { parseVersion } from './version.ts';
+import { ANTHROPIC } from './wire.ts';
 
 export async function messages(ctx: RequestContext): Promise<Response> {
   const version = parseVersion(ctx.request.headers);
@@ -19,11 +20,8 @@ export async function messages(ctx: RequestContext): Promise<Response> {
   const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream, ...(model.reasoning ? { reasoning: model.reasoning } : {}) });
   const meta = { id: randomId('msg_'), model: model.id, requestId: ctx.requestId, showThinking: parsed.showThinking };
   if (!parsed.stream) return jsonResponse(await toMessage(generation, meta));
-  return new Response(toSSEStream(toMessageEvents(generation, meta), generation.cancel, ANTHROPIC_KEEP_ALIVE), { headers: SSE_HEADERS });
+  return new Response(toSSEStream(toMessageEvents(generation, meta), generation.cancel, ANTHROPIC.keepAlive), { headers: SSE_HEADERS });
 }
-
-/** Anthropic's own keep-alive: the `ping` event, which its SDK reads and ignores. */
-const ANTHROPIC_KEEP_ALIVE = { message: encodeSSE({ event: 'ping', data: JSON.stringify({ type: 'ping' }) }), everyMs: KEEP_ALIVE_MS };
 
 /**
  * `POST /messages/count_tokens`: the `input_tokens` that the same `/messages` request would report,

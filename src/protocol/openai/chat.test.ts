@@ -3,7 +3,7 @@ import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { Generation, GenerationEvent } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
-import { toOpenAIUsage } from '../../core/openai-wire.ts';
+import { toOpenAIUsage } from './wire.ts';
 import { parseChatCompletion, toChatCompletion, toChatCompletionChunks, toFinishReason } from './chat.ts';
 import { generationOf as generationOfEvents, toolCallEvents } from '../../../test/support/generations.ts';
 

@@ -12,7 +12,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
 import { randomId } from '../../core/ids.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../core/tool-specs.ts';
-import { openAIErrorEvent, toOpenAIUsage } from '../../core/openai-wire.ts';
+import { openAIErrorEvent, toOpenAIUsage } from './wire.ts';
 
 export interface ParsedChatCompletion {
   readonly chat: ChatRequest;

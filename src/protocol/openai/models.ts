@@ -6,7 +6,7 @@
  */
 import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { toWireLocalState } from '../../core/local-state.ts';
-import { wireRouting } from '../../core/remote-state.ts';
+import { wireRouting } from '../model-extras.ts';
 import type { RemoteState } from '../../core/remote-state.ts';
 
 /**

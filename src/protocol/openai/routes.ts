@@ -2,14 +2,15 @@
 import { jsonResponse, type RequestContext } from '../../core/context.ts';
 import { requiredString } from '../../core/fields.ts';
 import { readLocalStates } from '../../core/local-state.ts';
-import { readRemoteStates } from '../../core/remote-state.ts';
+import { readRemoteStates } from '../model-extras.ts';
 import { startGeneration } from '../../core/generation.ts';
 import { randomId } from '../../core/ids.ts';
 import { asSeenBy, findModel, visibleModels } from '../../core/models.ts';
-import { encodeSSEComment, KEEP_ALIVE_MS, SSE_HEADERS, toSSEStream } from '../../core/sse.ts';
+import { SSE_HEADERS, toSSEStream } from '../../core/sse.ts';
 import { parseChatCompletion, toChatCompletion, toChatCompletionChunks } from './chat.ts';
 import { parseEmbeddings, toEmbeddingsResponse } from './embeddings.ts';
 import { toOpenAIModel, toOpenAIModelList } from './models.ts';
+import { OPENAI } from './wire.ts';
 
 export async function chatCompletions(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
@@ -18,11 +19,8 @@ export async function chatCompletions(ctx: RequestContext): Promise<Response> {
   const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream, ...(model.reasoning ? { reasoning: model.reasoning } : {}) });
   const meta = { id: randomId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: model.id, reasons: model.reasoning !== undefined };
   if (!parsed.stream) return jsonResponse(await toChatCompletion(generation, meta));
-  return new Response(toSSEStream(toChatCompletionChunks(generation, meta, parsed.includeUsage), generation.cancel, OPENAI_KEEP_ALIVE), { headers: SSE_HEADERS });
+  return new Response(toSSEStream(toChatCompletionChunks(generation, meta, parsed.includeUsage), generation.cancel, OPENAI.keepAlive), { headers: SSE_HEADERS });
 }
-
-/** OpenAI streams have no ping event: a comment, which openai-node and every SSE reader skip. */
-export const OPENAI_KEEP_ALIVE = { message: encodeSSEComment('keep-alive'), everyMs: KEEP_ALIVE_MS };
 
 export async function embeddings(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();

@@ -12,7 +12,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { describe, invalid, isRecord } from '../../core/fields.ts';
 import { randomId } from '../../core/ids.ts';
 import type { SSEEvent, SSEMessage } from '../../core/sse.ts';
-import { anthropicErrorEvent } from '../../core/anthropic-wire.ts';
+import { anthropicErrorEvent } from '../../protocol/anthropic/wire.ts';
 import { parseAnthropicToolChoice } from '../../core/tool-specs.ts';
 
 type Json = Record<string, unknown>;

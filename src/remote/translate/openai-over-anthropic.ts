@@ -10,7 +10,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { describe, invalid, isRecord } from '../../core/fields.ts';
 import { randomId } from '../../core/ids.ts';
 import type { SSEEvent, SSEMessage } from '../../core/sse.ts';
-import { openAIErrorEvent, toOpenAIUsage } from '../../core/openai-wire.ts';
+import { openAIErrorEvent, toOpenAIUsage } from '../../protocol/openai/wire.ts';
 
 type Block = Record<string, unknown>;
 interface Turn {

@@ -10,7 +10,7 @@ import { GatewayError } from '../../../core/errors.ts';
 import { invalid, requiredString } from '../../../core/fields.ts';
 import { randomId } from '../../../core/ids.ts';
 import { readSSEEvents, SSE_HEADERS, toSSEStream } from '../../../core/sse.ts';
-import { OPENAI_KEEP_ALIVE } from '../routes.ts';
+import { OPENAI } from '../wire.ts';
 import { resolveReferences, toChatMessages, toWireItem, type ConversationItem } from './items.ts';
 import { fromChatChunks, fromChatCompletion, type ResponseMeta } from './render.ts';
 import { inResponsesTerms, parseResponsesRequest } from './request.ts';
@@ -101,7 +101,7 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
       : null;
     const events = fromChatChunks(readSSEEvents(chunks), meta, keep);
     return new Response(
-      toSSEStream(events, () => void reader?.cancel().catch(() => {}), OPENAI_KEEP_ALIVE),
+      toSSEStream(events, () => void reader?.cancel().catch(() => {}), OPENAI.keepAlive),
       { headers: { ...SSE_HEADERS, ...headers } },
     );
   }

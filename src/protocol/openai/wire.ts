@@ -1,14 +1,16 @@
 /**
- * The OpenAI wire shapes that both the local endpoints (protocol/openai/) and the remote models'
- * forwarding and translation (remote/) write: error bodies, the mid-stream error event, usage.
- * Error bodies are `{error:{message,type,param,code}}`, the inverse of openai-node's
- * status → class table, so each failure surfaces as the SDK's own typed error.
+ * The OpenAI API family's descriptor (chat completions, Responses, conversations, embeddings,
+ * models): `Authorization: Bearer` keys, its error body, a comment as keep-alive, and a
+ * `data: {"error":…}` event for a stream that fails after it began. Error bodies are
+ * `{error:{message,type,param,code}}`, the inverse of openai-node's status → class table, so each
+ * failure surfaces as the SDK's own typed error.
  * @see https://platform.openai.com/docs/guides/error-codes
  * @module
  */
-import { GatewayError, type GatewayErrorCode } from './errors.ts';
-import type { Usage } from './generation.ts';
-import type { SSEMessage } from './sse.ts';
+import { GatewayError, type GatewayErrorCode } from '../../core/errors.ts';
+import type { Usage } from '../../core/generation.ts';
+import { encodeSSEComment, KEEP_ALIVE_MS, type SSEMessage } from '../../core/sse.ts';
+import type { WireDescriptor } from '../../core/wire.ts';
 
 const WIRE: Record<GatewayErrorCode, { type: string; code: string | null }> = {
   invalid_request: { type: 'invalid_request_error', code: null },
@@ -28,10 +30,20 @@ const WIRE: Record<GatewayErrorCode, { type: string; code: string | null }> = {
   insufficient_storage: { type: 'server_error', code: 'insufficient_storage' },
   upstream_unreachable: { type: 'server_error', code: 'upstream_unreachable' },
   upstream_timeout: { type: 'server_error', code: 'upstream_timeout' },
+  // Its type follows the upstream's status, its code is the upstream's own (see errorType).
+  upstream_error: { type: 'server_error', code: null },
   aborted: { type: 'invalid_request_error', code: 'request_aborted' },
 };
 
+/** An upstream's status as OpenAI names its errors: openai-node picks its class from the status alone (PROTOCOL §9.1). */
+function errorType(status: number): string {
+  if (status === 429) return 'rate_limit_error';
+  if (status === 503) return 'service_unavailable_error';
+  return status >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
 export function toOpenAIErrorBody(error: GatewayError) {
+  if (error.upstream) return { error: { message: error.message, type: errorType(error.status), param: error.param ?? null, code: error.upstream.code ?? null } };
   const { type, code } = WIRE[error.code];
   return { error: { message: error.message, type, param: error.param ?? null, code } };
 }
@@ -58,3 +70,21 @@ export function toOpenAIUsage({ promptTokens, completionTokens, cachedTokens, re
     ...(reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
   };
 }
+
+/** The key as every OpenAI SDK sends it. */
+export function bearerKey(headers: Headers): string | undefined {
+  return /^Bearer\s+(.+)$/i.exec(headers.get('authorization') ?? '')?.[1]?.trim() || undefined;
+}
+
+export const OPENAI: WireDescriptor = {
+  flavour: 'openai',
+  // The default family: a request no other family claims is OpenAI's.
+  claims: () => false,
+  credentials: bearerKey,
+  missingKey: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+  wrongKey: (redacted) => `Incorrect API key provided: ${redacted}.`,
+  errorBody: (error) => toOpenAIErrorBody(error),
+  // OpenAI streams have no ping event: a comment, which openai-node and every SSE reader skip.
+  keepAlive: { message: encodeSSEComment('keep-alive'), everyMs: KEEP_ALIVE_MS },
+  lateError: (error, _requestId, usage) => openAIErrorEvent(error, usage),
+};
