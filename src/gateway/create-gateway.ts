@@ -12,6 +12,7 @@ import { randomId } from '../core/ids.ts';
 import { readJsonObject } from '../core/json-body.ts';
 import * as anthropic from '../protocol/anthropic/routes.ts';
 import * as openai from '../protocol/openai/routes.ts';
+import { chatCompletions } from '../protocol/openai/chat/routes.ts';
 import { createResponsesRoutes } from '../protocol/openai/responses/routes.ts';
 import { createMemoryResponseStore, type ResponseStore } from '../protocol/openai/responses/store.ts';
 import { createRemoteRouter, type Endpoint } from '../remote/remote-router.ts';
@@ -83,7 +84,7 @@ interface Route {
 
 /** The endpoints whose handlers need nothing of the gateway's own (`/responses` is added per gateway). */
 const ROUTES: Readonly<Record<string, Route>> = {
-  '/chat/completions': { methods: { POST: openai.chatCompletions }, endpoint: 'chat' },
+  '/chat/completions': { methods: { POST: chatCompletions }, endpoint: 'chat' },
   '/embeddings': { methods: { POST: openai.embeddings }, endpoint: 'embeddings' },
   // Before '/messages', which would otherwise match it as a path with a rest.
   '/messages/count_tokens': { methods: { POST: anthropic.countTokens }, endpoint: 'count_tokens' },
@@ -103,7 +104,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const remote = createRemoteRouter(options.fetch ? { fetch: options.fetch } : {});
   // A Responses request is answered by the chat completion path, remote models and fallbacks included.
   const responses = createResponsesRoutes(options.responseStore ?? createMemoryResponseStore(), (ctx, body) =>
-    serveModelRequest({ ...ctx, body: async () => body }, 'chat', openai.chatCompletions, remote),
+    serveModelRequest({ ...ctx, body: async () => body }, 'chat', chatCompletions, remote),
   );
   const routes: Readonly<Record<string, Route>> = {
     ...ROUTES,

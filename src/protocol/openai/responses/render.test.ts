@@ -4,7 +4,7 @@ import type { GenerationEvent } from '../../../core/generation.ts';
 import type { SSEEvent } from '../../../core/sse.ts';
 import { generationOf, toolCallEvents } from '../../../../test/support/generations.ts';
 import { expectWellFormedEvents, type ResponsesEvent } from '../../../../test/support/responses-events.ts';
-import { toChatCompletion, toChatCompletionChunks } from '../chat.ts';
+import { toChatCompletion, toChatCompletionChunks } from '../chat/render.ts';
 import { fromChatChunks, fromChatCompletion, toResponseUsage, type ResponseMeta } from './render.ts';
 import type { ResponseObject } from './store.ts';
 
