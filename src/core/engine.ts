@@ -59,13 +59,22 @@ export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
 
 export interface ChatMessage {
   readonly role: ChatRole;
+  /** The message's text (its text parts joined). */
   readonly content: string;
+  /**
+   * Its parts in order, where it holds more than text: images, which only a remote model's server
+   * is sent (the local engines read text, and the parsers refuse images for them).
+   */
+  readonly parts?: readonly ContentPart[];
   /** An assistant turn's tool calls, after its `content` (which may be ''). */
   readonly toolCalls?: readonly ToolCall[];
   /** A `tool` message: the call it answers, and that call's tool name. */
   readonly toolCallId?: string;
   readonly toolName?: string;
 }
+
+/** A part of a message: text, or an image by URL (`https:`, or a `data:` URL with base64 bytes). */
+export type ContentPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly url: string };
 
 /** One call of a tool, as the model made it. */
 export interface ToolCall {
@@ -102,6 +111,11 @@ export interface ChatRequest {
    * prompt that leaves no room at all is a `context_length_exceeded` error.
    */
   readonly maxTokens: number;
+  /**
+   * The caller named the cap itself (else `maxTokens` is the model's own limit): a remote server is
+   * sent only a cap that was asked for.
+   */
+  readonly maxTokensSet?: boolean;
   readonly temperature?: number;
   readonly topP?: number;
   readonly topK?: number;
@@ -139,12 +153,22 @@ export interface ChatRequest {
    * kept apart from the answer. Absent: the model's default.
    */
   readonly thinking?: boolean;
+  /** An opaque id of the caller's end user (OpenAI's `user`, Anthropic's `metadata.user_id`), passed on to a remote server. */
+  readonly user?: string;
+  /**
+   * The caller asked for its prompt's beginning to be cached under this key (OpenAI's
+   * `prompt_cache_key`): a remote Anthropic server, which caches only what it is told to, is told.
+   */
+  readonly promptCacheKey?: string;
 }
 
-/** What constrained decoding enforces. */
+/**
+ * What constrained decoding enforces. A local model's schema is the grammar's form of the one sent
+ * (json-schema-support.ts); a remote model's is the one sent, for its server to enforce.
+ */
 export type OutputConstraint =
   | { readonly kind: 'json_object' }
-  | { readonly kind: 'json_schema'; readonly schema: Readonly<Record<string, unknown>>; readonly strict: boolean };
+  | { readonly kind: 'json_schema'; readonly schema: Readonly<Record<string, unknown>>; readonly strict: boolean; readonly name?: string };
 
 /**
  * What an engine yields while generating, in this order: optionally one `accepted` (the request's

@@ -13,7 +13,8 @@ import { within } from './within.ts';
 /** The abort reason once an answer is complete: one shared instance, since nothing reads it. */
 const OVER = new GatewayError('aborted', 'The generation is over.');
 
-export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls';
+/** `refusal`: a remote server's model declined to answer (OpenAI's `content_filter`, Anthropic's `refusal`). */
+export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'refusal';
 
 export interface Usage {
   readonly promptTokens: number;
@@ -32,8 +33,12 @@ export type GenerationEvent =
   | { readonly type: 'text'; readonly text: string }
   /** A piece of the model's thinking (before its answer, never part of it): see core/reasoning.ts. */
   | { readonly type: 'reasoning'; readonly text: string }
-  /** A tool call begins: its position in this turn (from 0) and the tool's name. */
-  | { readonly type: 'tool_call'; readonly index: number; readonly name: string }
+  /**
+   * A tool call begins: its position in this turn (from 0) and the tool's name; `id` where the
+   * model's server gave the call one (a remote model: a result sent back must name it), else the
+   * renderer makes one.
+   */
+  | { readonly type: 'tool_call'; readonly index: number; readonly name: string; readonly id?: string }
   /** The next fragment of that call's arguments (JSON text; the fragments joined are the object). */
   | { readonly type: 'tool_arguments'; readonly index: number; readonly text: string }
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly stopSequence: string | null; readonly usage: Usage };
@@ -47,9 +52,9 @@ export interface Generation {
   /** The counts so far (tokens generated up to now): what a failure after the first byte reports. */
   usage(): Usage;
   /**
-   * Reasoning pieces first (a thinking model), then text pieces or tool calls (never both: calls
-   * come only at the start of a reply), then exactly one `finish`. Throws a GatewayError if the
-   * engine fails midway.
+   * Reasoning pieces first (a thinking model), then text pieces or tool calls (a local model's
+   * never both: its calls come only at the start of a reply; a remote model's text may come before
+   * its calls), then exactly one `finish`. Throws a GatewayError if the engine fails midway.
    */
   readonly events: AsyncIterator<GenerationEvent>;
   /** Stops the engine now (the client went away). Safe to call more than once. */

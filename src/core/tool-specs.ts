@@ -10,8 +10,11 @@ import { checkEnforceable } from './json-schema-support.ts';
 /** Both APIs allow these names; nothing else can be written into the call format unescaped. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** One tool, from its parts; `at` is where it is in the request (`tools[0].function`, `tools.0`). */
-export function toolSpec(name: unknown, description: unknown, parameters: unknown, at: string, schemaKey: string): ToolSpec {
+/**
+ * One tool, from its parts; `at` is where it is in the request (`tools[0].function`, `tools.0`).
+ * `enforced: false` (a remote model's server enforces the schema itself) skips the local grammar's limits.
+ */
+export function toolSpec(name: unknown, description: unknown, parameters: unknown, at: string, schemaKey: string, { enforced = true } = {}): ToolSpec {
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw invalid(`${at}.name`, `Invalid '${at}.name': expected a string of 1 to 64 letters, digits, underscores or dashes, but got ${describe(name)}.`);
   }
@@ -24,7 +27,7 @@ export function toolSpec(name: unknown, description: unknown, parameters: unknow
   if (schema.type !== undefined && schema.type !== 'object') {
     throw invalid(`${param}.type`, `Invalid '${param}': a tool's arguments are an object, so its schema's type must be 'object', not ${describe(schema.type)}.`);
   }
-  checkEnforceable(schema, '#', param);
+  if (enforced) checkEnforceable(schema, '#', param);
   return {
     name,
     ...(typeof description === 'string' && description ? { description } : {}),

@@ -25,7 +25,7 @@ function failureOf(body: Record<string, unknown>, version: AnthropicVersion = '2
 describe('parseMessages: accepted requests', () => {
   it('parses a minimal request', () => {
     expect(parse({ stop_sequences: ['END', ''] })).toEqual({
-      chat: { model: 'chat-m', messages: [{ role: 'user', content: 'hi' }], maxTokens: 100, temperature: undefined, topP: undefined, topK: undefined, stop: ['END'] },
+      chat: { model: 'chat-m', messages: [{ role: 'user', content: 'hi' }], maxTokens: 100, maxTokensSet: true, temperature: undefined, topP: undefined, topK: undefined, stop: ['END'] },
       stream: false,
       showThinking: false,
     });

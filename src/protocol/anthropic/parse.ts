@@ -4,7 +4,7 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  * @module
  */
-import type { ChatMessage, ChatRequest, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../core/engine.ts';
+import type { ChatMessage, ChatRequest, ContentPart, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../core/engine.ts';
 import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../core/fields.ts';
 import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, parseAnthropicToolChoice, toolSpec } from '../../core/tool-specs.ts';
@@ -17,12 +17,18 @@ export interface ParsedMessages {
   readonly showThinking: boolean;
 }
 
+/**
+ * A remote model's server enforces its own limits and features: its request is checked for shape,
+ * not against what the local engines can do (images pass, a system turn among the messages passes
+ * as the SDK's types allow, schemas go as sent, `thinking` is left to its server).
+ */
 export function parseMessages(body: Readonly<Record<string, unknown>>, model: ModelInfo, version: AnthropicVersion): ParsedMessages {
+  const remote = model.upstream !== undefined;
   const maxTokens = body.max_tokens;
   if (maxTokens === undefined || maxTokens === null) throw invalid('max_tokens', 'max_tokens: Field required');
   const limit = model.maxOutputTokens ?? model.contextWindow;
   checkNumber(maxTokens, { integer: true, min: 1 }, 'max_tokens');
-  if ((maxTokens as number) > limit) {
+  if ((maxTokens as number) > limit && !remote) {
     throw invalid('max_tokens', `max_tokens: ${maxTokens} > ${limit}, which is the maximum allowed number of output tokens for ${model.id}`);
   }
   for (const key of ['temperature', 'top_p', 'top_k'] as const) {
@@ -30,11 +36,13 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       throw invalid(key, `${key}: not supported with anthropic-version ${version}, which removed sampling parameters; send anthropic-version 2023-06-01 to use it.`);
     }
   }
-  const thinking = parseThinking(body.thinking, model);
+  const thinking = remote ? remoteThinking(body.thinking) : parseThinking(body.thinking, model);
+  const metadata = body.metadata;
+  const user = isRecord(metadata) && typeof metadata.user_id === 'string' && metadata.user_id !== '' ? metadata.user_id : undefined;
 
   const system = parseSystem(body.system);
   const conversation = nameToolResults(
-    mergeTurns(parseTurns(body.messages)),
+    mergeTurns(parseTurns(body.messages, remote)),
     'messages',
     (id) => `messages: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
   );
@@ -52,6 +60,7 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       model: model.id,
       messages: system ? [{ role: 'system', content: system }, ...conversation] : conversation,
       maxTokens: maxTokens as number,
+      maxTokensSet: true,
       temperature: optionalNumber(body, 'temperature', { min: 0, max: 1 }),
       topP: optionalNumber(body, 'top_p', { min: 0, max: 1 }),
       topK: optionalNumber(body, 'top_k', { integer: true, min: 0 }),
@@ -59,6 +68,7 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       ...(output ? { output } : {}),
       ...tools,
       ...(thinking.off ? { thinking: false } : {}),
+      ...(user ? { user } : {}),
     },
     stream: optionalBoolean(body, 'stream') ?? false,
     showThinking: thinking.show,
@@ -90,6 +100,11 @@ function parseThinking(value: unknown, model: ModelInfo): { show: boolean; off?:
   return { show: display !== 'omitted' };
 }
 
+/** A remote model's `thinking`: only `disabled` is passed on (its server, not this gateway, knows whether it thinks). */
+function remoteThinking(value: unknown): { show: boolean; off?: true } {
+  return isRecord(value) && value.type === 'disabled' ? { show: false, off: true } : { show: false };
+}
+
 /**
  * `output_config.format`: Anthropic's structured output, a JSON schema the answer must match,
  * enforced while decoding like OpenAI's `json_schema` (`effort` is a hint with no local meaning).
@@ -103,6 +118,8 @@ function parseOutputConfig(value: unknown, model: ModelInfo): ChatRequest['outpu
   if (format.type !== 'json_schema') throw invalid('output_config.format.type', `output_config.format.type: Input should be 'json_schema', got ${describe(format.type)}`);
   if (!isRecord(format.schema)) throw invalid('output_config.format.schema', 'output_config.format.schema: Field required');
   if (!model.structuredOutput) throw invalid('output_config.format', `output_config.format: structured output is not supported by model '${model.id}'.`);
+  // A remote model's server enforces the schema as sent.
+  if (model.upstream) return { kind: 'json_schema', schema: format.schema, strict: true };
   checkEnforceable(format.schema);
   return { kind: 'json_schema', schema: toGrammarSchema(format.schema) as Record<string, unknown>, strict: true };
 }
@@ -112,7 +129,7 @@ function parseSystem(value: unknown): string {
   return parseText(value, 'system');
 }
 
-function parseTurns(value: unknown): ChatMessage[][] {
+function parseTurns(value: unknown, remote: boolean): ChatMessage[][] {
   if (value === undefined || value === null) throw invalid('messages', 'messages: Field required');
   if (!Array.isArray(value)) throw invalid('messages', `messages: Input should be a valid list, got ${describe(value)}`);
   if (value.length === 0) throw invalid('messages', 'messages: at least one message is required');
@@ -120,7 +137,13 @@ function parseTurns(value: unknown): ChatMessage[][] {
     const at = `messages.${i}`;
     if (!isRecord(message)) throw invalid(at, `${at}: Input should be an object, got ${describe(message)}`);
     const role = message.role;
-    // As the real API: a system prompt goes in the top-level `system`, never among the turns.
+    // SDK 1.x's types allow a system turn among the messages; a remote model's server gets it
+    // there. The real API refuses it, as the local endpoint does: a system prompt goes in the
+    // top-level `system`, never among the turns.
+    if (role === 'system' && remote) {
+      if (message.content === undefined || message.content === null) throw invalid(`${at}.content`, `${at}.content: Field required`);
+      return [{ role: 'system', content: parseText(message.content, `${at}.content`) }];
+    }
     if (role === 'system') {
       throw invalid(`${at}.role`, `messages: Unexpected role "system". The Messages API accepts a top-level \`system\` parameter, not "system" as an input message role.`);
     }
@@ -128,7 +151,7 @@ function parseTurns(value: unknown): ChatMessage[][] {
       throw invalid(`${at}.role`, `${at}.role: Input should be 'user' or 'assistant', got ${describe(role)}`);
     }
     if (message.content === undefined || message.content === null) throw invalid(`${at}.content`, `${at}.content: Field required`);
-    return parseTurn(role, message.content, `${at}.content`);
+    return parseTurn(role, message.content, `${at}.content`, remote);
   });
 }
 
@@ -136,9 +159,11 @@ function parseTurns(value: unknown): ChatMessage[][] {
  * One turn as messages: an assistant turn's `tool_use` blocks become its calls; a user turn's
  * `tool_result` blocks become `tool` messages, followed by its text, if any.
  */
-function parseTurn(role: 'user' | 'assistant', content: unknown, at: string): ChatMessage[] {
+function parseTurn(role: 'user' | 'assistant', content: unknown, at: string, remote: boolean): ChatMessage[] {
   if (!Array.isArray(content)) return [{ role, content: parseText(content, at) }];
   const texts: unknown[] = [];
+  /** A remote model's user turn with images: its text and image blocks in order. */
+  const inOrder: (ContentPart | { type: 'block'; block: unknown; at: string })[] = [];
   const calls: ToolCall[] = [];
   const results: ChatMessage[] = [];
   content.forEach((block, j) => {
@@ -154,13 +179,33 @@ function parseTurn(role: 'user' | 'assistant', content: unknown, at: string): Ch
       if (typeof block.tool_use_id !== 'string') throw invalid(`${blockAt}.tool_use_id`, `${blockAt}.tool_use_id: Field required`);
       const text = block.content === undefined || block.content === null ? '' : parseText(block.content, `${blockAt}.content`);
       results.push({ role: 'tool', content: block.is_error === true ? `Error: ${text}` : text, toolCallId: block.tool_use_id });
+    } else if (isRecord(block) && block.type === 'image' && role === 'user' && remote) {
+      inOrder.push({ type: 'image', url: imageUrl(block.source, `${blockAt}.source`) });
     } else {
       texts.push(block);
+      inOrder.push({ type: 'block', block, at: blockAt });
     }
   });
   const text = texts.length > 0 || (calls.length === 0 && results.length === 0) ? parseText(texts, at) : '';
   if (role === 'assistant') return [calls.length > 0 ? { role, content: text, toolCalls: calls } : { role, content: text }];
-  return [...results, ...(results.length === 0 || text ? [{ role, content: text }] : [])];
+  const images = inOrder.some((part) => part.type === 'image');
+  const parts = inOrder.map((part): ContentPart => (part.type === 'block' ? { type: 'text', text: parseText([part.block], part.at) } : part));
+  return [...results, ...(images ? [{ role, content: text, parts }] : results.length === 0 || text ? [{ role, content: text }] : [])];
+}
+
+/** An image block's source as a URL: a `url` source as it is, `base64` bytes as a `data:` URL. */
+function imageUrl(source: unknown, at: string): string {
+  if (!isRecord(source)) throw invalid(at, `${at}: Field required`);
+  if (source.type === 'base64') {
+    if (typeof source.media_type !== 'string') throw invalid(`${at}.media_type`, `${at}.media_type: Field required`);
+    if (typeof source.data !== 'string') throw invalid(`${at}.data`, `${at}.data: Field required`);
+    return `data:${source.media_type};base64,${source.data}`;
+  }
+  if (source.type === 'url') {
+    if (typeof source.url !== 'string') throw invalid(`${at}.url`, `${at}.url: Field required`);
+    return source.url;
+  }
+  throw invalid(`${at}.type`, `${at}.type: image sources of type ${describe(source.type)} cannot be sent to this model's server; send the image as base64 or a URL.`);
 }
 
 /** `tools` and `tool_choice`. An empty `tools` list is the same as none. */
@@ -173,6 +218,8 @@ function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): 
     return {};
   }
   if (!model.toolCalling) throw invalid('tools', `tools: tool use is not supported by model '${model.id}'.`);
+  // A remote model's server checks the schemas itself; the local grammar's limits are not its.
+  const enforced = model.upstream === undefined;
   const tools: ToolSpec[] = list.map((tool, i) => {
     const at = `tools.${i}`;
     if (!isRecord(tool)) throw invalid(at, `${at}: Input should be an object, got ${describe(tool)}`);
@@ -180,7 +227,7 @@ function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): 
       throw invalid(`${at}.type`, `${at}.type: server tools (${describe(tool.type)}) are not available here; define a custom tool with an input_schema.`);
     }
     if (tool.input_schema === undefined || tool.input_schema === null) throw invalid(`${at}.input_schema`, `${at}.input_schema: Field required`);
-    return toolSpec(tool.name, tool.description, tool.input_schema, at, 'input_schema');
+    return toolSpec(tool.name, tool.description, tool.input_schema, at, 'input_schema', { enforced });
   });
   checkUniqueNames(tools, 'tools');
   checkChoice(choice.choice, tools, 'tool_choice.name');
@@ -212,7 +259,7 @@ function mergeTurns(turns: ChatMessage[][]): ChatMessage[] {
   const merged: ChatMessage[] = [];
   for (const turn of turns.flat()) {
     const last = merged.at(-1);
-    const plain = (m: ChatMessage) => m.role !== 'tool' && m.toolCalls === undefined;
+    const plain = (m: ChatMessage) => m.role !== 'tool' && m.toolCalls === undefined && m.parts === undefined;
     if (last && last.role === turn.role && plain(last) && plain(turn)) merged[merged.length - 1] = { role: last.role, content: `${last.content}\n\n${turn.content}` };
     else merged.push(turn);
   }

@@ -11,17 +11,36 @@ import type { SSEMessage } from '../../core/sse.ts';
 import { randomId } from '../../core/ids.ts';
 import { anthropicErrorEvent, toAnthropicUsage } from './wire.ts';
 
-export function toStopReason(reason: FinishReason): 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' {
-  return reason === 'length' ? 'max_tokens' : reason === 'stop_sequence' ? 'stop_sequence' : reason === 'tool_calls' ? 'tool_use' : 'end_turn';
+const STOP_REASONS = { stop: 'end_turn', length: 'max_tokens', stop_sequence: 'stop_sequence', tool_calls: 'tool_use', refusal: 'refusal' } as const;
+
+export function toStopReason(reason: FinishReason): (typeof STOP_REASONS)[FinishReason] {
+  return STOP_REASONS[reason];
 }
 
-/** A call's arguments as the `input` object; arguments cut short (by `max_tokens`) read as `{}`. */
-function toInput(text: string): Record<string, unknown> {
+/**
+ * A call's arguments as the `input` object. Arguments cut short (by `max_tokens`) read as `{}`; any
+ * other that is not a JSON object (a remote model's server sent it: a local model's calls are held
+ * to their schema) is passed on as `{"_raw": "<the text>"}` rather than faked as `{}`, so the tool
+ * sees what the model wrote and the agent loop can report it back. No arguments at all are `{}`.
+ */
+function toInput(text: string, cut: boolean): Record<string, unknown> {
+  if (text.trim() === '') return {};
   try {
     const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch {
-    return {};
+    // Not JSON: below.
+  }
+  return cut ? {} : { _raw: text };
+}
+
+/** Whether complete arguments are what `input` must be (none at all count: they mean `{}`). */
+function isInputObject(text: string): boolean {
+  try {
+    const value = text.trim() === '' ? {} : (JSON.parse(text) as unknown);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
   }
 }
 
@@ -54,7 +73,7 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
       continue;
     }
     if (event.type === 'tool_call') {
-      calls[event.index] = { type: 'tool_use', id: randomId('toolu_'), name: event.name, arguments: '' };
+      calls[event.index] = { type: 'tool_use', id: event.id ?? randomId('toolu_'), name: event.name, arguments: '' };
       continue;
     }
     if (event.type === 'tool_arguments') {
@@ -66,7 +85,7 @@ export async function toMessage(generation: Generation, meta: MessageMeta) {
     const blocks = [
       ...(meta.showThinking && thinking ? [{ type: 'thinking', thinking, signature: SIGNATURE }] : []),
       ...(text || calls.length === 0 ? [{ type: 'text', text }] : []),
-      ...calls.map(({ id, name, arguments: args }) => ({ type: 'tool_use', id, name, input: toInput(args) })),
+      ...calls.map(({ id, name, arguments: args }) => ({ type: 'tool_use', id, name, input: toInput(args, event.reason === 'length') })),
     ];
     return {
       id: meta.id,
@@ -109,8 +128,21 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
   /** Blocks opened so far; the last one is open. */
   let blocks = 0;
   let open: 'thinking' | 'text' | 'tool_use' | undefined;
+  /** The open tool_use block's call, its arguments so far. */
+  let call: { name: string; args: string } | undefined;
+  /**
+   * A call's arguments are already sent as fragments, and cannot be rewrapped: ones that are not a
+   * JSON object (only a remote model's server can send such) end the stream with an error, where
+   * the SDK would otherwise fail with a bare SyntaxError. Ones cut off by `max_tokens` are left to
+   * the client, which parses a partial prefix as it does the real API's.
+   */
+  const checkCall = () => {
+    if (call && !isInputObject(call.args)) throw new GatewayError('internal', `The arguments of tool call '${call.name}' are not a JSON object: ${call.args.length > 200 ? `${call.args.slice(0, 200)}…` : call.args}`);
+  };
   /** The events that open a block (closing the one before); a `ping` follows the first, as the API sends it. */
   const start = (block: Record<string, unknown>): SSEMessage[] => {
+    checkCall();
+    call = undefined;
     const out = open ? [event({ type: 'content_block_stop', index: blocks - 1 })] : [];
     open = block.type as 'thinking' | 'text' | 'tool_use';
     out.push(event({ type: 'content_block_start', index: blocks++, content_block: block }));
@@ -134,13 +166,16 @@ export async function* toMessageEvents(generation: Generation, meta: MessageMeta
         continue;
       }
       if (item.type === 'tool_call') {
-        for (const opening of start({ type: 'tool_use', id: randomId('toolu_'), name: item.name, input: {} })) yield opening;
+        for (const opening of start({ type: 'tool_use', id: item.id ?? randomId('toolu_'), name: item.name, input: {} })) yield opening;
+        call = { name: item.name, args: '' };
         continue;
       }
       if (item.type === 'tool_arguments') {
+        if (call) call.args += item.text;
         yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'input_json_delta', partial_json: item.text } });
         continue;
       }
+      if (item.reason !== 'length') checkCall();
       // An empty reply still has its (empty) text block, as before any tool use.
       if (!open || open === 'thinking') for (const opening of start({ type: 'text', text: '' })) yield opening;
       yield event({ type: 'content_block_stop', index: blocks - 1 });

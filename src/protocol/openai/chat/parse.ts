@@ -3,7 +3,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat
  * @module
  */
-import type { ChatMessage, ChatRequest, ChatRole, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../../core/engine.ts';
+import type { ChatMessage, ChatRequest, ChatRole, ContentPart, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../../core/engine.ts';
 import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../../core/fields.ts';
 import { checkEnforceable, toGrammarSchema } from '../../../core/json-schema-support.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../../core/tool-specs.ts';
@@ -16,9 +16,14 @@ export interface ParsedChatCompletion {
 
 const ROLES: Record<string, ChatRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool' };
 
-/** Validates a chat completion body against the model it names; never mutates `body`. */
+/**
+ * Validates a chat completion body against the model it names; never mutates `body`. A remote
+ * model's server enforces its own limits and features: its request is checked for shape, not
+ * against what the local engines can do (images pass, schemas go as sent, no cap on `max_tokens`).
+ */
 export function parseChatCompletion(body: Readonly<Record<string, unknown>>, model: ModelInfo): ParsedChatCompletion {
-  const messages = parseMessages(body.messages);
+  const remote = model.upstream !== undefined;
+  const messages = parseMessages(body.messages, remote);
   const stream = optionalBoolean(body, 'stream') ?? false;
   const streamOptions = body.stream_options;
   if (streamOptions !== undefined && streamOptions !== null && !isRecord(streamOptions)) {
@@ -36,12 +41,19 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
   if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported by model '${model.id}'.`);
   const logitBias = parseLogitBias(body.logit_bias, model);
   const thinking = parseThinkingSwitch(body);
+  const maxTokens = parseMaxTokens(body, model);
+  // Hints a local model has no use for, passed on to a remote model's server (taken as they were
+  // before: a value that is not a string is ignored). `safety_identifier` is the newer name OpenAI
+  // gives the same opaque end-user id as `user`.
+  const user = [body.safety_identifier, body.user].find((value): value is string => typeof value === 'string' && value !== '');
+  const promptCacheKey = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
 
   return {
     chat: {
       model: model.id,
       messages,
-      maxTokens: parseMaxTokens(body, model),
+      maxTokens: maxTokens.value,
+      ...(maxTokens.set ? { maxTokensSet: true } : {}),
       temperature: optionalNumber(body, 'temperature', { min: 0, max: 2 }),
       topP: optionalNumber(body, 'top_p', { min: 0, max: 1 }),
       seed: optionalNumber(body, 'seed', { integer: true }),
@@ -52,6 +64,8 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
       ...(output ? { output } : {}),
       ...tools,
       ...(thinking !== undefined ? { thinking } : {}),
+      ...(user ? { user } : {}),
+      ...(promptCacheKey ? { promptCacheKey } : {}),
     },
     stream,
     includeUsage: stream && includeUsage,
@@ -93,13 +107,15 @@ function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): 
     return {};
   }
   if (!model.toolCalling) throw invalid('tools', `Tool calling is not supported by model '${model.id}'.`);
+  // A remote model's server checks the schemas itself; the local grammar's limits are not its.
+  const enforced = model.upstream === undefined;
   const tools: ToolSpec[] = list.map((tool, i) => {
     const at = `tools[${i}]`;
     if (!isRecord(tool)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(tool)}.`);
     if (tool.type !== 'function') throw invalid(`${at}.type`, `Invalid value: ${describe(tool.type)}. Supported values are: 'function'.`);
     const fn = tool.function;
     if (!isRecord(fn)) throw invalid(`${at}.function`, `Missing required parameter: '${at}.function'.`);
-    return toolSpec(fn.name, fn.description, fn.parameters, `${at}.function`, 'parameters');
+    return toolSpec(fn.name, fn.description, fn.parameters, `${at}.function`, 'parameters', { enforced });
   });
   checkUniqueNames(tools, 'tools');
   const toolChoice = parseToolChoice(choice);
@@ -133,20 +149,23 @@ function parseResponseFormat(format: unknown, model: ModelInfo): ChatRequest['ou
   const schema = spec.schema ?? {};
   if (!isRecord(schema)) throw invalid('response_format.json_schema.schema', `Invalid type for 'response_format.json_schema.schema': expected an object, but got ${describe(schema)}.`);
   const strict = optionalBoolean(spec, 'strict', 'response_format.json_schema.strict') ?? false;
+  // A remote model's server enforces the schema as sent.
+  if (model.upstream) return { kind: 'json_schema', schema, strict, name: spec.name };
   checkEnforceable(schema);
   return { kind: 'json_schema', schema: toGrammarSchema(schema) as Record<string, unknown>, strict };
 }
 
-function parseMaxTokens(body: Readonly<Record<string, unknown>>, model: ModelInfo): number {
+/** The cap, and whether the caller set it. A remote model's server holds it to its own limit. */
+function parseMaxTokens(body: Readonly<Record<string, unknown>>, model: ModelInfo): { value: number; set: boolean } {
   // max_completion_tokens is the current name; max_tokens the deprecated one many clients still send.
   const key = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
   const limit = model.maxOutputTokens ?? model.contextWindow;
   const value = optionalNumber(body, key, { integer: true, min: 1 });
-  if (value === undefined) return limit;
-  if (value > limit) {
+  if (value === undefined) return { value: limit, set: false };
+  if (value > limit && !model.upstream) {
     throw invalid(key, `${key} is too large: ${value}. This model supports at most ${limit} completion tokens, whereas you provided ${value}.`);
   }
-  return value;
+  return { value, set: true };
 }
 
 /**
@@ -167,7 +186,8 @@ function parseLogitBias(value: unknown, model: ModelInfo): ReadonlyMap<number, n
     bias.set(Number(key), entry);
   }
   if (bias.size === 0) return undefined;
-  if (!model.logitBias) throw invalid('logit_bias', `logit_bias is not supported by model '${model.id}': its engine cannot bias token choice.`);
+  // A remote model's server has its own token ids: it is sent the biases to apply (or refuse).
+  if (!model.logitBias && !model.upstream) throw invalid('logit_bias', `logit_bias is not supported by model '${model.id}': its engine cannot bias token choice.`);
   return bias;
 }
 
@@ -181,15 +201,15 @@ function parseStop(value: unknown): string[] {
   return (value as string[]).filter((s) => s.length > 0);
 }
 
-function parseMessages(value: unknown): ChatMessage[] {
+function parseMessages(value: unknown, remote: boolean): ChatMessage[] {
   return nameToolResults(
-    parseTurns(value),
+    parseTurns(value, remote),
     'messages[{i}]',
     (id) => `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (no call has id '${id}').`,
   );
 }
 
-function parseTurns(value: unknown): ChatMessage[] {
+function parseTurns(value: unknown, remote: boolean): ChatMessage[] {
   if (value === undefined || value === null) throw invalid('messages', `Missing required parameter: 'messages'.`);
   if (!Array.isArray(value)) throw invalid('messages', `Invalid type for 'messages': expected an array, but got ${describe(value)}.`);
   if (value.length === 0) throw invalid('messages', `Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.`);
@@ -204,7 +224,8 @@ function parseTurns(value: unknown): ChatMessage[] {
     if (!mapped) {
       throw invalid(`${at}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'developer', 'user', 'assistant' and 'tool'.`);
     }
-    const content = parseContent(message.content, `${at}.content`, mapped);
+    const { content, parts } = parseContent(message.content, `${at}.content`, mapped, remote);
+    if (parts) return { role: mapped, content, parts };
     if (mapped === 'tool') {
       if (typeof message.tool_call_id !== 'string') throw invalid(`${at}.tool_call_id`, `Missing required parameter: '${at}.tool_call_id'.`);
       return { role: mapped, content, toolCallId: message.tool_call_id };
@@ -230,21 +251,34 @@ function parseToolCalls(value: unknown, at: string): ToolCall[] {
   });
 }
 
-function parseContent(content: unknown, at: string, role: ChatRole): string {
-  if (typeof content === 'string') return content;
-  if ((content === null || content === undefined) && role === 'assistant') return '';
+/**
+ * A message's text, its parts joined; `parts` too where a user message to a remote model holds
+ * images (`image_url` parts, which only its server can read).
+ */
+function parseContent(content: unknown, at: string, role: ChatRole, remote: boolean): { content: string; parts?: ContentPart[] } {
+  if (typeof content === 'string') return { content };
+  if ((content === null || content === undefined) && role === 'assistant') return { content: '' };
   if (content === null || content === undefined) throw invalid(at, `Missing required parameter: '${at}'.`);
   if (!Array.isArray(content)) throw invalid(at, `Invalid type for '${at}': expected a string or an array of content parts, but got ${describe(content)}.`);
-  return content
-    .map((part, j) => {
-      const partAt = `${at}[${j}]`;
-      if (!isRecord(part)) throw invalid(partAt, `Invalid type for '${partAt}': expected an object, but got ${describe(part)}.`);
-      const key = part.type === 'text' ? 'text' : part.type === 'refusal' && role === 'assistant' ? 'refusal' : undefined;
-      if (!key) {
-        throw invalid(`${partAt}.type`, `Content parts of type ${describe(part.type)} are not supported: this model reads text only.`);
-      }
-      if (typeof part[key] !== 'string') throw invalid(`${partAt}.${key}`, `Missing required parameter: '${partAt}.${key}'.`);
-      return part[key] as string;
-    })
-    .join('\n');
+  const parts = content.map((part, j): ContentPart => {
+    const partAt = `${at}[${j}]`;
+    if (!isRecord(part)) throw invalid(partAt, `Invalid type for '${partAt}': expected an object, but got ${describe(part)}.`);
+    if (part.type === 'image_url' && remote && role === 'user') return { type: 'image', url: imageUrl(part.image_url, `${partAt}.image_url`) };
+    const key = part.type === 'text' ? 'text' : part.type === 'refusal' && role === 'assistant' ? 'refusal' : undefined;
+    if (!key) {
+      throw invalid(`${partAt}.type`, `Content parts of type ${describe(part.type)} are not supported: ${remote ? "this model's server is sent text and images only" : 'this model reads text only'}.`);
+    }
+    if (typeof part[key] !== 'string') throw invalid(`${partAt}.${key}`, `Missing required parameter: '${partAt}.${key}'.`);
+    return { type: 'text', text: part[key] as string };
+  });
+  const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+  return parts.some((part) => part.type === 'image') ? { content: text, parts } : { content: text };
+}
+
+/** An image part's URL: http(s), or a base64 `data:` URL (what every API that reads images takes). */
+function imageUrl(image: unknown, at: string): string {
+  const url = isRecord(image) ? image.url : undefined;
+  if (typeof url !== 'string') throw invalid(`${at}.url`, `Missing required parameter: '${at}.url'.`);
+  if (!/^https?:\/\//i.test(url) && !/^data:[^;,]+;base64,/i.test(url)) throw invalid(`${at}.url`, `Invalid '${at}.url': expected an http(s) URL or a base64 data URL.`);
+  return url;
 }

@@ -10,9 +10,9 @@ import { GatewayError } from '../../../core/errors.ts';
 import { randomId } from '../../../core/ids.ts';
 import { openAIErrorEvent, toOpenAIUsage } from '../wire.ts';
 
-/** OpenAI reports a matched stop sequence as plain `stop`. */
-export function toFinishReason(reason: FinishReason): 'stop' | 'length' | 'tool_calls' {
-  return reason === 'length' || reason === 'tool_calls' ? reason : 'stop';
+/** OpenAI reports a matched stop sequence as plain `stop`, and a refusal as `content_filter`. */
+export function toFinishReason(reason: FinishReason): 'stop' | 'length' | 'tool_calls' | 'content_filter' {
+  return reason === 'length' || reason === 'tool_calls' ? reason : reason === 'refusal' ? 'content_filter' : 'stop';
 }
 
 interface CompletionMeta {
@@ -41,7 +41,7 @@ export async function toChatCompletion(generation: Generation, meta: CompletionM
       continue;
     }
     if (event.type === 'tool_call') {
-      calls[event.index] = { id: randomId('call_'), type: 'function', function: { name: event.name, arguments: '' } };
+      calls[event.index] = { id: event.id ?? randomId('call_'), type: 'function', function: { name: event.name, arguments: '' } };
       continue;
     }
     if (event.type === 'tool_arguments') {
@@ -101,7 +101,7 @@ export async function* toChatCompletionChunks(generation: Generation, meta: Comp
         continue;
       }
       if (event.type === 'tool_call') {
-        const call = { index: event.index, id: randomId('call_'), type: 'function', function: { name: event.name, arguments: '' } };
+        const call = { index: event.index, id: event.id ?? randomId('call_'), type: 'function', function: { name: event.name, arguments: '' } };
         yield chunk([choice({ tool_calls: [call] })]);
         continue;
       }
