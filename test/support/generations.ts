@@ -52,3 +52,18 @@ export function toolCallEvents(promptTokens: number): GenerationEvent[] {
     { type: 'finish', reason: 'tool_calls', stopSequence: null, usage: { promptTokens, completionTokens: 30, cachedTokens: 0 } },
   ];
 }
+
+/**
+ * A generation over events as they come (a remote server's, read by a wire format's client side):
+ * its usage is the finish's once the finish is read, zero before, as the remote engine's is.
+ */
+export function generationFrom(events: AsyncIterable<GenerationEvent> | readonly GenerationEvent[]): Generation {
+  let usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+  const source = (async function* () {
+    for await (const event of events) {
+      if (event.type === 'finish') usage = event.usage;
+      yield event;
+    }
+  })();
+  return { promptTokens: 0, usage: () => usage, events: source, cancel: () => void source.return(undefined) };
+}

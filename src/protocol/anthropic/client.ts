@@ -1,0 +1,299 @@
+/**
+ * The Messages API's client side: how the gateway speaks it to a remote server that has it (the
+ * hosted API, another inpage-llm). The neutral request goes out as a Messages body (its system
+ * prompt hoisted, its turns made to alternate, its calls as `tool_use` blocks); the answer, whole
+ * or streamed, comes back as neutral events. Field paths in its refusals are those of the neutral
+ * request's messages, which are the caller's own for a chat completion.
+ * @see https://docs.anthropic.com/en/api/messages
+ * @module
+ */
+import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { describe, invalid, isRecord } from '../../core/fields.ts';
+import type { FinishReason, GenerationEvent, Usage } from '../../core/generation.ts';
+import type { SSEEvent } from '../../core/sse.ts';
+import type { UpstreamClient, UpstreamRequestOptions } from '../../core/wire.ts';
+
+type Json = Record<string, unknown>;
+interface Turn {
+  role: 'user' | 'assistant';
+  content: Json[];
+}
+
+/** The version asked of the server when the caller did not speak this API (and so sent none). */
+const ANTHROPIC_VERSION = '2023-06-01';
+
+/** Why a field cannot go, in the refusals' words. */
+const WHY = 'the upstream speaks the Anthropic Messages API';
+
+export const ANTHROPIC_CLIENT: UpstreamClient = {
+  flavour: 'anthropic',
+  chatPath: '/messages',
+  countPath: '/messages/count_tokens',
+  namesStopSequence: true,
+  headers(apiKey, caller) {
+    const headers = new Headers({ 'content-type': 'application/json' });
+    // Only a caller that spoke this API has a version and betas of its own to keep.
+    headers.set('anthropic-version', caller?.get('anthropic-version') ?? ANTHROPIC_VERSION);
+    const beta = caller?.get('anthropic-beta');
+    if (beta) headers.set('anthropic-beta', beta);
+    if (apiKey) headers.set('x-api-key', apiKey);
+    return headers;
+  },
+  chatBody: toMessagesBody,
+  countBody(request, model) {
+    const { max_tokens: _cap, stream: _stream, stop_sequences: _stops, temperature: _t, top_p: _p, top_k: _k, metadata: _m, output_config: _o, ...count } = toMessagesBody(request, { model, stream: false, defaultMaxTokens: 1 });
+    return count;
+  },
+  readCount(answer) {
+    const count = isRecord(answer) ? answer.input_tokens : undefined;
+    if (typeof count !== 'number') throw new GatewayError('internal', 'The upstream answered the token count without an input_tokens count.');
+    return count;
+  },
+  answer: fromMessage,
+  events: fromMessageEvents,
+};
+
+/**
+ * The neutral request as a Messages body for `model`. `defaultMaxTokens` is used when the caller
+ * set no cap (the API requires one). A 400 naming the field for what the API has no form of.
+ */
+export function toMessagesBody(request: ChatRequest, { model, stream, defaultMaxTokens }: UpstreamRequestOptions): Json {
+  if (request.logitBias) throw invalid('logit_bias', `logit_bias is not supported for this model: ${WHY}, which has no token ids to bias.`);
+  const { system, turns } = toTurns(request.messages);
+  const body: Json = { model, max_tokens: request.maxTokensSet ? request.maxTokens : defaultMaxTokens, messages: turns };
+  if (system) body.system = system;
+  const output = toOutputConfig(request.output);
+  if (output) body.output_config = output;
+  if (request.stop.length > 0) body.stop_sequences = request.stop;
+  // OpenAI takes 0..2, Anthropic 0..1. Both default to 1 and mean the same thing (the softmax
+  // temperature), so a value up to 1 carries over as is; above it, 1 is the closest Anthropic has.
+  // Scaling (t / 2) would instead make every ordinary request (t = 0.7, 1) colder than asked.
+  if (request.temperature !== undefined) body.temperature = Math.min(Math.max(request.temperature, 0), 1);
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.topK !== undefined) body.top_k = request.topK;
+  if (request.user) body.metadata = { user_id: request.user };
+  Object.assign(body, toTools(request));
+  if (stream) body.stream = true;
+  // OpenAI servers cache a prompt's beginning by themselves (`prompt_cache_key` only routes it);
+  // Anthropic caches only up to a block marked `cache_control`: a caller that asks for caching
+  // gets its whole prompt marked, so the next turn reads it from the upstream's cache.
+  if (request.promptCacheKey) markForCaching(turns);
+  return body;
+}
+
+/** Marks the last block of the last turn as the end of what Anthropic is to cache. */
+function markForCaching(turns: Turn[]): void {
+  const last = turns.at(-1)?.content.at(-1);
+  if (last) last.cache_control = { type: 'ephemeral' };
+}
+
+/**
+ * JSON output as Anthropic's structured output (`output_config.format`), which enforces a schema
+ * while decoding as OpenAI's `json_schema` does. A bare JSON object has no counterpart: it needs a schema.
+ */
+function toOutputConfig(output: ChatRequest['output']): Json | undefined {
+  if (!output) return undefined;
+  if (output.kind === 'json_object') {
+    throw invalid('response_format', `response_format of type 'json_object' is not supported for this model: ${WHY}, whose structured output needs a schema: use 'json_schema'.`);
+  }
+  if (Object.keys(output.schema).length === 0) throw invalid('response_format.json_schema.schema', `Missing required parameter: 'response_format.json_schema.schema'.`);
+  return { format: { type: 'json_schema', schema: output.schema } };
+}
+
+/** System messages become the top-level `system`; the rest become alternating turns. */
+function toTurns(messages: readonly ChatMessage[]): { system: string; turns: Turn[] } {
+  const system: string[] = [];
+  const turns: Turn[] = [];
+  messages.forEach((message, i) => {
+    if (message.role === 'system') {
+      system.push(message.content);
+      return;
+    }
+    const turn: Turn = message.role === 'tool' ? { role: 'user', content: [toolResult(message)] } : { role: message.role, content: message.role === 'user' ? userBlocks(message) : assistantBlocks(message, `messages[${i}]`) };
+    // Anthropic refuses empty text blocks, so a turn with nothing left in it is left out.
+    if (turn.content.length === 0) return;
+    // Anthropic wants the roles to alternate: consecutive tool results (and the user message after
+    // them) are one user turn there, as are any other neighbours of the same role.
+    const last = turns.at(-1);
+    if (last?.role === turn.role) last.content.push(...turn.content);
+    else turns.push(turn);
+  });
+  return { system: system.filter((text) => text !== '').join('\n\n'), turns };
+}
+
+const text = (value: string): Json[] => (value ? [{ type: 'text', text: value }] : []);
+
+function userBlocks(message: ChatMessage): Json[] {
+  if (!message.parts) return text(message.content);
+  return message.parts.flatMap((part) => (part.type === 'text' ? text(part.text) : [imageBlock(part.url)]));
+}
+
+/** An image by URL: a `data:` URL as base64 bytes, any other as a URL source. */
+function imageBlock(url: string): Json {
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return data ? { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } } : { type: 'image', source: { type: 'url', url } };
+}
+
+/** Text first, then one `tool_use` block per call, their ids kept so that the results find them. */
+function assistantBlocks(message: ChatMessage, at: string): Json[] {
+  return [...text(message.content), ...(message.toolCalls ?? []).map((call, k) => ({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments, `${at}.tool_calls[${k}].function.arguments`) }))];
+}
+
+/** Anthropic takes a call's input as an object; '' (a call without arguments, as some clients send it) is {}. */
+function toolInput(args: string, at: string): Json {
+  if (args === '') return {};
+  let input: unknown;
+  try {
+    input = JSON.parse(args);
+  } catch {
+    // Reported below, with the field named.
+  }
+  if (!isRecord(input)) throw invalid(at, `Invalid '${at}': expected a JSON object in a string, as the model produced it, but got ${describe(args)}.`);
+  return input;
+}
+
+function toolResult(message: ChatMessage): Json {
+  // `content` is optional there, and Anthropic refuses empty text: an empty result goes without it.
+  return { type: 'tool_result', tool_use_id: message.toolCallId, ...(message.content ? { content: message.content } : {}) };
+}
+
+/** `tools` and `tool_choice`; a choice is sent only where it is not the API's default. */
+function toTools(request: ChatRequest): Json {
+  if (!request.tools || request.tools.length === 0) return {};
+  const tools = request.tools.map((tool) => ({
+    name: tool.name,
+    ...(tool.description ? { description: tool.description } : {}),
+    input_schema: tool.parameters,
+  }));
+  const choice = request.toolChoice ?? 'auto';
+  let toolChoice: Json | undefined = choice === 'none' ? { type: 'none' } : choice === 'required' ? { type: 'any' } : typeof choice === 'object' ? { type: 'tool', name: choice.name } : undefined;
+  // Anthropic puts this switch on the choice ('none' has none: no calls, nothing to parallelise).
+  if (request.parallelToolCalls === false && toolChoice?.type !== 'none') toolChoice = { ...(toolChoice ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  return toolChoice ? { tools, tool_choice: toolChoice } : { tools };
+}
+
+/** A Map, not an object literal: an upstream's 'constructor' must not find Object.prototype's. */
+const FINISH_REASONS = new Map<unknown, FinishReason>([
+  ['end_turn', 'stop'],
+  ['stop_sequence', 'stop_sequence'],
+  // A server-tool loop paused: the turn ends here for a client that cannot resume it.
+  ['pause_turn', 'stop'],
+  ['max_tokens', 'length'],
+  // The reply ran out of room too, only against the context window instead of max_tokens.
+  ['model_context_window_exceeded', 'length'],
+  ['tool_use', 'tool_calls'],
+  ['refusal', 'refusal'],
+]);
+
+function toFinish(stopReason: unknown, stopSequence: unknown): { reason: FinishReason; stopSequence: string | null } {
+  const reason = FINISH_REASONS.get(stopReason) ?? 'stop';
+  return reason === 'stop_sequence' && typeof stopSequence === 'string' ? { reason, stopSequence } : { reason: reason === 'stop_sequence' ? 'stop' : reason, stopSequence: null };
+}
+
+/**
+ * Anthropic counts cached input apart from `input_tokens`: the prompt is their sum, and what was
+ * read from its cache is the neutral `cachedTokens`. Counts are cumulative: each report replaces
+ * the one before; one left out or null (message_delta often has output_tokens alone) keeps its last value.
+ */
+function readUsage(usage: unknown, into: Record<string, number>): void {
+  if (!isRecord(usage)) return;
+  for (const key of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens']) {
+    if (typeof usage[key] === 'number') into[key] = usage[key];
+  }
+}
+
+function toUsage(counts: Record<string, number>): Usage {
+  const count = (key: string) => counts[key] ?? 0;
+  return { promptTokens: count('input_tokens') + count('cache_creation_input_tokens') + count('cache_read_input_tokens'), completionTokens: count('output_tokens'), cachedTokens: count('cache_read_input_tokens') };
+}
+
+/**
+ * A whole message as neutral events: text, each call with its id and arguments, the finish.
+ * Thinking and server-tool blocks have no neutral form for a remote model's answer: only text and
+ * client tool calls cross.
+ */
+export function fromMessage(message: unknown): GenerationEvent[] {
+  if (!isRecord(message) || message.type !== 'message' || !Array.isArray(message.content)) {
+    throw new GatewayError('internal', 'The upstream answered with something that is not an Anthropic message.');
+  }
+  const events: GenerationEvent[] = [];
+  let calls = 0;
+  for (const block of message.content) {
+    if (!isRecord(block)) continue;
+    if (block.type === 'text' && typeof block.text === 'string' && block.text) events.push({ type: 'text', text: block.text });
+    if (block.type === 'tool_use') {
+      const index = calls++;
+      events.push({ type: 'tool_call', index, name: String(block.name), id: String(block.id) });
+      events.push({ type: 'tool_arguments', index, text: JSON.stringify(block.input ?? {}) });
+    }
+  }
+  const counts: Record<string, number> = {};
+  readUsage(message.usage, counts);
+  events.push({ type: 'finish', ...toFinish(message.stop_reason, message.stop_sequence), usage: toUsage(counts) });
+  return events;
+}
+
+/** An Anthropic error type as the neutral error that carries it on (mid-stream: no status of its own to pass). */
+const ERROR_STATUSES = new Map<unknown, number>([
+  ['invalid_request_error', 400],
+  ['authentication_error', 401],
+  ['permission_error', 403],
+  ['not_found_error', 404],
+  ['request_too_large', 413],
+  ['rate_limit_error', 429],
+  // OpenAI's callers know an overloaded server as a 503's service_unavailable_error.
+  ['overloaded_error', 503],
+]);
+
+/**
+ * The named-event stream as neutral events, each yielded as soon as it can be made, the finish at
+ * `message_stop`. An `error` event, data that is not a JSON object, or an end before message_stop throws.
+ */
+export async function* fromMessageEvents(events: AsyncIterable<SSEEvent>): AsyncGenerator<GenerationEvent> {
+  const counts: Record<string, number> = {};
+  /** Anthropic numbers all content blocks; the neutral events number tool calls alone: block index -> call index. */
+  const callIndex = new Map<number, number>();
+  let finish: ReturnType<typeof toFinish> | undefined;
+  for await (const event of events) {
+    let data: Json;
+    try {
+      const parsed: unknown = JSON.parse(event.data);
+      if (!isRecord(parsed)) throw new TypeError('not an object');
+      data = parsed;
+    } catch {
+      throw new GatewayError('internal', `The upstream sent an event that is not a JSON object: ${event.data.slice(0, 200)}`);
+    }
+    const type = data.type ?? event.event;
+    if (type === 'error') {
+      const error = isRecord(data.error) ? data.error : {};
+      const message = typeof error.message === 'string' ? error.message : 'The upstream failed while streaming.';
+      throw new GatewayError('upstream_error', message, { upstream: { status: ERROR_STATUSES.get(error.type) ?? 500 } });
+    }
+    if (type === 'message_start') {
+      readUsage(isRecord(data.message) ? data.message.usage : undefined, counts);
+    } else if (type === 'content_block_start') {
+      const block = isRecord(data.content_block) ? data.content_block : {};
+      if (block.type !== 'tool_use' || typeof data.index !== 'number') continue;
+      const index = callIndex.size;
+      callIndex.set(data.index, index);
+      yield { type: 'tool_call', index, name: String(block.name), id: String(block.id) };
+    } else if (type === 'content_block_delta') {
+      const delta = isRecord(data.delta) ? data.delta : {};
+      if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text) yield { type: 'text', text: delta.text };
+      const index = typeof data.index === 'number' ? callIndex.get(data.index) : undefined;
+      // Fragments of a server tool's input (no entry in callIndex) stay upstream, as do thinking deltas.
+      if (delta.type === 'input_json_delta' && index !== undefined && typeof delta.partial_json === 'string' && delta.partial_json) yield { type: 'tool_arguments', index, text: delta.partial_json };
+    } else if (type === 'message_delta') {
+      readUsage(data.usage, counts);
+      const delta = isRecord(data.delta) ? data.delta : {};
+      if (delta.stop_reason && !finish) finish = toFinish(delta.stop_reason, delta.stop_sequence);
+    } else if (type === 'message_stop') {
+      // A server that never sent a stop_reason still ends its answer here.
+      yield { type: 'finish', ...(finish ?? { reason: 'stop', stopSequence: null }), usage: toUsage(counts) };
+      return;
+    }
+    // `ping` and whatever else Anthropic adds carry nothing for the neutral events.
+  }
+  throw new GatewayError('upstream_unreachable', 'The upstream stream ended early: it closed before message_stop.');
+}
