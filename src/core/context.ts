@@ -1,8 +1,46 @@
-/** What the gateway hands each endpoint handler. @module */
-import type { Engine, ModelInfo } from './engine.ts';
+/**
+ * What the gateway hands each endpoint handler: the request, its caller, and the chat path, which
+ * answers a neutral request with neutral events whatever serves it (a local engine, a remote
+ * model's server, a fallback). A handler parses, asks the chat path, and renders.
+ * @module
+ */
+import type { ChatRequest, Engine, ModelInfo } from './engine.ts';
+import type { Generation } from './generation.ts';
 import type { ModelScope } from './models.ts';
 import type { RemoteState } from './remote-state.ts';
-import type { WireDescriptor } from './wire.ts';
+import type { Flavour, WireDescriptor } from './wire.ts';
+
+/** What a chat endpoint's parser makes of its body for one model. */
+export interface ParsedChat {
+  readonly chat: ChatRequest;
+  readonly stream: boolean;
+}
+
+/**
+ * A request in an API that a remote model's server may speak too: then it is sent there as it came
+ * (only `model` renamed) and its answer passed back byte for byte, the fast path.
+ */
+export interface PassThroughRoute {
+  readonly flavour: Flavour;
+  /** Below the server's base URL, e.g. `/chat/completions`. */
+  readonly path: string;
+}
+
+export interface ChatPathOptions {
+  readonly passThrough?: PassThroughRoute;
+  /**
+   * The caller's API reports which stop string ended an answer: a remote server whose API cannot
+   * say is not given the strings, the gateway matches them itself.
+   */
+  readonly namesStop?: boolean;
+}
+
+/** The chat path's answer: the generation and the parse it answers, or a remote server's own answer passed through. */
+export type ChatAnswer<P extends ParsedChat> =
+  | { readonly generation: Generation; readonly model: ModelInfo; readonly parsed: P; readonly passed?: undefined }
+  | { readonly passed: Response };
+
+export type CountAnswer = { readonly count: number; readonly passed?: undefined } | { readonly passed: Response };
 
 export interface RequestContext {
   readonly request: Request;
@@ -29,6 +67,21 @@ export interface RequestContext {
   readonly respondBy?: number;
   /** Where the remote models among `models` run and whether they can be reached now, by id. */
   remoteStates(models: readonly ModelInfo[]): Promise<ReadonlyMap<string, RemoteState>>;
+  /**
+   * The chat path: the chat model named `model` (as this caller may see it), or when it cannot be
+   * served here and now its fallback, answering the request `parse` makes of the body for it
+   * (parsed again for a fallback, whose limits are its own). Resolves once the engine has read the
+   * prompt or the server's headers came, so that an early failure is still an HTTP error. The
+   * response the handler returns is told who served it (`x-inpage-llm-served-by` and the others).
+   */
+  generate<P extends ParsedChat>(model: string, parse: (model: ModelInfo) => P, options?: ChatPathOptions): Promise<ChatAnswer<P>>;
+  /** The prompt's exact token count for the request `parse` makes, as `generate` would read it. */
+  countTokens(model: string, parse: (model: ModelInfo) => ChatRequest, options?: Pick<ChatPathOptions, 'passThrough'>): Promise<CountAnswer>;
+  /**
+   * A request for a model of `kind` that only a local engine or a server of the same API answers
+   * (embeddings): `local` for a local model, the body passed through for a remote one.
+   */
+  forward(model: string, kind: ModelInfo['kind'], passThrough: PassThroughRoute, local: (model: ModelInfo) => Promise<Response>): Promise<Response>;
 }
 
 export type Handler = (context: RequestContext) => Promise<Response>;

@@ -63,6 +63,8 @@ export interface UpstreamAnswer {
   /** Its `retry-after` and `x-should-retry` headers, passed on as they came. */
   readonly retryAfter?: string;
   readonly shouldRetry?: string;
+  /** The upstream URL that answered (`x-inpage-llm-upstream`). */
+  readonly url?: string;
 }
 
 export class GatewayError extends Error implements GatewayErrorData {

@@ -15,11 +15,11 @@ import * as openai from '../protocol/openai/routes.ts';
 import { chatCompletions } from '../protocol/openai/chat/routes.ts';
 import { createResponsesRoutes } from '../protocol/openai/responses/routes.ts';
 import { createMemoryResponseStore, type ResponseStore } from '../protocol/openai/responses/store.ts';
-import { createRemoteRouter, type Endpoint } from '../remote/remote-router.ts';
+import { createRemoteEngine } from '../remote/remote-engine.ts';
 import { authenticate, createKeyTable, type ApiKey } from './auth.ts';
 import { renderError } from './error-answer.ts';
 import { wireOf } from '../protocol/wires.ts';
-import { serveModelRequest, SERVED_HEADERS } from './model-routing.ts';
+import { chatPath, SERVED_HEADERS, tellServed, type Served } from './chat-path.ts';
 import { DEFAULT_BASE_URL } from './base-url.ts';
 
 export interface GatewayOptions {
@@ -78,17 +78,15 @@ interface Route {
   readonly methods: Readonly<Record<string, Handler>>;
   /** Matches `path` exactly, or `path/{rest}` when true. */
   readonly withRest?: boolean;
-  /** An endpoint that names a model: its POST may be forwarded to a remote model or to a fallback. */
-  readonly endpoint?: Endpoint;
 }
 
 /** The endpoints whose handlers need nothing of the gateway's own (`/responses` is added per gateway). */
 const ROUTES: Readonly<Record<string, Route>> = {
-  '/chat/completions': { methods: { POST: chatCompletions }, endpoint: 'chat' },
-  '/embeddings': { methods: { POST: openai.embeddings }, endpoint: 'embeddings' },
+  '/chat/completions': { methods: { POST: chatCompletions } },
+  '/embeddings': { methods: { POST: openai.embeddings } },
   // Before '/messages', which would otherwise match it as a path with a rest.
-  '/messages/count_tokens': { methods: { POST: anthropic.countTokens }, endpoint: 'count_tokens' },
-  '/messages': { methods: { POST: anthropic.messages }, endpoint: 'messages' },
+  '/messages/count_tokens': { methods: { POST: anthropic.countTokens } },
+  '/messages': { methods: { POST: anthropic.messages } },
   '/models': { methods: { GET: (ctx) => MODEL_LISTS[ctx.wire.flavour](ctx) }, withRest: true },
 };
 
@@ -101,10 +99,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const base = parseBase(options.baseUrl ?? DEFAULT_BASE_URL);
   const keys = createKeyTable(options.apiKeys);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
-  const remote = createRemoteRouter(options.fetch ? { fetch: options.fetch } : {});
-  // A Responses request is answered by the chat completion path, remote models and fallbacks included.
+  const remote = createRemoteEngine(options.fetch ? { fetch: options.fetch } : {});
+  // A Responses request is answered by the chat completion path, remote models and fallbacks
+  // included; never passed through (its body is not one a chat completion server takes).
   const responses = createResponsesRoutes(options.responseStore ?? createMemoryResponseStore(), (ctx, body) =>
-    serveModelRequest({ ...ctx, body: async () => body }, 'chat', chatCompletions, remote),
+    chatCompletions({ ...ctx, body: async () => body, generate: (model, parse, chat) => ctx.generate(model, parse, { ...chat, passThrough: undefined }) }),
   );
   const routes: Readonly<Record<string, Route>> = {
     ...ROUTES,
@@ -137,7 +136,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       const scope = authenticate(request.headers, wire, keys);
       let body: Promise<Record<string, unknown>> | undefined;
-      const context: RequestContext = {
+      const served: Served = {};
+      const shared: Omit<RequestContext, keyof ReturnType<typeof chatPath>> = {
         request,
         requestId,
         wire,
@@ -151,8 +151,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...(respondBy !== undefined ? { respondBy } : {}),
         signal,
       };
-      if (route.endpoint) return await serveModelRequest(context, route.endpoint, handler, remote);
-      return await handler(context);
+      const context: RequestContext = { ...shared, ...chatPath(shared, remote, served) };
+      return tellServed(await handler(context), served);
     } catch (error) {
       return renderError(signal.aborted ? abortReason(signal) : GatewayError.from(error), wire, requestId);
     }

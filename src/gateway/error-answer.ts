@@ -22,6 +22,7 @@ export function toErrorAnswer(error: GatewayError, wire: WireDescriptor, request
     // An upstream's own answer: its retry advice as it gave it, none where it gave none.
     if (error.upstream.retryAfter !== undefined) headers['retry-after'] = error.upstream.retryAfter;
     if (error.upstream.shouldRetry !== undefined) headers['x-should-retry'] = error.upstream.shouldRetry;
+    if (error.upstream.url !== undefined) headers['x-inpage-llm-upstream'] = error.upstream.url;
   } else {
     // Tell the SDKs not to retry what cannot succeed on retry (they retry 408/409/429/5xx by default).
     headers['x-should-retry'] = String(error.retryable);

@@ -94,7 +94,8 @@ describe('/responses for a remote model whose upstream speaks only OpenAI chat c
     expect(sent).toEqual([
       {
         url: `${scripted.url}/chat/completions`,
-        body: { model: 'scripted-model', max_completion_tokens: 20, temperature: 0, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi.' }] },
+        // `max_tokens`: what every OpenAI-compatible server reads (llama.cpp's ignores `max_completion_tokens`).
+        body: { model: 'scripted-model', max_tokens: 20, temperature: 0, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi.' }] },
       },
     ]);
     // The stored response continues the conversation: its answer is the assistant turn of the next.

@@ -5,9 +5,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { readUpstreamFailure, renderUpstreamFailure, type UpstreamFailure } from './upstream-errors.ts';
+import { renderError } from '../gateway/error-answer.ts';
+import { WIRES } from '../protocol/wires.ts';
+import { readUpstreamFailure, toUpstreamError, type UpstreamFailure } from './upstream-errors.ts';
 
 const URL_ = 'http://10.0.0.7:8000/v1';
+
+/** A failure as the gateway answers it, in the caller's flavour (its descriptor renders the error). */
+const renderUpstreamFailure = (failure: UpstreamFailure, flavour: 'openai' | 'anthropic', requestId: string) => renderError(toUpstreamError(failure, URL_), WIRES[flavour], requestId);
+
 const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 

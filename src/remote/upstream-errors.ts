@@ -5,6 +5,7 @@
  * status (so it raises the same error class) and the upstream's retry advice.
  * @module
  */
+import { GatewayError } from '../core/errors.ts';
 
 /** An upstream's non-2xx response, read into one shape, whatever server sent it (OpenAI, Anthropic, vLLM, llama.cpp, Ollama bodies, plain text, HTML, empty). */
 export interface UpstreamFailure {
@@ -44,42 +45,22 @@ export async function readUpstreamFailure(response: Response, url: string): Prom
   };
 }
 
-/** That failure as a Response in the caller's flavour ('openai' | 'anthropic'), with the upstream's status kept (a 422 stays 422, a 529 stays 529), retry-after / x-should-retry kept, and a message that says it came from the upstream (name the URL) followed by the upstream's own message. */
-export function renderUpstreamFailure(failure: UpstreamFailure, flavour: 'openai' | 'anthropic', requestId: string): Response {
-  // Only an error status can be passed on as one (a 3xx or 2xx here would read as success).
-  const status = failure.status >= 400 && failure.status <= 599 ? failure.status : 502;
-  const body =
-    flavour === 'anthropic'
-      ? { type: 'error', error: { type: anthropicType(status), message: failure.message }, request_id: requestId }
-      : { error: { message: failure.message, type: openAIType(status), param: null, code: failure.code ?? null } };
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (failure.retryAfter !== undefined) headers['retry-after'] = failure.retryAfter;
-  if (failure.shouldRetry !== undefined) headers['x-should-retry'] = failure.shouldRetry;
-  return new Response(JSON.stringify(body), { status, headers });
-}
-
-/** openai-node picks its class from the status alone; the type follows OpenAI's own use (PROTOCOL §9.1). */
-function openAIType(status: number): string {
-  if (status === 429) return 'rate_limit_error';
-  if (status === 503) return 'service_unavailable_error';
-  return status >= 500 ? 'server_error' : 'invalid_request_error';
-}
-
-/** Anthropic's documented types by status (PROTOCOL §9.2). */
-function anthropicType(status: number): string {
-  const types: Record<number, string> = {
-    401: 'authentication_error',
-    402: 'billing_error',
-    403: 'permission_error',
-    404: 'not_found_error',
-    408: 'timeout_error',
-    409: 'conflict_error',
-    413: 'request_too_large',
-    429: 'rate_limit_error',
-    504: 'timeout_error',
-    529: 'overloaded_error',
-  };
-  return types[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+/**
+ * That failure as the error its caller gets, in the caller's own API (the gateway renders it with
+ * the caller's descriptor): the upstream's status kept (a 422 stays 422, a 529 stays 529, a status
+ * that is not an error becomes 502), retry-after / x-should-retry kept, and a message that says it
+ * came from the upstream (naming the URL) followed by the upstream's own message.
+ */
+export function toUpstreamError(failure: UpstreamFailure, url: string): GatewayError {
+  return new GatewayError('upstream_error', failure.message, {
+    upstream: {
+      status: failure.status,
+      url,
+      ...(failure.code !== undefined && { code: failure.code }),
+      ...(failure.retryAfter !== undefined && { retryAfter: failure.retryAfter }),
+      ...(failure.shouldRetry !== undefined && { shouldRetry: failure.shouldRetry }),
+    },
+  });
 }
 
 /** The body as text, reading at most MAX_BODY_BYTES: an error page is no reason to read a stream to its end. */

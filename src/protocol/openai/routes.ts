@@ -9,10 +9,11 @@ import { toOpenAIModel, toOpenAIModelList } from './models.ts';
 
 export async function embeddings(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
-  const model = findModel(ctx.models, requiredString(body, 'model'), ctx.scope, 'embedding');
-  const parsed = parseEmbeddings(body, model);
-  const result = await ctx.engine.embed({ model: model.id, input: parsed.input }, { signal: ctx.signal });
-  return jsonResponse(toEmbeddingsResponse(result, parsed, model.id));
+  return ctx.forward(requiredString(body, 'model'), 'embedding', { flavour: 'openai', path: '/embeddings' }, async (model) => {
+    const parsed = parseEmbeddings(body, model);
+    const result = await ctx.engine.embed({ model: model.id, input: parsed.input }, { signal: ctx.signal });
+    return jsonResponse(toEmbeddingsResponse(result, parsed, model.id));
+  });
 }
 
 export async function models(ctx: RequestContext): Promise<Response> {

@@ -293,6 +293,8 @@ const RENAMES: readonly (readonly [RegExp, string])[] = [
  * the chat path's complaints about `messages` are about `input`.
  */
 export function inResponsesTerms(error: GatewayError): GatewayError {
+  // A remote server's own words are passed on as it said them.
+  if (error.upstream) return error;
   const rename = (text: string) => RENAMES.reduce((out, [pattern, to]) => out.replace(pattern, to), text).replace(/text\.format\.($|[^a-z])/g, 'text.format$1');
   if (error.param === undefined && !RENAMES.some(([pattern]) => new RegExp(pattern.source).test(error.message))) return error;
   return new GatewayError(error.code, rename(error.message), {
