@@ -100,11 +100,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const keys = createKeyTable(options.apiKeys);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const remote = createRemoteEngine(options.fetch ? { fetch: options.fetch } : {});
-  // A Responses request is answered by the chat completion path, remote models and fallbacks
-  // included; never passed through (its body is not one a chat completion server takes).
-  const responses = createResponsesRoutes(options.responseStore ?? createMemoryResponseStore(), (ctx, body) =>
-    chatCompletions({ ...ctx, body: async () => body, generate: (model, parse, chat) => ctx.generate(model, parse, { ...chat, passThrough: undefined }) }),
-  );
+  const responses = createResponsesRoutes(options.responseStore ?? createMemoryResponseStore());
   const routes: Readonly<Record<string, Route>> = {
     ...ROUTES,
     '/responses': { methods: { POST: responses.post, GET: responses.get, DELETE: responses.delete }, withRest: true },

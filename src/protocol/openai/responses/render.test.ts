@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../core/errors.ts';
 import type { GenerationEvent } from '../../../core/generation.ts';
-import type { SSEEvent } from '../../../core/sse.ts';
 import { generationOf, toolCallEvents } from '../../../../test/support/generations.ts';
 import { expectWellFormedEvents, type ResponsesEvent } from '../../../../test/support/responses-events.ts';
-import { toChatCompletion, toChatCompletionChunks } from '../chat/render.ts';
-import { fromChatChunks, fromChatCompletion, toResponseUsage, type ResponseMeta } from './render.ts';
+import { toResponse, toResponseEvents, toResponseUsage, type ResponseMeta } from './render.ts';
 import type { ResponseObject } from './store.ts';
 
 const ECHO = { instructions: null, metadata: {}, max_output_tokens: null, tools: [], tool_choice: 'auto', text: { format: { type: 'text' }, verbosity: 'medium' } };
@@ -15,42 +13,29 @@ const PROMPT_TOKENS = 9;
 const text = (...pieces: string[]): GenerationEvent[] => pieces.map((piece) => ({ type: 'text', text: piece }));
 const finish = (reason: 'stop' | 'length' | 'tool_calls', completionTokens: number): GenerationEvent => ({ type: 'finish', reason, stopSequence: null, usage: { promptTokens: PROMPT_TOKENS, completionTokens, cachedTokens: 0 } });
 
-/**
- * One answer as the chat path gives it both ways: its `chat.completion`, and its chunk stream as
- * `/chat/completions` writes it for the Responses route (usage asked for), read back as SSE events.
- */
-async function chatAnswer(events: readonly GenerationEvent[]) {
-  const meta = { id: 'chatcmpl-1', created: 1_763_000_000, model: 'tiny-chat' };
-  const completion = await toChatCompletion(generationOf(events, { promptTokens: PROMPT_TOKENS }).generation, meta);
-  const chunks: SSEEvent[] = [];
-  for await (const message of toChatCompletionChunks(generationOf(events, { promptTokens: PROMPT_TOKENS }).generation, meta, true)) chunks.push({ data: message.data });
-  return { completion, chunks };
-}
-
-async function* from(chunks: readonly SSEEvent[], failure?: unknown): AsyncGenerator<SSEEvent> {
-  yield* chunks;
-  if (failure !== undefined) throw failure;
-}
+/** The whole response for a generation of these events. */
+const whole = (events: readonly GenerationEvent[], meta = META) => toResponse(generationOf(events, { promptTokens: PROMPT_TOKENS }).generation, meta);
 
 /**
- * The Responses events for a chunk stream, each checked to carry its own name as `type`, and the
- * whole checked as a client reads it (test/support/responses-events.ts), whatever else a test checks.
+ * The Responses events for a generation of these events (then `failure`, if given), each checked
+ * to carry its own name as `type`, and the whole checked as a client reads it
+ * (test/support/responses-events.ts), whatever else a test checks.
  */
-async function responsesEvents(chunks: AsyncIterable<SSEEvent>) {
+async function responsesEvents(events: readonly GenerationEvent[], failure?: unknown) {
   const finals: ResponseObject[] = [];
-  const events: ResponsesEvent[] = [];
-  for await (const message of fromChatChunks(chunks, META, async (response) => void finals.push(response))) {
+  const out: ResponsesEvent[] = [];
+  for await (const message of toResponseEvents(generationOf(events, { promptTokens: PROMPT_TOKENS, error: failure }).generation, META, async (response) => void finals.push(response))) {
     const data = JSON.parse(message.data) as ResponsesEvent;
     expect(data.type).toBe(message.event);
-    events.push(data);
+    out.push(data);
   }
-  expectWellFormedEvents(events);
-  return { events, types: events.map((e) => e.type), finals };
+  expectWellFormedEvents(out);
+  return { events: out, types: out.map((e) => e.type), finals };
 }
 
 /**
- * What a response is apart from what is random or timed: its items' ids, its calls' ids (each run
- * of the chat path draws its own) and when it completed.
+ * What a response is apart from what is random or timed: its items' ids, its calls' ids (each
+ * rendering draws its own) and when it completed.
  */
 function withoutIds(response: ResponseObject) {
   const { completed_at, output, ...rest } = response;
@@ -58,10 +43,9 @@ function withoutIds(response: ResponseObject) {
   return { ...rest, output: output.map(({ id, ...item }) => (expect(typeof id).toBe('string'), 'call_id' in item ? { ...item, call_id: expect.stringMatching(/^call_/) } : item)) };
 }
 
-describe('fromChatCompletion', () => {
+describe('toResponse', () => {
   it('makes a completed response with one message item of the text, and the usage in Responses terms', async () => {
-    const { completion } = await chatAnswer([...text('Hello', ' there'), finish('stop', 2)]);
-    const response = fromChatCompletion(completion, META);
+    const response = await whole([...text('Hello', ' there'), finish('stop', 2)]);
     expect(response).toEqual({
       id: 'resp_test',
       object: 'response',
@@ -83,33 +67,36 @@ describe('fromChatCompletion', () => {
   });
 
   it('makes a function_call item per tool call, and no message when there is no text', async () => {
-    const { completion } = await chatAnswer(toolCallEvents(PROMPT_TOKENS));
-    const calls = completion.choices[0]!.message.tool_calls!;
-    const response = fromChatCompletion(completion, META);
+    const response = await whole(toolCallEvents(PROMPT_TOKENS));
     expect(response.status).toBe('completed');
     expect(response.output).toEqual([
-      { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', arguments: '{"city": "Paris"}', call_id: calls[0]!.id, name: 'get_weather' },
-      { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', arguments: '{}', call_id: calls[1]!.id, name: 'now' },
+      { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', arguments: '{"city": "Paris"}', call_id: expect.stringMatching(/^call_/), name: 'get_weather' },
+      { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', arguments: '{}', call_id: expect.stringMatching(/^call_/), name: 'now' },
     ]);
     expect(response.output[0]!.id).not.toBe(response.output[1]!.id);
+    expect(response.output[0]!.call_id).not.toBe(response.output[1]!.call_id);
     expect(response.usage).toMatchObject({ input_tokens: 9, output_tokens: 30, total_tokens: 39 });
   });
 
+  it('keeps the ids a remote model’s server gave its calls', async () => {
+    const events: GenerationEvent[] = [{ type: 'tool_call', index: 0, name: 'now', id: 'toolu_A' }, { type: 'tool_arguments', index: 0, text: '{}' }, finish('tool_calls', 3)];
+    expect((await whole(events)).output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'toolu_A' })]);
+    const { events: streamed } = await responsesEvents(events);
+    expect((streamed.at(-1)!.response as ResponseObject).output[0]).toMatchObject({ call_id: 'toolu_A' });
+  });
+
   it('puts text before the calls that follow it', async () => {
-    const { completion } = await chatAnswer([...text('Let me look.'), ...toolCallEvents(PROMPT_TOKENS)]);
-    expect(fromChatCompletion(completion, META).output.map((item) => item.type)).toEqual(['message', 'function_call', 'function_call']);
+    expect((await whole([...text('Let me look.'), ...toolCallEvents(PROMPT_TOKENS)])).output.map((item) => item.type)).toEqual(['message', 'function_call', 'function_call']);
   });
 
   it('leaves a response cut by the token cap incomplete, for max_output_tokens', async () => {
-    const { completion } = await chatAnswer([...text('Once', ' upon'), finish('length', 2)]);
-    const response = fromChatCompletion(completion, META);
+    const response = await whole([...text('Once', ' upon'), finish('length', 2)]);
     expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [{ type: 'message', status: 'incomplete' }] });
     expect(response.completed_at).toEqual(expect.any(Number));
   });
 
   it('marks only the item the cap cut incomplete: a call cut after whole text', async () => {
-    const { completion } = await chatAnswer([...text('Let me look.'), { type: 'tool_call', index: 0, name: 'get_weather' }, { type: 'tool_arguments', index: 0, text: '{"city": ' }, finish('length', 20)]);
-    const response = fromChatCompletion(completion, META);
+    const response = await whole([...text('Let me look.'), { type: 'tool_call', index: 0, name: 'get_weather' }, { type: 'tool_arguments', index: 0, text: '{"city": ' }, finish('length', 20)]);
     expect(response.status).toBe('incomplete');
     expect(response.output).toMatchObject([
       { type: 'message', status: 'completed' },
@@ -118,29 +105,29 @@ describe('fromChatCompletion', () => {
   });
 
   it('gives an empty answer one empty message', async () => {
-    const { completion } = await chatAnswer([finish('stop', 0)]);
-    expect(fromChatCompletion(completion, META).output).toEqual([expect.objectContaining({ type: 'message', content: [{ type: 'output_text', text: '', annotations: [], logprobs: [] }] })]);
+    expect((await whole([finish('stop', 0)])).output).toEqual([expect.objectContaining({ type: 'message', content: [{ type: 'output_text', text: '', annotations: [], logprobs: [] }] })]);
   });
 
   it('repeats the request’s echoed fields and the chain it continues', async () => {
-    const { completion } = await chatAnswer([...text('Hi'), finish('stop', 1)]);
     const echo = { ...ECHO, instructions: 'Be brief.', temperature: 0, metadata: { a: 'b' } };
-    expect(fromChatCompletion(completion, { ...META, previousResponseId: 'resp_0', store: false, echo })).toMatchObject({ ...echo, previous_response_id: 'resp_0', store: false });
+    expect(await whole([...text('Hi'), finish('stop', 1)], { ...META, previousResponseId: 'resp_0', store: false, echo })).toMatchObject({ ...echo, previous_response_id: 'resp_0', store: false });
   });
 
-  it('is an internal error for a completion with no choice', () => {
-    expect(() => fromChatCompletion({ choices: [] }, META)).toThrow(GatewayError);
+  it('is an internal error for a generation that ends without a finish, and a failure as it came', async () => {
+    await expect(whole(text('Hi'))).rejects.toMatchObject({ code: 'internal', message: 'The generation ended without a finish.' });
+    const failure = new GatewayError('context_length_exceeded', 'Too long.', { param: 'messages' });
+    await expect(toResponse(generationOf([], { promptTokens: 0, error: failure }).generation, META)).rejects.toBe(failure);
   });
 
   it('reports no usage as zeros', () => {
-    expect(toResponseUsage(undefined)).toEqual({ input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 });
+    expect(toResponseUsage({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 })).toEqual({ input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 });
   });
 });
 
-describe('fromChatChunks: the event sequence', () => {
+describe('toResponseEvents: the event sequence', () => {
   it('writes a text answer as message item, content part, text deltas, then their done events and response.completed', async () => {
-    const { chunks } = await chatAnswer([...text('Hello', ' there', '!'), finish('stop', 3)]);
-    const { events, types } = await responsesEvents(from(chunks));
+    const answer = [...text('Hello', ' there', '!'), finish('stop', 3)];
+    const { events, types } = await responsesEvents(answer);
     expect(types).toEqual([
       'response.created',
       'response.in_progress',
@@ -163,8 +150,8 @@ describe('fromChatChunks: the event sequence', () => {
   });
 
   it('writes two tool calls as two function_call items, each added, its argument deltas, then done', async () => {
-    const { chunks } = await chatAnswer(toolCallEvents(PROMPT_TOKENS));
-    const { events, types } = await responsesEvents(from(chunks));
+    const answer = toolCallEvents(PROMPT_TOKENS);
+    const { events, types } = await responsesEvents(answer);
     expect(types).toEqual([
       'response.created',
       'response.in_progress',
@@ -188,8 +175,8 @@ describe('fromChatChunks: the event sequence', () => {
   });
 
   it('closes the message before the calls that follow its text', async () => {
-    const { chunks } = await chatAnswer([...text('Let me look.'), ...toolCallEvents(PROMPT_TOKENS)]);
-    const { events, types } = await responsesEvents(from(chunks));
+    const answer = [...text('Let me look.'), ...toolCallEvents(PROMPT_TOKENS)];
+    const { events, types } = await responsesEvents(answer);
     expect(types.slice(2, 9)).toEqual([
       'response.output_item.added',
       'response.content_part.added',
@@ -202,8 +189,8 @@ describe('fromChatChunks: the event sequence', () => {
   });
 
   it('gives an empty answer an empty message item, with no deltas', async () => {
-    const { chunks } = await chatAnswer([finish('stop', 0)]);
-    const { events, types } = await responsesEvents(from(chunks));
+    const answer = [finish('stop', 0)];
+    const { events, types } = await responsesEvents(answer);
     expect(types).toEqual([
       'response.created',
       'response.in_progress',
@@ -218,18 +205,18 @@ describe('fromChatChunks: the event sequence', () => {
   });
 
   it('ends a response cut by the token cap with response.incomplete', async () => {
-    const { chunks } = await chatAnswer([...text('Once', ' upon'), finish('length', 2)]);
-    const { events, types } = await responsesEvents(from(chunks));
+    const answer = [...text('Once', ' upon'), finish('length', 2)];
+    const { events, types } = await responsesEvents(answer);
     expect(types.at(-1)).toBe('response.incomplete');
     expect(types).not.toContain('response.completed');
     expect(events.at(-1)!.response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [{ status: 'incomplete' }] });
   });
 
   it('hands the final response to onFinal once, before the event that carries it', async () => {
-    const { chunks } = await chatAnswer([...text('Hi'), finish('stop', 1)]);
+    const answer = [...text('Hi'), finish('stop', 1)];
     const finals: ResponseObject[] = [];
     const seen: string[] = [];
-    for await (const message of fromChatChunks(from(chunks), META, async (response) => void finals.push(response))) {
+    for await (const message of toResponseEvents(generationOf(answer, { promptTokens: PROMPT_TOKENS }).generation, META, async (response) => void finals.push(response))) {
       seen.push(`${message.event}:${finals.length}`);
     }
     expect(seen.at(-2)).toBe('response.output_item.done:0');
@@ -238,7 +225,7 @@ describe('fromChatChunks: the event sequence', () => {
   });
 });
 
-describe('fromChatChunks: the final response equals fromChatCompletion’s for the same answer', () => {
+describe('toResponseEvents: the final response equals toResponse’s for the same answer', () => {
   it.each<[string, GenerationEvent[]]>([
     ['text', [...text('Hello', ' there'), finish('stop', 2)]],
     ['an empty answer', [finish('stop', 0)]],
@@ -247,34 +234,29 @@ describe('fromChatChunks: the final response equals fromChatCompletion’s for t
     ['text, then tool calls', [...text('Let me look.'), ...toolCallEvents(PROMPT_TOKENS)]],
     ['text, then a call cut by the cap', [...text('Let me look.'), { type: 'tool_call', index: 0, name: 'get_weather' }, { type: 'tool_arguments', index: 0, text: '{"city": ' }, finish('length', 20)]],
   ])('%s', async (_, generation) => {
-    const { completion, chunks } = await chatAnswer(generation);
-    const { events, finals } = await responsesEvents(from(chunks));
+    const { events, finals } = await responsesEvents(generation);
     const streamed = events.at(-1)!.response as ResponseObject;
     expect(finals).toEqual([streamed]);
-    expect(withoutIds(streamed)).toEqual(withoutIds(fromChatCompletion(completion, META)));
+    expect(withoutIds(streamed)).toEqual(withoutIds(await whole(generation)));
   });
 });
 
-describe('fromChatChunks: failures end the stream with one error event', () => {
-  it('turns an in-band {"error":…} chunk into an error event, and stores nothing', async () => {
-    const { chunks } = await chatAnswer([...text('Hello', ' there'), finish('stop', 2)]);
-    const failure = { data: JSON.stringify({ error: { message: 'The engine failed mid-generation.', type: 'server_error', param: null, code: null }, usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } }) };
-    const { events, types, finals } = await responsesEvents(from([...chunks.slice(0, 2), failure, ...chunks.slice(2)]));
+describe('toResponseEvents: failures end the stream with one error event', () => {
+  it('turns a failure after the first events into an error event, and stores nothing', async () => {
+    const { events, types, finals } = await responsesEvents(text('Hello'), new GatewayError('internal', 'The engine failed mid-generation.'));
     expect(types).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'error']);
     expect(events.at(-1)).toEqual({ type: 'error', sequence_number: 5, code: 'server_error', message: 'The engine failed mid-generation.', param: null });
     expect(finals).toEqual([]);
   });
 
-  it('keeps an in-band error’s own code and param', async () => {
-    const failure = { data: JSON.stringify({ error: { message: 'Too long.', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }) };
-    const { events } = await responsesEvents(from([failure]));
+  it('keeps a failure’s own code and param, as OpenAI names them', async () => {
+    const { events } = await responsesEvents([], new GatewayError('context_length_exceeded', 'Too long.', { param: 'messages' }));
     expect(events.map((e) => e.type)).toEqual(['response.created', 'response.in_progress', 'error']);
     expect(events.at(-1)).toMatchObject({ code: 'context_length_exceeded', message: 'Too long.', param: 'messages' });
   });
 
   it('turns a stream cut before its finish into an error event', async () => {
-    const { chunks } = await chatAnswer([...text('Hello', ' there'), finish('stop', 2)]);
-    const { events, types, finals } = await responsesEvents(from(chunks.slice(0, 3)));
+    const { events, types, finals } = await responsesEvents(text('Hello'));
     expect(types.at(-1)).toBe('error');
     expect(types.filter((t) => t === 'error')).toHaveLength(1);
     expect(types).not.toContain('response.completed');
@@ -283,16 +265,16 @@ describe('fromChatChunks: failures end the stream with one error event', () => {
   });
 
   it('turns a stream that breaks (the connection, a reader) into an error event with the failure’s code', async () => {
-    const { chunks } = await chatAnswer([...text('Hello', ' there'), finish('stop', 2)]);
     const broken = new GatewayError('upstream_unreachable', 'The upstream broke off the stream.');
-    const { events, types } = await responsesEvents(from(chunks.slice(0, 2), broken));
+    const { events, types } = await responsesEvents(text('Hello'), broken);
     expect(types.at(-1)).toBe('error');
     expect(events.at(-1)).toMatchObject({ code: 'upstream_unreachable', message: 'The upstream broke off the stream.', param: null });
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
   });
 
-  it('turns a chunk that is not JSON into an error event, not a thrown stream', async () => {
-    const { types } = await responsesEvents(from([{ data: '{"choices": [' }]));
+  it('turns a failure that is not the gateway’s own into a server_error event, not a thrown stream', async () => {
+    const { events, types } = await responsesEvents([], new TypeError('terminated'));
     expect(types).toEqual(['response.created', 'response.in_progress', 'error']);
+    expect(events.at(-1)).toMatchObject({ code: 'server_error', message: 'terminated' });
   });
 });

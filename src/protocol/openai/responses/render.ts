@@ -1,15 +1,17 @@
 /**
- * Responses API answers made from chat completions: the `response` object from a
- * `chat.completion`, and the documented event sequence (`response.created` … `response.completed`)
- * from a `chat.completion.chunk` stream, with `sequence_number`s and item ids that line up as
- * `openai`'s `responses.stream` checks them.
+ * Responses API answers rendered from the neutral generation's events, as a chat completion's
+ * are: the documented event sequence (`response.created` … `response.completed`), with
+ * `sequence_number`s and item ids that line up as `openai`'s `responses.stream` checks them, and
+ * the `response` object, which is that sequence's last, so the two always agree.
  * @see https://platform.openai.com/docs/api-reference/responses/object
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  * @module
  */
 import { GatewayError } from '../../../core/errors.ts';
+import type { FinishReason, Generation, Usage } from '../../../core/generation.ts';
 import { randomId } from '../../../core/ids.ts';
-import type { SSEEvent, SSEMessage } from '../../../core/sse.ts';
+import type { SSEMessage } from '../../../core/sse.ts';
+import { toOpenAIErrorBody } from '../wire.ts';
 import type { ResponseObject } from './store.ts';
 
 /** What a response object repeats of its request, and what it is called. */
@@ -27,23 +29,19 @@ export interface ResponseMeta {
 
 type Item = { readonly id: string } & Record<string, unknown>;
 
-interface ChatUsage {
-  readonly prompt_tokens: number;
-  readonly completion_tokens: number;
-  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
-  readonly completion_tokens_details?: { readonly reasoning_tokens?: number };
-}
-
-export function toResponseUsage(usage: ChatUsage | null | undefined) {
-  const input = usage?.prompt_tokens ?? 0;
-  const output = usage?.completion_tokens ?? 0;
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? 0;
-  return { input_tokens: input, input_tokens_details: { cached_tokens: cached }, output_tokens: output, output_tokens_details: { reasoning_tokens: reasoning }, total_tokens: input + output };
+/** Usage in Responses terms: `input_tokens` include the cached ones, as chat completions' prompt tokens do. */
+export function toResponseUsage({ promptTokens, completionTokens, cachedTokens, reasoningTokens }: Usage) {
+  return {
+    input_tokens: promptTokens,
+    input_tokens_details: { cached_tokens: cachedTokens },
+    output_tokens: completionTokens,
+    output_tokens_details: { reasoning_tokens: reasoningTokens ?? 0 },
+    total_tokens: promptTokens + completionTokens,
+  };
 }
 
 /** The response object in a given state; `output` and `usage` are the caller's. */
-function responseObject(meta: ResponseMeta, status: 'in_progress' | 'completed' | 'incomplete', output: readonly Item[], usage: ChatUsage | null): ResponseObject {
+function responseObject(meta: ResponseMeta, status: 'in_progress' | 'completed' | 'incomplete', output: readonly Item[], usage: Usage | null): ResponseObject {
   return {
     id: meta.id,
     object: 'response',
@@ -88,56 +86,32 @@ const reasoningItem = (id: string, text: string, status: string, summary: boolea
 });
 
 /** `length` (the token cap or the context window) leaves a response incomplete, as the real API does. */
-const statusOf = (finish: unknown) => (finish === 'length' ? 'incomplete' : 'completed');
+const statusOf = (finish: FinishReason) => (finish === 'length' ? 'incomplete' : 'completed');
 
-interface ChatCompletion {
-  readonly choices: readonly {
-    readonly finish_reason: string | null;
-    readonly message: { readonly content: string | null; readonly reasoning_content?: string | null; readonly tool_calls?: readonly { id: string; function: { name: string; arguments: string } }[] };
-  }[];
-  readonly usage?: ChatUsage;
-}
-
-/** A whole `chat.completion` as a response: a message item for its text, a function_call item per call. */
-export function fromChatCompletion(completion: ChatCompletion, meta: ResponseMeta): ResponseObject {
-  const choice = completion.choices[0];
-  if (!choice) throw new GatewayError('internal', 'The chat completion has no choice.');
-  const status = statusOf(choice.finish_reason);
-  const output: Item[] = [];
-  const text = choice.message.content ?? '';
-  const calls = choice.message.tool_calls ?? [];
-  const thought = choice.message.reasoning_content ?? '';
-  // A reply cut while thinking has nothing else: its reasoning item is the one the cap cut.
-  if (thought) output.push(reasoningItem(randomId('rs_'), thought, text || calls.length > 0 ? 'completed' : status, meta.summary));
-  // The cap cuts the item being written, the last: those before it are whole, as in the stream.
-  if (text || calls.length === 0) output.push(messageItem(randomId('msg_'), text, calls.length === 0 ? status : 'completed'));
-  calls.forEach((call, i) => output.push(callItem(randomId('fc_'), call.id, call.function.name, call.function.arguments, i === calls.length - 1 ? status : 'completed')));
-  return responseObject(meta, status, output, completion.usage ?? null);
-}
+/** One step of a response being written: an event for a stream, or the final response last. */
+type Step = { readonly event: SSEMessage } | { readonly final: ResponseObject; readonly event: SSEMessage };
 
 /**
- * Chat completion chunks (as SSE events) in, Responses events out. The last event is
- * `response.completed` or `response.incomplete` with the whole response, which `onFinal` gets
- * first (to store it before a client that read it can ask for it); a failure becomes an `error`
- * event, after which the stream ends.
+ * The generation as Responses events, the final response last: thinking as a reasoning item, text
+ * as a message item, each call as a function_call item, closed in order as the next begins. The
+ * token cap cuts the item being written, the last: those before it are whole. Throws when the
+ * generation fails (its caller says so as its API does).
  */
-export async function* fromChatChunks(chunks: AsyncIterable<SSEEvent>, meta: ResponseMeta, onFinal: (response: ResponseObject) => Promise<void>): AsyncGenerator<SSEMessage> {
+async function* responseSteps(generation: Generation, meta: ResponseMeta): AsyncGenerator<Step> {
   let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>): SSEMessage => ({ event: type, data: JSON.stringify({ type, sequence_number: sequence++, ...fields }) });
+  const event = (type: string, fields: Record<string, unknown>): Step => ({ event: { event: type, data: JSON.stringify({ type, sequence_number: sequence++, ...fields }) } });
   const output: Item[] = [];
   /** The message item being written, and its text so far. */
   let message: { index: number; id: string; text: string } | undefined;
   /** The reasoning item being written (a thinking model's thinking comes first), and its text so far. */
   let thought: { index: number; id: string; text: string } | undefined;
-  /** Calls by their chunk index: their output index, ids, name and arguments so far. */
+  /** Calls by their index in the generation: their output index, ids, name and arguments so far. */
   const calls = new Map<number, { index: number; id: string; callId: string; name: string; args: string }>();
-  let finish: string | null = null;
-  let usage: ChatUsage | null = null;
 
   yield event('response.created', { response: responseObject(meta, 'in_progress', [], null) });
   yield event('response.in_progress', { response: responseObject(meta, 'in_progress', [], null) });
 
-  function* closeMessage(status: string): Generator<SSEMessage> {
+  function* closeMessage(status: string): Generator<Step> {
     if (!message) return;
     const { index, id, text } = message;
     const part = { type: 'output_text', text, annotations: [], logprobs: [] };
@@ -147,7 +121,7 @@ export async function* fromChatChunks(chunks: AsyncIterable<SSEEvent>, meta: Res
     yield event('response.output_item.done', { output_index: index, item: output[index] });
     message = undefined;
   }
-  function* closeThought(status: string): Generator<SSEMessage> {
+  function* closeThought(status: string): Generator<Step> {
     if (!thought) return;
     const { index, id, text } = thought;
     const part = { type: 'reasoning_text', text };
@@ -164,14 +138,14 @@ export async function* fromChatChunks(chunks: AsyncIterable<SSEEvent>, meta: Res
     yield event('response.output_item.done', { output_index: index, item: output[index] });
     thought = undefined;
   }
-  function* openThought(): Generator<SSEMessage> {
+  function* openThought(): Generator<Step> {
     const index = output.length;
     thought = { index, id: randomId('rs_'), text: '' };
     output.push(reasoningItem(thought.id, '', 'in_progress', false));
     yield event('response.output_item.added', { output_index: index, item: { id: thought.id, type: 'reasoning', status: 'in_progress', summary: [], content: [] } });
     yield event('response.content_part.added', { item_id: thought.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
   }
-  function* openMessage(): Generator<SSEMessage> {
+  function* openMessage(): Generator<Step> {
     yield* closeThought('completed');
     const index = output.length;
     message = { index, id: randomId('msg_'), text: '' };
@@ -180,70 +154,84 @@ export async function* fromChatChunks(chunks: AsyncIterable<SSEEvent>, meta: Res
     yield event('response.content_part.added', { item_id: message.id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
   }
 
+  for (;;) {
+    const next = await generation.events.next();
+    if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
+    const item = next.value;
+    if (item.type === 'reasoning') {
+      if (!item.text) continue;
+      if (!thought) yield* openThought();
+      thought!.text += item.text;
+      yield event('response.reasoning_text.delta', { item_id: thought!.id, output_index: thought!.index, content_index: 0, delta: item.text });
+      continue;
+    }
+    if (item.type === 'text') {
+      if (!item.text) continue;
+      if (!message) yield* openMessage();
+      message!.text += item.text;
+      yield event('response.output_text.delta', { item_id: message!.id, output_index: message!.index, content_index: 0, delta: item.text, logprobs: [] });
+      continue;
+    }
+    if (item.type === 'tool_call') {
+      yield* closeThought('completed');
+      yield* closeMessage('completed');
+      const call = { index: output.length, id: randomId('fc_'), callId: item.id ?? randomId('call_'), name: item.name, args: '' };
+      calls.set(item.index, call);
+      output.push(callItem(call.id, call.callId, call.name, '', 'in_progress'));
+      yield event('response.output_item.added', { output_index: call.index, item: callItem(call.id, call.callId, call.name, '', 'in_progress') });
+      continue;
+    }
+    if (item.type === 'tool_arguments') {
+      const call = calls.get(item.index);
+      if (!call || !item.text) continue;
+      call.args += item.text;
+      yield event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta: item.text });
+      continue;
+    }
+    const status = statusOf(item.reason);
+    // Thinking cut by the cap is the last item, and the one left incomplete.
+    if (thought && calls.size === 0 && !message && status === 'incomplete') yield* closeThought(status);
+    if (!message && calls.size === 0) yield* openMessage();
+    yield* closeMessage(status);
+    for (const call of calls.values()) {
+      yield event('response.function_call_arguments.done', { item_id: call.id, output_index: call.index, arguments: call.args, name: call.name });
+      output[call.index] = callItem(call.id, call.callId, call.name, call.args, call.index === output.length - 1 ? status : 'completed');
+      yield event('response.output_item.done', { output_index: call.index, item: output[call.index] });
+    }
+    const response = responseObject(meta, status, output, item.usage);
+    const last = event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
+    yield { final: response, event: last.event };
+    return;
+  }
+}
+
+/** The whole response object (a request without `stream`). */
+export async function toResponse(generation: Generation, meta: ResponseMeta): Promise<ResponseObject> {
   try {
-    for await (const sse of chunks) {
-      if (sse.data === '[DONE]') break;
-      const chunk = JSON.parse(sse.data) as {
-        error?: { message?: string; code?: string | null; param?: string | null };
-        choices?: { delta?: { content?: string | null; reasoning_content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
-        usage?: ChatUsage | null;
-      };
-      if (chunk.error) {
-        yield event('error', { code: chunk.error.code ?? 'server_error', message: chunk.error.message ?? 'The generation failed.', param: chunk.error.param ?? null });
-        return;
-      }
-      if (chunk.usage) usage = chunk.usage;
-      const choice = chunk.choices?.[0];
-      if (!choice) continue;
-      const delta = choice.delta ?? {};
-      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') {
-        if (!thought) yield* openThought();
-        thought!.text += delta.reasoning_content;
-        yield event('response.reasoning_text.delta', { item_id: thought!.id, output_index: thought!.index, content_index: 0, delta: delta.reasoning_content });
-      }
-      if (typeof delta.content === 'string' && delta.content !== '') {
-        if (!message) yield* openMessage();
-        message!.text += delta.content;
-        yield event('response.output_text.delta', { item_id: message!.id, output_index: message!.index, content_index: 0, delta: delta.content, logprobs: [] });
-      }
-      for (const piece of delta.tool_calls ?? []) {
-        let call = calls.get(piece.index);
-        if (!call) {
-          yield* closeThought('completed');
-          yield* closeMessage('completed');
-          call = { index: output.length, id: randomId('fc_'), callId: piece.id ?? randomId('call_'), name: piece.function?.name ?? '', args: '' };
-          calls.set(piece.index, call);
-          output.push(callItem(call.id, call.callId, call.name, '', 'in_progress'));
-          yield event('response.output_item.added', { output_index: call.index, item: callItem(call.id, call.callId, call.name, '', 'in_progress') });
-        }
-        const args = piece.function?.arguments ?? '';
-        if (args) {
-          call.args += args;
-          yield event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta: args });
-        }
-      }
-      if (choice.finish_reason) finish = choice.finish_reason;
+    for await (const step of responseSteps(generation, meta)) if ('final' in step) return step.final;
+    throw new GatewayError('internal', 'The generation ended without a finish.');
+  } finally {
+    await generation.events.return?.(undefined);
+  }
+}
+
+/**
+ * The event stream. The last event is `response.completed` or `response.incomplete` with the whole
+ * response, which `onFinal` gets first (to store it before a client that read it can ask for it);
+ * a failure becomes an `error` event with the OpenAI code of the failure, after which the stream ends.
+ */
+export async function* toResponseEvents(generation: Generation, meta: ResponseMeta, onFinal: (response: ResponseObject) => Promise<void>): AsyncGenerator<SSEMessage> {
+  let sequence = 0;
+  try {
+    for await (const step of responseSteps(generation, meta)) {
+      sequence++;
+      if ('final' in step) await onFinal(step.final);
+      yield step.event;
     }
   } catch (error) {
-    const failure = GatewayError.from(error);
-    yield event('error', { code: failure.code, message: failure.message, param: failure.param ?? null });
-    return;
+    const { message, param, code } = toOpenAIErrorBody(GatewayError.from(error)).error;
+    yield { event: 'error', data: JSON.stringify({ type: 'error', sequence_number: sequence, code: code ?? 'server_error', message, param }) };
+  } finally {
+    await generation.events.return?.(undefined);
   }
-  if (finish === null) {
-    yield event('error', { code: 'server_error', message: 'The generation ended without a finish.', param: null });
-    return;
-  }
-  const status = statusOf(finish);
-  // Thinking cut by the cap is the last item, and the one left incomplete.
-  if (thought && calls.size === 0 && !message && status === 'incomplete') yield* closeThought(status);
-  if (!message && calls.size === 0) yield* openMessage();
-  yield* closeMessage(status);
-  for (const call of calls.values()) {
-    yield event('response.function_call_arguments.done', { item_id: call.id, output_index: call.index, arguments: call.args, name: call.name });
-    output[call.index] = callItem(call.id, call.callId, call.name, call.args, call.index === output.length - 1 ? status : 'completed');
-    yield event('response.output_item.done', { output_index: call.index, item: output[call.index] });
-  }
-  const response = responseObject(meta, status, output, usage);
-  await onFinal(response);
-  yield event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
 }

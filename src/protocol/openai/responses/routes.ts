@@ -1,23 +1,21 @@
 /**
  * `/responses` as gateway handlers: create (JSON or the event stream), retrieve, delete, cancel and
- * the input items of a stored response. A create is answered by the chat completion path (`chat`,
- * which the gateway hands in: local engine, remote model or fallback, as for `/chat/completions`),
- * its answer translated back.
+ * the input items of a stored response. A create is parsed into the neutral request (by way of a
+ * chat completion body: see parse), answered by the chat path as `/chat/completions` is (local
+ * engine, remote model or fallback), and rendered from the same events.
  * @module
  */
 import { jsonResponse, type RequestContext } from '../../../core/context.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { invalid, requiredString } from '../../../core/fields.ts';
 import { randomId } from '../../../core/ids.ts';
-import { readSSEEvents, SSE_HEADERS, toSSEStream } from '../../../core/sse.ts';
+import { SSE_HEADERS, toSSEStream } from '../../../core/sse.ts';
+import { parseChatCompletion } from '../chat/parse.ts';
 import { OPENAI } from '../wire.ts';
 import { resolveReferences, toChatMessages, toWireItem, type ConversationItem } from './items.ts';
-import { fromChatChunks, fromChatCompletion, type ResponseMeta } from './render.ts';
+import { toResponse, toResponseEvents, type ResponseMeta } from './render.ts';
 import { inResponsesTerms, parseResponsesRequest } from './request.ts';
 import { outputItems, type ResponseObject, type ResponseStore } from './store.ts';
-
-/** Answers a chat completion body as `POST /chat/completions` would, for the model it names. */
-export type ChatPath = (ctx: RequestContext, body: Record<string, unknown>) => Promise<Response>;
 
 export interface ResponsesRoutes {
   post(ctx: RequestContext): Promise<Response>;
@@ -25,7 +23,7 @@ export interface ResponsesRoutes {
   delete(ctx: RequestContext): Promise<Response>;
 }
 
-export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): ResponsesRoutes {
+export function createResponsesRoutes(store: ResponseStore): ResponsesRoutes {
   /**
    * A stored response this caller may see: one made by a model its key may not use is reported as
    * absent, as such a model is, so a key limited to some models cannot read others' conversations.
@@ -57,14 +55,16 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
     const conversation = [...context, ...input];
     const messages = [...(parsed.instructions ? [{ role: 'system', content: parsed.instructions }] : []), ...toChatMessages(conversation, context.length)];
 
-    let answer: Response;
+    const chat = { ...parsed.chat, messages };
+    let answer: Awaited<ReturnType<typeof ctx.generate>>;
     try {
-      answer = await chat(ctx, { ...parsed.chat, messages });
+      // The chat completion's checks, in this API's words (`max_output_tokens`, `input`).
+      answer = await ctx.generate(model, (served) => parseChatCompletion(chat, served));
     } catch (error) {
       throw inResponsesTerms(GatewayError.from(error));
     }
-    // A remote model's failure, already in the OpenAI shape this API shares.
-    if (!answer.ok) return answer;
+    if (answer.passed) throw new GatewayError('internal', 'A Responses request was passed through.');
+    const { generation } = answer;
     const meta: ResponseMeta = {
       id: randomId('resp_'),
       createdAt: Math.floor(Date.now() / 1000),
@@ -77,33 +77,12 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
     const keep = async (response: ResponseObject) => {
       if (parsed.store) await store.put({ response, context: conversation, input });
     };
-    const headers = servedHeaders(answer);
     if (!parsed.stream) {
-      const response = fromChatCompletion((await answer.json()) as Parameters<typeof fromChatCompletion>[0], meta);
+      const response = await toResponse(generation, meta);
       await keep(response);
-      return jsonResponse(response, 200, headers);
+      return jsonResponse(response);
     }
-    // Cancelling the translated stream cancels the chat stream under it, which stops the engine:
-    // through a reader held here, at once, whether a read is waiting for the next token or not.
-    const reader = answer.body?.getReader();
-    const chunks = reader
-      ? new ReadableStream<Uint8Array>(
-          {
-            async pull(controller) {
-              const next = await reader.read();
-              if (next.done) controller.close();
-              else controller.enqueue(next.value);
-            },
-            cancel: (reason) => reader.cancel(reason),
-          },
-          { highWaterMark: 0 },
-        )
-      : null;
-    const events = fromChatChunks(readSSEEvents(chunks), meta, keep);
-    return new Response(
-      toSSEStream(events, () => void reader?.cancel().catch(() => {}), OPENAI.keepAlive),
-      { headers: { ...SSE_HEADERS, ...headers } },
-    );
+    return new Response(toSSEStream(toResponseEvents(generation, meta, keep), generation.cancel, OPENAI.keepAlive), { headers: SSE_HEADERS });
   }
 
   /** `GET /responses/{id}/input_items`: newest first unless `order=asc`, paged by `after` and `limit`. */
@@ -145,11 +124,4 @@ export function createResponsesRoutes(store: ResponseStore, chat: ChatPath): Res
       return jsonResponse({ id, object: 'response', deleted: true });
     },
   };
-}
-
-/** The gateway's headers about who served the chat answer, kept on the translated one. */
-function servedHeaders(answer: Response): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of answer.headers) if (name.startsWith('x-inpage-llm-')) headers[name] = value;
-  return headers;
 }
