@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { createNodeEngine, serveGateway, writeTinyModels, type GatewayServer } from '../src/node/index.ts';
+import { startScriptedUpstream } from '../test/support/scripted-upstream.ts';
 import { expect, startRuntime, test } from './fixtures.ts';
 
 const UPSTREAM_KEY = 'sk-upstream-only-in-the-config';
@@ -131,4 +132,48 @@ test('a local model that cannot run here falls back to the remote one, and the a
   expect(alone.status).toBe(503);
   expect(alone.headers['x-inpage-llm-served-by']).toBeUndefined();
   expect(JSON.parse(alone.body)).toMatchObject({ error: { type: 'service_unavailable_error', code: 'model_unavailable' } });
+});
+
+test('a change of keys in the service worker changes who is let in, not what it knows of its remote servers', async ({ context }) => {
+  // A scripted upstream (test/support): a real server cannot be made to stream this slowly on demand.
+  const scripted = await startScriptedUpstream({ cors: true });
+  try {
+    const [OLD, NEW] = ['sk-old-key-aaaa-0001', 'sk-new-key-bbbb-0002'];
+    scripted.reply = () => ({ chunks: Array.from({ length: 60 }, (_, i) => ` w${i}`), chunkDelayMs: 150 });
+    const models = [{ engine: 'remote', id: 'slow-far', upstream: { baseURL: scripted.url, model: 'scripted-model' } }] as const;
+    const host = await context.newPage();
+    await startRuntime(host, { inPage: false, apiKeys: [OLD, NEW], models: [...models] });
+    const guest = await context.newPage();
+    await startRuntime(guest, { inPage: false, apiKeys: [NEW], models: [...models] });
+
+    // A stream from the guest through the service worker, read on in the background.
+    const began = await guest.evaluate(async (key) => {
+      const response = await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'slow-far', stream: true, messages: [{ role: 'user', content: 'Go.' }] }),
+      });
+      Object.assign(window, { streamed: response.text() });
+      return response.status;
+    }, NEW);
+    expect(began).toBe(200);
+
+    // The host leaves; the guest takes over and offers its own keys: the old one is turned away.
+    await host.close();
+    const statusWith = (key: string) => guest.evaluate(async (k) => (await fetch('/v1/models', { headers: { authorization: `Bearer ${k}` } })).status, key);
+    await expect.poll(() => statusWith(OLD), { timeout: 15_000 }).toBe(401);
+
+    // The same gateway, and its pool: the stream begun under the old keys is counted in flight.
+    const upstreams = await guest.evaluate(async (key) => {
+      const listing = (await (await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { id: string; remote?: { upstreams: { in_flight: number; state: string }[] } }[] };
+      return listing.data.find((m) => m.id === 'slow-far')?.remote?.upstreams;
+    }, NEW);
+    expect(upstreams).toEqual([expect.objectContaining({ state: 'up', in_flight: 1 })]);
+    // And it runs to its end.
+    const text = await guest.evaluate(() => (window as unknown as { streamed: Promise<string> }).streamed);
+    expect(text).toContain(' w59');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  } finally {
+    await scripted.close();
+  }
 });

@@ -72,6 +72,12 @@ export interface Gateway {
   /** True when `url` is under the base URL, i.e. the gateway should answer it. */
   handles(url: string | URL): boolean;
   readonly baseUrl: string;
+  /**
+   * Replaces the accepted keys (none: every caller is let in) for the requests that come after.
+   * Only the key table changes: what the gateway learnt (remote servers' health, their requests in
+   * flight, its response store) stays, and requests already running go on.
+   */
+  setApiKeys(keys: readonly ApiKey[] | undefined): void;
 }
 
 interface Route {
@@ -97,7 +103,7 @@ const EXPOSED_HEADERS = `x-request-id, request-id, retry-after, x-should-retry, 
 
 export function createGateway(options: GatewayOptions): Gateway {
   const base = parseBase(options.baseUrl ?? DEFAULT_BASE_URL);
-  const keys = createKeyTable(options.apiKeys);
+  let keys = createKeyTable(options.apiKeys);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const remote = createRemoteEngine(options.fetch ? { fetch: options.fetch } : {});
   const responses = createResponsesRoutes(options.responseStore ?? createMemoryResponseStore());
@@ -179,6 +185,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     baseUrl: base.text,
     handles: (url) => pathOf(new URL(url)) !== null,
+    setApiKeys(apiKeys) {
+      keys = createKeyTable(apiKeys);
+    },
     async fetch(request, runtime = {}) {
       const requestId = randomId('req_');
       const deadline = withDeadline(request, runtime.respondWithin);

@@ -59,16 +59,15 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
     hostAlive: async (id) => (await self.clients.get(id)) !== undefined,
   });
 
-  // One store for every gateway this worker builds, in the database the pages' fetch shims share.
-  const responseStore = createIndexedDBResponseStore();
-  const build = (apiKeys: readonly ApiKey[] | undefined): Gateway =>
-    // Bodies come from the app's pages: read whole (a Request here never shows its Content-Length).
-    createGateway({ engine: connection, baseUrl, apiKeys, readBodyWhole: true, responseStore });
+  // One gateway for the worker's life: a change of keys changes its key table, not the gateway, so
+  // what it has learnt (remote servers' health and requests in flight) is kept. Its store is in the
+  // database the pages' fetch shims share. Bodies come from the app's pages: read whole (a Request
+  // here never shows its Content-Length).
+  const gateway: Gateway = createGateway({ engine: connection, baseUrl, readBodyWhole: true, responseStore: createIndexedDBResponseStore() });
   // Keys are kept in Cache Storage: a restarted service worker must not answer before it knows them.
   let apiKeys: Promise<readonly ApiKey[] | undefined> = loadApiKeys();
-  let gateway: Promise<Gateway> = apiKeys.then(build);
-  // Scope tests are pure and independent of keys: one gateway built for this base answers them.
-  const scope = build(undefined);
+  /** Settles once the keys in force are the gateway's: requests wait for it. */
+  let keysInForce: Promise<void> = apiKeys.then((keys) => gateway.setApiKeys(keys));
 
   let lastKeys: string | undefined;
   /** The host offers its keys with every port: rebuild the gateway only when they changed. */
@@ -99,7 +98,7 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
           () => offered,
           () => offered,
         );
-        gateway = apiKeys.then(build);
+        keysInForce = apiKeys.then((keys) => gateway.setApiKeys(keys));
       }
     },
     unlink: (reason, code) => connection.detach(reason, code),
@@ -110,7 +109,7 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
     const { request } = event;
     // The worker's own script (and an imported copy of it) always comes from the network.
     if (new URL(request.url).pathname === new URL(self.location.href).pathname) return;
-    if (scope.handles(request.url)) event.respondWith(gateway.then((g) => g.fetch(request, { respondWithin })));
+    if (gateway.handles(request.url)) event.respondWith(keysInForce.then(() => gateway.fetch(request, { respondWithin })));
   });
 
   self.addEventListener('message', (event) => {
@@ -120,7 +119,7 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
     event.waitUntil(channel.receive(message, event.source instanceof WindowClient ? event.source.id : null));
   });
 
-  return (installed = { baseUrl, handles: (url) => scope.handles(url) });
+  return (installed = { baseUrl, handles: (url) => gateway.handles(url) });
 }
 
 async function broadcast(message: WorkerMessage, except?: string): Promise<void> {

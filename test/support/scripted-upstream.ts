@@ -50,7 +50,12 @@ export interface ScriptedUpstream {
   close(): Promise<void>;
 }
 
-export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
+export interface ScriptedUpstreamOptions {
+  /** Answer cross-origin callers (a page's service worker): preflights, and every answer readable from any origin. */
+  readonly cors?: boolean;
+}
+
+export async function startScriptedUpstream({ cors = false }: ScriptedUpstreamOptions = {}): Promise<ScriptedUpstream> {
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number) =>
@@ -77,6 +82,14 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   const server: Server = createServer((req, res) => void handle(req, res));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (cors) {
+      res.setHeader('access-control-allow-origin', '*');
+      if (req.method === 'OPTIONS') {
+        return void res
+          .writeHead(204, { 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*', 'access-control-max-age': '600' })
+          .end();
+      }
+    }
     const raw = await readBody(req);
     let finished = false;
     const closed = new Promise<{ early: boolean; at: number }>((resolve) => res.once('close', () => resolve({ early: !finished, at: performance.now() })));
