@@ -1,10 +1,10 @@
 /**
- * Tool definitions as both flavours send them, checked once: a name the call format can carry
+ * Tool definitions as every wire format sends them, checked once: a name the call format can carry
  * and an arguments schema the grammar can enforce (an object, as both APIs require).
  * @module
  */
 import type { ChatMessage, ToolCall, ToolChoice, ToolSpec } from './engine.ts';
-import { describe, invalid, isRecord, optionalBoolean } from './fields.ts';
+import { describe, invalid, isRecord } from './fields.ts';
 import { checkEnforceable } from './json-schema-support.ts';
 
 /** Both APIs allow these names; nothing else can be written into the call format unescaped. */
@@ -65,24 +65,4 @@ export function nameToolResults(messages: readonly ChatMessage[], param: string,
     if (!call) throw invalid(param.replace('{i}', String(i)), message(turn.toolCallId ?? ''));
     return { ...turn, toolName: call.name };
   });
-}
-
-/** Anthropic's `tool_choice` (absent: `auto`, parallel calls allowed); read by /messages and by the translation to OpenAI servers (remote/). */
-export function parseAnthropicToolChoice(value: unknown): { choice: ToolChoice; parallel: boolean } {
-  if (value === undefined || value === null) return { choice: 'auto', parallel: true };
-  if (!isRecord(value)) throw invalid('tool_choice', `tool_choice: Input should be an object, got ${describe(value)}`);
-  const parallel = !(optionalBoolean(value, 'disable_parallel_tool_use', 'tool_choice.disable_parallel_tool_use') ?? false);
-  switch (value.type) {
-    case 'auto':
-      return { choice: 'auto', parallel };
-    case 'none':
-      return { choice: 'none', parallel };
-    case 'any':
-      return { choice: 'required', parallel };
-    case 'tool':
-      if (typeof value.name !== 'string') throw invalid('tool_choice.name', 'tool_choice.name: Field required');
-      return { choice: { name: value.name }, parallel };
-    default:
-      throw invalid('tool_choice.type', `tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none', got ${describe(value.type)}`);
-  }
 }

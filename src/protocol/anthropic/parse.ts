@@ -7,7 +7,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../core/engine.ts';
 import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../core/fields.ts';
 import { checkEnforceable, toGrammarSchema } from '../../core/json-schema-support.ts';
-import { checkChoice, checkUniqueNames, nameToolResults, parseAnthropicToolChoice, toolSpec } from '../../core/tool-specs.ts';
+import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../core/tool-specs.ts';
 import { allowsSamplingParameters, type AnthropicVersion } from './version.ts';
 
 export interface ParsedMessages {
@@ -212,7 +212,7 @@ function imageUrl(source: unknown, at: string): string {
 function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): Pick<ChatRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
   const list = body.tools;
   if (list !== undefined && list !== null && !Array.isArray(list)) throw invalid('tools', `tools: Input should be a valid list, got ${describe(list)}`);
-  const choice = parseAnthropicToolChoice(body.tool_choice);
+  const choice = parseToolChoice(body.tool_choice);
   if (!Array.isArray(list) || list.length === 0) {
     if (typeof choice.choice === 'object' || choice.choice === 'required') throw invalid('tool_choice', `tool_choice: tool_choice.type '${body.tool_choice && (body.tool_choice as { type?: unknown }).type}' requires tools.`);
     return {};
@@ -272,4 +272,24 @@ function parseStopSequences(value: unknown): string[] {
     throw invalid('stop_sequences', `stop_sequences: Input should be a list of strings, got ${describe(value)}`);
   }
   return (value as string[]).filter((s) => s.length > 0);
+}
+
+/** `tool_choice` (absent: `auto`, parallel calls allowed). */
+function parseToolChoice(value: unknown): { choice: ToolChoice; parallel: boolean } {
+  if (value === undefined || value === null) return { choice: 'auto', parallel: true };
+  if (!isRecord(value)) throw invalid('tool_choice', `tool_choice: Input should be an object, got ${describe(value)}`);
+  const parallel = !(optionalBoolean(value, 'disable_parallel_tool_use', 'tool_choice.disable_parallel_tool_use') ?? false);
+  switch (value.type) {
+    case 'auto':
+      return { choice: 'auto', parallel };
+    case 'none':
+      return { choice: 'none', parallel };
+    case 'any':
+      return { choice: 'required', parallel };
+    case 'tool':
+      if (typeof value.name !== 'string') throw invalid('tool_choice.name', 'tool_choice.name: Field required');
+      return { choice: { name: value.name }, parallel };
+    default:
+      throw invalid('tool_choice.type', `tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none', got ${describe(value.type)}`);
+  }
 }
