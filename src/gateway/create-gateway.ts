@@ -14,6 +14,8 @@ import * as anthropic from '../protocol/anthropic/routes.ts';
 import * as openai from '../protocol/openai/routes.ts';
 import { chatCompletions } from '../protocol/openai/chat/routes.ts';
 import { createResponsesRoutes } from '../protocol/openai/responses/routes.ts';
+import { createConversationRoutes } from '../protocol/openai/conversations/routes.ts';
+import { createMemoryConversationStore } from '../protocol/openai/conversations/store.ts';
 import { createMemoryResponseStore, type ResponseStore } from '../protocol/openai/responses/store.ts';
 import { createRemoteEngine } from '../remote/remote-engine.ts';
 import { authenticate, createKeyTable, type ApiKey } from './auth.ts';
@@ -106,10 +108,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   let keys = createKeyTable(options.apiKeys);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const remote = createRemoteEngine(options.fetch ? { fetch: options.fetch } : {});
-  const responses = createResponsesRoutes(options.responseStore ?? createMemoryResponseStore());
+  // Conversations are kept where responses are (a store without them: in the gateway's memory).
+  const responseStore = options.responseStore ?? createMemoryResponseStore();
+  const conversationStore = responseStore.conversations ?? createMemoryConversationStore();
+  const responses = createResponsesRoutes(responseStore, conversationStore);
+  const conversations = createConversationRoutes(responseStore, conversationStore);
   const routes: Readonly<Record<string, Route>> = {
     ...ROUTES,
     '/responses': { methods: { POST: responses.post, GET: responses.get, DELETE: responses.delete }, withRest: true },
+    '/conversations': { methods: { POST: conversations.post, GET: conversations.get, DELETE: conversations.delete }, withRest: true },
   };
 
   const pathOf = (url: URL): string | null => {

@@ -8,3 +8,4 @@ export type { ChatEvent, ChatMessage, ChatRequest, EmbedRequest, EmbedResult, En
 export { createMemoryResponseStore, DEFAULT_STORED_RESPONSES } from '../protocol/openai/responses/store.ts';
 export type { ResponseStore, StoredResponse, ResponseObject } from '../protocol/openai/responses/store.ts';
 export type { ConversationItem } from '../protocol/openai/responses/items.ts';
+export type { ConversationStore, StoredConversation, ConversationObject } from '../protocol/openai/conversations/store.ts';

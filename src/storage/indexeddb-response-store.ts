@@ -15,25 +15,38 @@
  * the same way: past `maxEntries` (default `DEFAULT_STORED_RESPONSES`, 1,000) the oldest-inserted
  * entries go, in the put's own transaction, so no context ever sees more.
  *
+ * Conversations (the Conversations API's) are kept beside them, in a third object store,
+ * `conversations`: each whole, as `{ id, conversation }` under a key from the key generator, so key
+ * order is the order they were last written; past `maxConversations` (default 1,000) the least
+ * recently written go, in the put's own transaction.
+ *
  * Where IndexedDB is missing (Node, some runtimes) or will not open (some browsers' private
  * modes refuse it), the store falls back to the memory store: responses then last as long as
  * this context, and the service worker and the pages no longer share them.
  * @module
  */
+import { DEFAULT_STORED_CONVERSATIONS, type ConversationStore, type StoredConversation } from '../protocol/openai/conversations/store.ts';
 import type { ConversationItem } from '../protocol/openai/responses/items.ts';
 import { createMemoryResponseStore, DEFAULT_STORED_RESPONSES, outputItems, type ResponseStore, type StoredResponse } from '../protocol/openai/responses/store.ts';
 
 /** The database every context of an origin opens. */
 export const RESPONSES_DATABASE = 'inpage-llm-responses';
-const VERSION = 1;
+/** 2: conversations added (a database of version 1 gains the store, its responses kept). */
+const VERSION = 2;
 const RESPONSES = 'responses';
 const ITEMS = 'items';
+const CONVERSATIONS = 'conversations';
 const BY_ID = 'by-id';
 const BY_OWNER = 'by-owner';
 
 interface ResponseRecord {
   readonly id: string;
   readonly entry: StoredResponse;
+}
+
+interface ConversationRecord {
+  readonly id: string;
+  readonly conversation: StoredConversation;
 }
 
 interface ItemRecord {
@@ -46,11 +59,13 @@ interface ItemRecord {
 export interface IndexedDBResponseStoreOptions {
   /** How many responses to keep before the oldest are evicted. Default `DEFAULT_STORED_RESPONSES`. */
   readonly maxEntries?: number;
+  /** How many conversations to keep before the least recently written are evicted. Default `DEFAULT_STORED_CONVERSATIONS`. */
+  readonly maxConversations?: number;
   /** The database's name (default `inpage-llm-responses`): another name is another store. */
   readonly database?: string;
 }
 
-export function createIndexedDBResponseStore({ maxEntries = DEFAULT_STORED_RESPONSES, database = RESPONSES_DATABASE }: IndexedDBResponseStoreOptions = {}): ResponseStore {
+export function createIndexedDBResponseStore({ maxEntries = DEFAULT_STORED_RESPONSES, maxConversations = DEFAULT_STORED_CONVERSATIONS, database = RESPONSES_DATABASE }: IndexedDBResponseStoreOptions = {}): ResponseStore {
   // A runtime without IndexedDB (Node, the fetch shim's tests) is not a failure to report.
   if (typeof indexedDB === 'undefined') return createMemoryResponseStore({ maxEntries });
   let backend: Promise<ResponseStore> | undefined;
@@ -58,18 +73,24 @@ export function createIndexedDBResponseStore({ maxEntries = DEFAULT_STORED_RESPO
   // site data cleared).
   const store = () =>
     (backend ??= openDatabase(database, () => (backend = undefined)).then(
-      (db) => databaseStore(db, maxEntries),
+      (db) => databaseStore(db, maxEntries, maxConversations),
       (error: unknown) => {
         // Some private modes refuse to open a database: the API still works, on this context's memory.
         console.warn(`inpage-llm: IndexedDB is unavailable (${String(error)}): stored responses are kept in this context's memory only.`);
         return createMemoryResponseStore({ maxEntries });
       },
     ));
+  const conversations = async () => (await store()).conversations!;
   return {
     get: async (id) => (await store()).get(id),
     put: async (entry) => (await store()).put(entry),
     delete: async (id) => (await store()).delete(id),
     findItem: async (id) => (await store()).findItem(id),
+    conversations: {
+      get: async (id) => (await conversations()).get(id),
+      put: async (conversation) => (await conversations()).put(conversation),
+      delete: async (id) => (await conversations()).delete(id),
+    },
   };
 }
 
@@ -81,10 +102,13 @@ function openDatabase(name: string, onClosed: () => void): Promise<IDBDatabase> 
     } catch (error) {
       return reject(error);
     }
-    open.onupgradeneeded = () => {
+    open.onupgradeneeded = (event) => {
       const db = open.result;
-      db.createObjectStore(RESPONSES, { autoIncrement: true }).createIndex(BY_ID, 'id', { unique: true });
-      db.createObjectStore(ITEMS, { keyPath: 'id' }).createIndex(BY_OWNER, 'owners', { multiEntry: true });
+      if (event.oldVersion < 1) {
+        db.createObjectStore(RESPONSES, { autoIncrement: true }).createIndex(BY_ID, 'id', { unique: true });
+        db.createObjectStore(ITEMS, { keyPath: 'id' }).createIndex(BY_OWNER, 'owners', { multiEntry: true });
+      }
+      if (event.oldVersion < 2) db.createObjectStore(CONVERSATIONS, { autoIncrement: true }).createIndex(BY_ID, 'id', { unique: true });
     };
     open.onsuccess = () => {
       const db = open.result;
@@ -103,8 +127,9 @@ function openDatabase(name: string, onClosed: () => void): Promise<IDBDatabase> 
   });
 }
 
-function databaseStore(db: IDBDatabase, maxEntries: number): ResponseStore {
+function databaseStore(db: IDBDatabase, maxEntries: number, maxConversations: number): ResponseStore {
   return {
+    conversations: conversationStore(db, maxConversations),
     get: (id) => inTransaction(db, 'readonly', async (responses) => (await done<ResponseRecord | undefined>(responses.index(BY_ID).get(id)))?.entry),
     put: (entry) =>
       inTransaction(db, 'readwrite', async (responses, items) => {
@@ -128,6 +153,31 @@ function databaseStore(db: IDBDatabase, maxEntries: number): ResponseStore {
   };
 }
 
+function conversationStore(db: IDBDatabase, maxEntries: number): ConversationStore {
+  const run = <T>(mode: IDBTransactionMode, work: (conversations: IDBObjectStore) => Promise<T>) => inStores(db, [CONVERSATIONS], mode, ([conversations]) => work(conversations!));
+  /** Deletes one by its id; true when there was one. */
+  const forgetConversation = async (conversations: IDBObjectStore, id: string) => {
+    const key = await done(conversations.index(BY_ID).getKey(id));
+    if (key === undefined) return false;
+    conversations.delete(key);
+    return true;
+  };
+  return {
+    get: (id) => run('readonly', async (conversations) => (await done<ConversationRecord | undefined>(conversations.index(BY_ID).get(id)))?.conversation),
+    put: (conversation) =>
+      run('readwrite', async (conversations) => {
+        const id = conversation.conversation.id;
+        // Written again: a new key, so key order stays the order of the last writes.
+        await forgetConversation(conversations, id);
+        conversations.add({ id, conversation } satisfies ConversationRecord);
+        const excess = (await done(conversations.count())) - maxEntries;
+        if (excess <= 0) return;
+        for (const record of await done<ConversationRecord[]>(conversations.getAll(null, excess))) await forgetConversation(conversations, record.id);
+      }),
+    delete: (id) => run('readwrite', (conversations) => forgetConversation(conversations, id)),
+  };
+}
+
 /** Deletes a response, and each item it held that no other stored response holds; true when there was one. */
 async function forget(responses: IDBObjectStore, items: IDBObjectStore, id: string): Promise<boolean> {
   const key = await done(responses.index(BY_ID).getKey(id));
@@ -146,14 +196,19 @@ async function forget(responses: IDBObjectStore, items: IDBObjectStore, id: stri
  * awaits only this transaction's own requests: a transaction stays open across the microtasks of
  * its requests' events, and commits when one passes with none pending.
  */
-async function inTransaction<T>(db: IDBDatabase, mode: IDBTransactionMode, work: (responses: IDBObjectStore, items: IDBObjectStore) => Promise<T>): Promise<T> {
-  const transaction = db.transaction([RESPONSES, ITEMS], mode);
+function inTransaction<T>(db: IDBDatabase, mode: IDBTransactionMode, work: (responses: IDBObjectStore, items: IDBObjectStore) => Promise<T>): Promise<T> {
+  return inStores(db, [RESPONSES, ITEMS], mode, ([responses, items]) => work(responses!, items!));
+}
+
+/** `inTransaction` over the named stores. */
+async function inStores<T>(db: IDBDatabase, names: readonly string[], mode: IDBTransactionMode, work: (stores: IDBObjectStore[]) => Promise<T>): Promise<T> {
+  const transaction = db.transaction([...names], mode);
   const committed = new Promise<void>((resolve, reject) => {
     transaction.oncomplete = () => resolve();
     transaction.onabort = () => reject(transaction.error ?? new DOMException('The transaction was aborted.', 'AbortError'));
   });
   try {
-    const result = await work(transaction.objectStore(RESPONSES), transaction.objectStore(ITEMS));
+    const result = await work(names.map((name) => transaction.objectStore(name)));
     await committed;
     return result;
   } catch (error) {

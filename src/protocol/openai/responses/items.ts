@@ -51,16 +51,19 @@ const HOSTED_ITEMS = new Set([
 
 /**
  * `input` as sent: a string is one user message. A thinking model's earlier `reasoning` items,
- * sent back as the API asks, are left out: chat templates drop past turns' thinking.
+ * sent back as the API asks, are left out: chat templates drop past turns' thinking. `field`: the
+ * parameter the items came in (`items`, for a conversation's); `model` undefined: no model named
+ * (a conversation's items, added before any model reads them).
  */
-export function parseInput(value: unknown, model: string, reasons = false): (ConversationItem | ItemReference)[] {
+export function parseInput(value: unknown, model: string | undefined, reasons = false, field = 'input'): (ConversationItem | ItemReference)[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return [{ type: 'message', role: 'user', text: value }];
-  if (!Array.isArray(value)) throw invalid('input', `Invalid type for 'input': expected a string or an array of input items, but got ${describe(value)}.`);
-  return value.flatMap((item, i) => (reasons && isRecord(item) && item.type === 'reasoning' ? [] : [parseItem(item, `input[${i}]`, model)]));
+  if (!Array.isArray(value)) throw invalid(field, `Invalid type for '${field}': expected a string or an array of input items, but got ${describe(value)}.`);
+  const subject = model === undefined ? 'this server' : `model '${model}'`;
+  return value.flatMap((item, i) => (reasons && isRecord(item) && item.type === 'reasoning' ? [] : [parseItem(item, `${field}[${i}]`, subject)]));
 }
 
-function parseItem(item: unknown, at: string, model: string): ConversationItem | ItemReference {
+function parseItem(item: unknown, at: string, subject: string): ConversationItem | ItemReference {
   if (!isRecord(item)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(item)}.`);
   const type = item.type ?? 'message';
   const id = optionalString(item, 'id', at);
@@ -88,10 +91,10 @@ function parseItem(item: unknown, at: string, model: string): ConversationItem |
       if (id === undefined) throw invalid(`${at}.id`, `Missing required parameter: '${at}.id'.`);
       return { type: 'item_reference', id, at };
     case 'reasoning':
-      throw invalid(`${at}.type`, `Reasoning items are not supported by model '${model}', which does not reason: leave them out of '${at}'.`);
+      throw invalid(`${at}.type`, `Reasoning items are not supported by ${subject}, which does not reason: leave them out of '${at}'.`);
     default:
       if (typeof type === 'string' && HOSTED_ITEMS.has(type)) {
-        throw invalid(`${at}.type`, `Items of type '${type}' are not supported: model '${model}' runs no hosted tools; only function tools are available.`);
+        throw invalid(`${at}.type`, `Items of type '${type}' are not supported: ${subject} runs no hosted tools; only function tools are available.`);
       }
       throw invalid(
         `${at}.type`,

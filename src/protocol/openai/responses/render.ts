@@ -20,6 +20,8 @@ export interface ResponseMeta {
   readonly createdAt: number;
   readonly model: string;
   readonly previousResponseId: string | null;
+  /** The conversation the response belongs to, its input and output added to it. */
+  readonly conversation?: string;
   readonly store: boolean;
   /** The request's echoed fields (`parseResponsesRequest().echo`). */
   readonly echo: Readonly<Record<string, unknown>>;
@@ -54,6 +56,7 @@ function responseObject(meta: ResponseMeta, status: 'in_progress' | 'completed' 
     model: meta.model,
     output,
     previous_response_id: meta.previousResponseId,
+    ...(meta.conversation !== undefined ? { conversation: { id: meta.conversation } } : {}),
     reasoning: { effort: null, summary: null },
     service_tier: 'default',
     store: meta.store,

@@ -134,13 +134,22 @@ describe('parseResponsesRequest: the chat completion body', () => {
   });
 });
 
+describe('parseResponsesRequest: conversation', () => {
+  it('takes a conversation by its id or as { id }, with no input needed', () => {
+    expect(parseResponsesRequest({ model: MODEL, input: 'Hi.', conversation: 'conv_1' }, MODEL).conversation).toBe('conv_1');
+    expect(parseResponsesRequest({ model: MODEL, conversation: { id: 'conv_2' } }, MODEL).conversation).toBe('conv_2');
+    expect(parseResponsesRequest({ model: MODEL, input: 'Hi.' }, MODEL).conversation).toBeUndefined();
+  });
+});
+
 describe('parseResponsesRequest: each 400 names its parameter', () => {
   it.each([
     ['an unknown top-level parameter', { messages: [] }, 'messages', "Unknown parameter: 'messages'."],
     ['chat’s name for the token cap', { max_tokens: 20 }, 'max_tokens', "Unknown parameter: 'max_tokens'."],
     ['chat’s logit_bias, which the Responses API does not have', { logit_bias: { '5': 1 } }, 'logit_bias', "Unknown parameter: 'logit_bias'."],
     ['a background run', { background: true }, 'background', /Background responses are not supported/],
-    ['a conversation', { conversation: 'conv_1' }, 'conversation', /previous_response_id/],
+    ['a conversation and a previous response both', { conversation: 'conv_1', previous_response_id: 'resp_1' }, 'conversation', /Mutually exclusive parameters/],
+    ['a conversation that is not an id', { conversation: 7 }, 'conversation', /expected a conversation id/],
     ['a stored prompt', { prompt: { id: 'pmpt_1' } }, 'prompt', /Stored prompt templates/],
     ['max_tool_calls', { max_tool_calls: 2 }, 'max_tool_calls', /max_tool_calls is not supported/],
     ['an include value', { include: ['reasoning.encrypted_content'] }, 'include[0]', /no additional output data to include/],

@@ -16,6 +16,8 @@ export interface ParsedResponsesRequest {
   /** Keep the response (default true, as OpenAI). */
   readonly store: boolean;
   readonly previousResponseId?: string;
+  /** The conversation whose items are the history, and to which this request's input and output are added. */
+  readonly conversation?: string;
   readonly instructions?: string;
   /** This request's own input items, references not yet resolved. */
   readonly input: readonly (ConversationItem | ItemReference)[];
@@ -31,12 +33,11 @@ export interface ParsedResponsesRequest {
 export const MIN_OUTPUT_TOKENS = 16;
 
 /** Parameters that change nothing here but are accepted as the real API accepts them (hints, labels). */
-const HINTS = ['user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'stream_options'];
+const HINTS = ['user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'service_tier', 'stream_options', 'personality'];
 
 /** Parameters of the real API that need what a local model does not have: allowed only when empty. */
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   background: 'Background responses are not supported: the answer is computed while the request is open. Leave out background, or send false.',
-  conversation: 'Conversations are not supported: continue a conversation with previous_response_id.',
   prompt: 'Stored prompt templates are not supported: send the prompt as instructions and input.',
   context_management: 'Server-side context management is not supported.',
   max_tool_calls: 'max_tool_calls is not supported: each response makes at most one turn of calls, and parallel_tool_calls: false limits it to one.',
@@ -59,6 +60,7 @@ const KNOWN = new Set([
   'stream',
   'store',
   'previous_response_id',
+  'conversation',
   'include',
   'truncation',
   'reasoning',
@@ -86,9 +88,14 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
   }
   const instructions = optionalText(body, 'instructions');
   const previousResponseId = optionalText(body, 'previous_response_id');
+  const conversation = conversationId(body.conversation);
+  if (conversation !== undefined && previousResponseId !== undefined) {
+    // The real API's words: a response continues one or the other, never both.
+    throw invalid('conversation', "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.");
+  }
   const metadata = parseMetadata(body.metadata);
   const input = parseInput(body.input, model, reasons);
-  if (input.length === 0 && previousResponseId === undefined) throw invalid('input', `Missing required parameter: 'input'.`);
+  if (input.length === 0 && previousResponseId === undefined && conversation === undefined) throw invalid('input', `Missing required parameter: 'input'.`);
   const maxOutputTokens = body.max_output_tokens;
   if (maxOutputTokens !== undefined && maxOutputTokens !== null) {
     checkNumber(maxOutputTokens, { integer: true }, 'max_output_tokens');
@@ -132,6 +139,7 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
     stream,
     store: optionalBoolean(body, 'store') ?? true,
     ...(previousResponseId !== undefined ? { previousResponseId } : {}),
+    ...(conversation !== undefined ? { conversation } : {}),
     ...(instructions !== undefined ? { instructions } : {}),
     input,
     chat,
@@ -182,6 +190,14 @@ function checkReasoning(value: unknown, model: string): void {
   }
 }
 
+/** `conversation`: its id, or `{ id }`. */
+function conversationId(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' && value !== '') return value;
+  if (isRecord(value) && typeof value.id === 'string' && value.id !== '') return value.id;
+  throw invalid('conversation', `Invalid value for 'conversation': expected a conversation id or {"id": ...}, but got ${describe(value)}.`);
+}
+
 function optionalText(body: Readonly<Record<string, unknown>>, key: string): string | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
@@ -190,7 +206,7 @@ function optionalText(body: Readonly<Record<string, unknown>>, key: string): str
 }
 
 /** Up to 16 pairs of strings (keys ≤ 64 characters, values ≤ 512), as the real API allows. */
-function parseMetadata(value: unknown): Record<string, string> {
+export function parseMetadata(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
   if (!isRecord(value)) throw invalid('metadata', `Invalid type for 'metadata': expected an object, but got ${describe(value)}.`);
   const entries = Object.entries(value);

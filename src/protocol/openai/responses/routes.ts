@@ -16,6 +16,8 @@ import { resolveReferences, toChatMessages, toWireItem, type ConversationItem } 
 import { toResponse, toResponseEvents, type ResponseMeta } from './render.ts';
 import { inResponsesTerms, parseResponsesRequest } from './request.ts';
 import { outputItems, type ResponseObject, type ResponseStore } from './store.ts';
+import { conversationFull, entriesOf, withId } from '../conversations/routes.ts';
+import { MAX_CONVERSATION_ITEMS, visibleItems, visibleTo, type ConversationStore, type IdentifiedItem, type StoredConversation } from '../conversations/store.ts';
 
 export interface ResponsesRoutes {
   post(ctx: RequestContext): Promise<Response>;
@@ -23,7 +25,7 @@ export interface ResponsesRoutes {
   delete(ctx: RequestContext): Promise<Response>;
 }
 
-export function createResponsesRoutes(store: ResponseStore): ResponsesRoutes {
+export function createResponsesRoutes(store: ResponseStore, conversations: ConversationStore): ResponsesRoutes {
   /**
    * A stored response this caller may see: one made by a model its key may not use is reported as
    * absent, as such a model is, so a key limited to some models cannot read others' conversations.
@@ -38,7 +40,12 @@ export function createResponsesRoutes(store: ResponseStore): ResponsesRoutes {
     return entry;
   };
 
-  async function create(ctx: RequestContext): Promise<Response> {
+  /**
+   * A create's (or a count's) request as the chat path takes it: the conversation before it (a
+   * previous response's chain, or a conversation's items), its own input, and the chat completion
+   * body of both, which the chat completion parser reads for each model tried.
+   */
+  async function prepare(ctx: RequestContext) {
     const body = await ctx.body();
     const model = requiredString(body, 'model');
     // Whether it thinks, from the model itself (the chat path checks it exists and may be used).
@@ -51,11 +58,31 @@ export function createResponsesRoutes(store: ResponseStore): ResponsesRoutes {
       }
       context = [...previous.context, ...outputItems(previous)];
     }
-    const input = await resolveReferences(parsed.input, (id) => store.findItem(id));
-    const conversation = [...context, ...input];
-    const messages = [...(parsed.instructions ? [{ role: 'system', content: parsed.instructions }] : []), ...toChatMessages(conversation, context.length)];
+    let thread: StoredConversation | undefined;
+    if (parsed.conversation !== undefined) {
+      thread = await conversations.get(parsed.conversation);
+      if (!thread || !visibleTo(thread, ctx.scope)) throw new GatewayError('resource_not_found', `Conversation with id '${parsed.conversation}' not found.`, { param: 'conversation' });
+      context = visibleItems(thread, ctx.scope).map((entry) => entry.item);
+    }
+    const known = thread?.items ?? [];
+    const resolved = await resolveReferences(parsed.input, async (id) => known.find((entry) => entry.item.id === id)?.item ?? (await store.findItem(id)));
+    // Items added to a conversation are known by their ids: each gets one (kept in the stored response too).
+    const input = thread ? resolved.map(withId) : resolved;
+    if (thread && thread.items.length + input.length >= MAX_CONVERSATION_ITEMS) throw conversationFull(thread.items.length);
+    const history = [...context, ...input];
+    const messages = [...(parsed.instructions ? [{ role: 'system', content: parsed.instructions }] : []), ...toChatMessages(history, context.length)];
+    return { model, parsed, input, history, thread, chat: { ...parsed.chat, messages } };
+  }
 
-    const chat = { ...parsed.chat, messages };
+  /** Adds a response's input and output to its conversation, as it is now (another request may have added to it meanwhile). */
+  async function append(id: string, items: readonly IdentifiedItem[], model: string): Promise<void> {
+    const thread = await conversations.get(id);
+    if (!thread) return;
+    await conversations.put({ ...thread, items: [...thread.items, ...entriesOf(items, model)].slice(-MAX_CONVERSATION_ITEMS) });
+  }
+
+  async function create(ctx: RequestContext): Promise<Response> {
+    const { model, parsed, input, history, thread, chat } = await prepare(ctx);
     let answer: Awaited<ReturnType<typeof ctx.generate>>;
     try {
       // The chat completion's checks, in this API's words (`max_output_tokens`, `input`).
@@ -70,12 +97,15 @@ export function createResponsesRoutes(store: ResponseStore): ResponsesRoutes {
       createdAt: Math.floor(Date.now() / 1000),
       model,
       previousResponseId: parsed.previousResponseId ?? null,
+      ...(thread ? { conversation: thread.conversation.id } : {}),
       store: parsed.store,
       echo: parsed.echo,
       summary: parsed.summary,
     };
     const keep = async (response: ResponseObject) => {
-      if (parsed.store) await store.put({ response, context: conversation, input });
+      const entry = { response, context: history, input };
+      if (thread) await append(thread.conversation.id, [...(input as IdentifiedItem[]), ...(outputItems(entry) as IdentifiedItem[])], model);
+      if (parsed.store) await store.put(entry);
     };
     if (!parsed.stream) {
       const response = await toResponse(generation, meta);
@@ -83,6 +113,23 @@ export function createResponsesRoutes(store: ResponseStore): ResponsesRoutes {
       return jsonResponse(response);
     }
     return new Response(toSSEStream(toResponseEvents(generation, meta, keep), generation.cancel, OPENAI.keepAlive), { headers: SSE_HEADERS });
+  }
+
+  /**
+   * `POST /responses/input_tokens`: the `input_tokens` the same `/responses` request would report,
+   * counted as the model reads its prompt (the chat path's count: its tokenizer and template, or a
+   * remote model's server).
+   */
+  async function countInputTokens(ctx: RequestContext): Promise<Response> {
+    const { model, chat } = await prepare(ctx);
+    let counted: Awaited<ReturnType<typeof ctx.countTokens>>;
+    try {
+      counted = await ctx.countTokens(model, (served) => parseChatCompletion(chat, served).chat);
+    } catch (error) {
+      throw inResponsesTerms(GatewayError.from(error));
+    }
+    if (counted.passed) throw new GatewayError('internal', 'A Responses request was passed through.');
+    return jsonResponse({ object: 'response.input_tokens', input_tokens: counted.count });
   }
 
   /** `GET /responses/{id}/input_items`: newest first unless `order=asc`, paged by `after` and `limit`. */
@@ -104,6 +151,7 @@ export function createResponsesRoutes(store: ResponseStore): ResponsesRoutes {
   return {
     async post(ctx) {
       if (ctx.rest === '') return create(ctx);
+      if (ctx.rest === 'input_tokens') return countInputTokens(ctx);
       const [id, action, ...more] = ctx.rest.split('/');
       if (action === 'cancel' && more.length === 0) {
         await stored(ctx, id!);

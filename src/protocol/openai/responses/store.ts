@@ -6,6 +6,7 @@
  * service worker of one origin.
  * @module
  */
+import { createMemoryConversationStore, type ConversationStore } from '../conversations/store.ts';
 import type { ConversationItem } from './items.ts';
 
 /** One stored response: what the API returned, and what the model was given to produce it. */
@@ -37,13 +38,19 @@ export interface ResponseStore {
   delete(id: string): Promise<boolean>;
   /** An item of any stored response's output or input, by its id (for `item_reference`). */
   findItem(id: string): Promise<ConversationItem | undefined>;
+  /**
+   * Where the Conversations API keeps its conversations, beside the responses (a store without
+   * one: the gateway keeps them in its own memory).
+   */
+  readonly conversations?: ConversationStore;
 }
 
 /** How many responses a store keeps by default before it evicts the oldest. */
 export const DEFAULT_STORED_RESPONSES = 1000;
 
 /**
- * Kept in this process's memory, oldest evicted first past `maxEntries`; gone on restart.
+ * Kept in this process's memory, oldest evicted first past `maxEntries`; gone on restart. Its
+ * conversations too (the newest 1,000 written).
  */
 export function createMemoryResponseStore({ maxEntries = DEFAULT_STORED_RESPONSES } = {}): ResponseStore {
   // A Map iterates in insertion order: its first key is the oldest.
@@ -78,6 +85,7 @@ export function createMemoryResponseStore({ maxEntries = DEFAULT_STORED_RESPONSE
     },
     delete: async (id) => forget(id),
     findItem: async (id) => items.get(id)?.item,
+    conversations: createMemoryConversationStore(),
   };
 }
 
