@@ -6,7 +6,7 @@
  */
 import { createSSEParser, type SSEEvent } from '../core/sse.ts';
 
-export type CallKind = 'chat' | 'messages' | 'responses' | 'embeddings' | 'models';
+export type CallKind = 'chat' | 'messages' | 'responses' | 'conversations' | 'embeddings' | 'models';
 
 export interface RecordedRequest {
   readonly method: 'GET' | 'POST';

@@ -19,7 +19,7 @@ import {
   type ToolDef,
   type Turn,
 } from './chat-wire.ts';
-import { readResponsesEvent, responsesRequest } from './responses-flavour.ts';
+import { readResponsesEvent, responsesRequest, type KeptConversation } from './responses-flavour.ts';
 import type { SSEEvent } from '../core/sse.ts';
 
 export type { Turn } from './chat-wire.ts';
@@ -52,8 +52,9 @@ export interface ChatSettings {
  */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-export function chatRequest(baseUrl: string, settings: ChatSettings, turns: readonly Turn[]): RecordedRequest {
-  if (settings.flavour === 'responses') return responsesRequest(baseUrl, settings, turns);
+/** `kept`: the Responses flavour's conversation on the server, which holds the earlier turns. */
+export function chatRequest(baseUrl: string, settings: ChatSettings, turns: readonly Turn[], kept?: KeptConversation): RecordedRequest {
+  if (settings.flavour === 'responses') return responsesRequest(baseUrl, settings, turns, kept);
   const sampling = settings.temperature === undefined ? {} : { temperature: settings.temperature };
   const tools = settings.tools?.length ? settings.tools : undefined;
   const choice = settings.toolChoice ?? 'auto';

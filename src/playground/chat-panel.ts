@@ -17,6 +17,7 @@ import type { ApiModel } from './model-list.ts';
 import { createModelPicker } from './model-picker.ts';
 import { createOutputBoxes } from './output-boxes.ts';
 import { createToolCards, parsedView, resultsForm, type ToolResult } from './reply-parts.ts';
+import { conversationRequests } from './responses-flavour.ts';
 import { readWholeReply } from './whole-replies.ts';
 
 /** Each flavour: its radio's words, the endpoint it calls, and the kind the inspector records. */
@@ -62,6 +63,7 @@ export function createChatPanel(options: ChatPanelOptions) {
   const maxTokens = h('input', { id: 'chat-max-tokens', type: 'number', min: 1, step: 1, value: '64', inputmode: 'numeric' });
   const stops = h('textarea', { id: 'chat-stop', rows: 1, placeholder: 'e.g. ###' });
   const stream = h('input', { type: 'checkbox', id: 'chat-stream', checked: true });
+  const keep = h('input', { type: 'checkbox', id: 'chat-keep' });
   const prompt = h('textarea', { id: 'chat-prompt', rows: 2, placeholder: 'Write a message… (Enter sends, Shift+Enter adds a line)' });
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
   const stop = h('button', { type: 'button', class: 'danger', disabled: true, 'aria-keyshortcuts': 'Escape' }, 'Stop');
@@ -93,6 +95,7 @@ export function createChatPanel(options: ChatPanelOptions) {
         field('Stop sequences', stops, 'One per line, up to 4.'),
       ),
       h('label', { class: 'toggle', for: 'chat-stream' }, stream, ' Stream the reply as SSE events (unticked: one JSON body when it is done)'),
+      h('label', { class: 'toggle', for: 'chat-keep' }, keep, ' Responses: keep the conversation on the server (a conversation; each turn sends only what is new)'),
     ),
     ...boxes.elements,
     log,
@@ -103,6 +106,8 @@ export function createChatPanel(options: ChatPanelOptions) {
   let turns: Turn[] = [];
   /** Bumped by Clear: a reply still in flight then belongs to a conversation that is gone. */
   let conversation = 0;
+  /** The Responses flavour's conversation on the server, and how many of `turns` it holds. */
+  let kept: { id: string; turns: number } | undefined;
   /** The results form of the last reply's tool calls, while they can still be answered. */
   let awaiting: ReturnType<typeof resultsForm> | undefined;
   let controller: AbortController | undefined;
@@ -112,6 +117,7 @@ export function createChatPanel(options: ChatPanelOptions) {
   const syncFlavour = () => {
     temperature.max = currentFlavour() === 'anthropic' ? '1' : '2';
     maxTokens.min = currentFlavour() === 'responses' ? '16' : '1';
+    keep.disabled = currentFlavour() !== 'responses';
     panel.dataset.flavour = currentFlavour();
     boxes.setFlavour(currentFlavour());
   };
@@ -181,6 +187,8 @@ export function createChatPanel(options: ChatPanelOptions) {
   /** Sends the conversation with `sent` (the new turns, shown as `sentBubbles`) and streams the reply. */
   async function ask(chosen: ChatSettings, sent: Turn[], sentBubbles: HTMLElement[]): Promise<void> {
     const mine = conversation;
+    const keeping = chosen.flavour === 'responses' && keep.checked;
+    const earlier = turns.slice();
     // Calls left unanswered stay so once the conversation moves on; a failed turn restores them.
     const previous = awaiting;
     awaiting = undefined;
@@ -237,7 +245,16 @@ export function createChatPanel(options: ChatPanelOptions) {
     };
     const kind = FLAVOURS.find((f) => f.value === chosen.flavour)!.kind;
     try {
-      exchange = await call(kind, chatRequest(options.baseUrl, chosen, turns), {
+      // A conversation the server keeps holds what came before: started anew (with the earlier
+      // turns) when there is none, or when turns were added without it (another flavour).
+      if (keeping && kept?.turns !== earlier.length) {
+        const start = conversationRequests(options.baseUrl, earlier);
+        const made = await call('conversations', start.create, { signal: controller.signal });
+        const id = (parseBody(made.raw) as { id: string }).id;
+        for (const more of start.more(id)) await call('conversations', more, { signal: controller.signal });
+        kept = { id, turns: earlier.length };
+      }
+      exchange = await call(kind, chatRequest(options.baseUrl, chosen, turns, keeping ? { id: kept!.id, sent } : undefined), {
         signal: controller.signal,
         onEvent: (event) => apply(readEvent(chosen.flavour, event)),
       });
@@ -265,6 +282,8 @@ export function createChatPanel(options: ChatPanelOptions) {
     if (content || calls.length) {
       turns.push(calls.length ? { role: 'assistant', content, toolCalls: calls } : { role: 'assistant', content });
       previous?.root.remove();
+      // The server added this turn's input and output to its conversation, as the panel did.
+      if (keeping && kept && !aborted && inBandError === undefined) kept = { id: kept.id, turns: turns.length };
     } else if (!aborted) {
       turns.splice(-sent.length);
       restore();
@@ -330,6 +349,7 @@ export function createChatPanel(options: ChatPanelOptions) {
     controller?.abort();
     conversation++;
     turns = [];
+    kept = undefined;
     awaiting = undefined;
     log.replaceChildren(h('p', { class: 'empty' }, 'Conversation cleared.'));
     prompt.focus();

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { openAIMessages, type Turn } from './chat-wire.ts';
-import { readResponse, readResponsesEvent } from './responses-flavour.ts';
+import { conversationRequests, readResponse, readResponsesEvent, responsesRequest } from './responses-flavour.ts';
+import type { ChatSettings } from './chat-flavours.ts';
 import { responsesInput, responsesToChat } from './responses-wire.ts';
 
 const TURNS: Turn[] = [
@@ -93,3 +94,29 @@ describe('the Responses flavour', () => {
     });
   });
 });
+
+describe('the Responses flavour keeping a conversation on the server', () => {
+  const SETTINGS: ChatSettings = { flavour: 'responses', model: 'm', system: '', maxTokens: 64, stop: [], stream: true };
+  const BASE = 'http://app.test/v1';
+  // Request URLs are made absolute against the page's location, as the playground runs in one.
+  beforeAll(() => void vi.stubGlobal('location', new URL('http://app.test/')));
+
+  it('sends only the new turns, by the conversation’s id, and stores as the API does by default', () => {
+    const request = responsesRequest(BASE, SETTINGS, TURNS, { id: 'conv_1', sent: [{ role: 'user', content: 'And Lima?' }] });
+    expect(request.body).toEqual({ model: 'm', input: [{ role: 'user', content: 'And Lima?' }], max_output_tokens: 64, conversation: 'conv_1', stream: true });
+    // Without one, the whole conversation, not stored.
+    expect(responsesRequest(BASE, SETTINGS, TURNS).body).toMatchObject({ input: responsesInput(TURNS), store: false });
+  });
+
+  it('starts the conversation with the turns so far, 20 items a request', () => {
+    const many = Array.from({ length: 45 }, (_, i): Turn => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i}` }));
+    const { create, more } = conversationRequests(BASE, many);
+    expect(create).toMatchObject({ method: 'POST', url: `${BASE}/conversations` });
+    expect((create.body as { items: unknown[] }).items).toEqual(responsesInput(many).slice(0, 20));
+    const rest = more('conv_9');
+    expect(rest.map((r) => r.url)).toEqual([`${BASE}/conversations/conv_9/items`, `${BASE}/conversations/conv_9/items`]);
+    expect(rest.flatMap((r) => (r.body as { items: unknown[] }).items)).toEqual(responsesInput(many).slice(20));
+    expect(conversationRequests(BASE, []).create.body).toEqual({});
+  });
+});
+

@@ -19,7 +19,16 @@ const isRecord = (value: unknown): value is Json => typeof value === 'object' &&
 /** The panel's max tokens, raised to the API's floor (a smaller `max_output_tokens` is a 400). */
 export const responsesMaxTokens = (maxTokens: number): number => Math.max(MIN_OUTPUT_TOKENS, maxTokens);
 
-export function responsesRequest(baseUrl: string, settings: ChatSettings, turns: readonly Turn[]): RecordedRequest {
+/**
+ * A conversation the server keeps (the Conversations API): its id, and the turns this request
+ * adds. The server has the earlier ones: only the new ones are sent.
+ */
+export interface KeptConversation {
+  readonly id: string;
+  readonly sent: readonly Turn[];
+}
+
+export function responsesRequest(baseUrl: string, settings: ChatSettings, turns: readonly Turn[], kept?: KeptConversation): RecordedRequest {
   const tools = settings.tools?.length ? settings.tools : undefined;
   const parallel = settings.parallelToolCalls ?? true;
   return {
@@ -29,16 +38,37 @@ export function responsesRequest(baseUrl: string, settings: ChatSettings, turns:
     body: {
       model: settings.model,
       ...(settings.system.trim() ? { instructions: settings.system } : {}),
-      input: responsesInput(turns),
+      input: responsesInput(kept ? kept.sent : turns),
       max_output_tokens: responsesMaxTokens(settings.maxTokens),
       ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
       ...(settings.stop.length ? { stop: settings.stop } : {}),
       ...(settings.schema ? { text: { format: { type: 'json_schema', name: 'response', schema: settings.schema, strict: true } } } : {}),
       ...(tools ? { tools: responsesTools(tools), tool_choice: responsesToolChoice(settings.toolChoice ?? 'auto'), ...(parallel ? {} : { parallel_tool_calls: false }) } : {}),
-      // Each turn sends the whole conversation, so no response has to be kept for previous_response_id.
-      store: false,
+      // Kept by the server: the conversation holds the history, and each turn is added to it. Else
+      // each turn sends the whole conversation, so no response has to be kept for previous_response_id.
+      ...(kept ? { conversation: kept.id } : { store: false }),
       stream: settings.stream,
     },
+  };
+}
+
+/** The most items one request may add to a conversation. */
+export const CONVERSATION_ITEMS_AT_ONCE = 20;
+
+/**
+ * The requests that start a conversation the server keeps, holding `earlier` (the turns so far, in
+ * another flavour or before the box was ticked): `POST /conversations` with the first 20 items,
+ * then `POST /conversations/{id}/items` for each 20 more (`id` known once the first is answered).
+ */
+export function conversationRequests(baseUrl: string, earlier: readonly Turn[]): { create: RecordedRequest; more: (id: string) => RecordedRequest[] } {
+  const items = responsesInput(earlier);
+  const post = (path: string, body: unknown): RecordedRequest => ({ method: 'POST', url: absoluteUrl(baseUrl, path), headers: { 'content-type': 'application/json' }, body });
+  const rest: Json[][] = [];
+  for (let i = CONVERSATION_ITEMS_AT_ONCE; i < items.length; i += CONVERSATION_ITEMS_AT_ONCE) rest.push(items.slice(i, i + CONVERSATION_ITEMS_AT_ONCE));
+  const first = items.slice(0, CONVERSATION_ITEMS_AT_ONCE);
+  return {
+    create: post('/conversations', first.length ? { items: first } : {}),
+    more: (id) => rest.map((chunk) => post(`/conversations/${encodeURIComponent(id)}/items`, { items: chunk })),
   };
 }
 

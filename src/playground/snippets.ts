@@ -79,7 +79,7 @@ function apiBase(url: string, suffix: RegExp): string {
   return url.replace(suffix, '');
 }
 
-const ENDPOINTS = /\/(chat\/completions|messages|responses|embeddings|models)$/;
+const ENDPOINTS = /\/(chat\/completions|messages|responses|embeddings|models|conversations(?:\/[^/]+\/items)?)$/;
 
 function openaiSnippet(kind: CallKind, request: RecordedRequest): string {
   const baseURL = apiBase(request.url, ENDPOINTS);
@@ -95,6 +95,12 @@ function openaiSnippet(kind: CallKind, request: RecordedRequest): string {
       return [...head, 'const models = await client.models.list();', 'console.log(models.data);'].join('\n');
     case 'responses':
       return [...head, ...responsesClientLines(body, literal)].join('\n');
+    case 'conversations': {
+      // A conversation the Responses flavour keeps: made with the earlier turns, or given more of them.
+      const items = /\/conversations\/([^/]+)\/items$/.exec(request.url);
+      const create = items ? `client.conversations.items.create('${decodeURIComponent(items[1]!)}', ${literal(body)})` : `client.conversations.create(${literal(body)})`;
+      return [...head, `const result = await ${create};`, 'console.log(result);'].join('\n');
+    }
     case 'embeddings':
       return [
         ...head,
@@ -150,6 +156,8 @@ function anthropicSnippet(kind: CallKind, request: RecordedRequest): string {
       return [...head, 'const models = await client.models.list();', 'console.log(models.data);'].join('\n');
     case 'embeddings':
       return '// The Anthropic API has no embeddings endpoint: use fetch or the openai client (see the other tabs).';
+    case 'conversations':
+      return '// The Anthropic API keeps no conversations: use fetch or the openai client (see the other tabs).';
     case 'chat':
     case 'messages':
     case 'responses': {
