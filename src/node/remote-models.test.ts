@@ -537,6 +537,53 @@ describe('remote models: credentials and the models list', () => {
   });
 });
 
+describe('remote models: what a llama.cpp server needs (the scripted upstream takes caps and stops as it does)', () => {
+  it('/responses sends its cap as max_tokens, which such a server reads, and the answer is cut there', async () => {
+    scripted.reply = () => ({ chunks: Array.from({ length: 30 }, (_, i) => ` w${i}`) });
+    const response = await openai(front).responses.create({ model: 'scripted', input: 'Go on.', max_output_tokens: 20 });
+    expect(scripted.posts().at(-1)!.body).toMatchObject({ max_tokens: 20 });
+    expect(scripted.posts().at(-1)!.body).not.toHaveProperty('max_completion_tokens');
+    expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { output_tokens: 20 } });
+    expect(response.output_text.trim().split(' ')).toHaveLength(20);
+  });
+
+  it('Anthropic stop_sequences over an OpenAI server end with stop_sequence and the string that matched, whole and streamed', async () => {
+    scripted.reply = () => ({ chunks: ['one', ' two', ' three', ' four', ' five'] });
+    const ask = { model: 'scripted', max_tokens: 20, messages: user('Count.'), stop_sequences: ['nine', ' thr'] };
+    const message = await anthropic(front).messages.create(ask);
+    expect(message).toMatchObject({ content: [{ type: 'text', text: 'one two' }], stop_reason: 'stop_sequence', stop_sequence: ' thr' });
+    // The server cannot say which string matched, so the gateway matches them itself: it streams, without them.
+    const sent = scripted.posts().at(-1)!;
+    expect(sent.body).toMatchObject({ stream: true, max_tokens: 20 });
+    expect(sent.body).not.toHaveProperty('stop');
+    const streamed = await anthropic(front).messages.stream(ask).finalMessage();
+    expect(streamed).toMatchObject({ content: [{ type: 'text', text: 'one two' }], stop_reason: 'stop_sequence', stop_sequence: ' thr' });
+    // With no string matched, an answer's own end is end_turn.
+    const ended = await anthropic(front).messages.create({ ...ask, stop_sequences: ['nine'] });
+    expect(ended).toMatchObject({ content: [{ type: 'text', text: 'one two three four five' }], stop_reason: 'end_turn', stop_sequence: null });
+    // Callers whose API does not name the string still send it to the server, which stops there.
+    await openai(front).responses.create({ model: 'scripted', input: 'Count.', stop: [' thr'] } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    expect(scripted.posts().at(-1)!.body).toMatchObject({ stop: [' thr'] });
+  });
+
+  it('a translated Anthropic stream the server cuts off ends with an error that names the server', async () => {
+    scripted.reply = () => ({ chunks: ['one', ' two', ' three'], chunkDelayMs: 50, cutAfter: 2 });
+    const answer = await fetch(`${front.url}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'scripted', max_tokens: 20, stream: true, messages: user('Go.') }),
+    });
+    const events = (await answer.text()).split('\n\n').filter(Boolean);
+    const last = events.at(-1)!;
+    expect(last.startsWith('event: error\n')).toBe(true);
+    const error = JSON.parse(last.split('data: ')[1]!) as { type: string; error: { type: string; message: string } };
+    expect(error).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringContaining(`The upstream ${scripted.url} broke off the stream`) } });
+    const failure = await caught(anthropic(front).messages.stream({ model: 'scripted', max_tokens: 20, messages: user('Go.') }).finalMessage());
+    expect(failure).toBeInstanceOf(Anthropic.APIError);
+    expect(failure.message).toContain(`The upstream ${scripted.url} broke off the stream`);
+  });
+});
+
 /** A URL on 127.0.0.1 where nothing listens: a port the system handed out, then closed. */
 async function closedPortURL(): Promise<string> {
   const server = createServer();

@@ -4,6 +4,11 @@
  * model cannot be made to show on demand: a slow stream, late headers, a chosen error status and
  * body. It records every request (its headers, its body, when its connection closed) and the time
  * each stream chunk was written, so a test can compare them with what its client saw.
+ *
+ * Caps and stops as llama.cpp's server (February 2025) takes them: each chunk is one token,
+ * `max_tokens` cuts the answer (`length`) and `max_completion_tokens` is ignored; a `stop` string
+ * ends it before the string, which is never sent, and the finish is a plain `stop` that does not
+ * say which string matched.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -47,6 +52,8 @@ export interface ScriptedUpstream {
   reply: (request: RecordedRequest) => UpstreamReply;
   /** The POSTs only: the calls the gateway forwarded. */
   posts(): RecordedRequest[];
+  /** What `GET /v1/models` lists (`data`). */
+  models: readonly Record<string, unknown>[];
   close(): Promise<void>;
 }
 
@@ -72,6 +79,7 @@ export async function startScriptedUpstream({ cors = false }: ScriptedUpstreamOp
     requests,
     reply: () => ({}),
     posts: () => requests.filter((r) => r.method === 'POST'),
+    models: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'test' }],
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();
@@ -101,7 +109,7 @@ export async function startScriptedUpstream({ cors = false }: ScriptedUpstreamOp
 
     if (req.method === 'GET' && req.url === '/v1/models') {
       finished = true;
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'test' }] }));
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: upstream.models }));
     }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       finished = true;
@@ -120,18 +128,18 @@ export async function startScriptedUpstream({ cors = false }: ScriptedUpstreamOp
       return void res.writeHead(status, statusText, { 'content-type': type, ...reply.headers }).end(text);
     }
 
-    const chunks = reply.chunks ?? ['Hello', ' there'];
+    const { chunks, finish, tokens } = answerOf(reply.chunks ?? ['Hello', ' there'], body);
     const model = String(body?.model);
     const id = 'chatcmpl-scripted';
     const created = 1_763_000_000;
-    const usage = { prompt_tokens: 5, completion_tokens: chunks.length, total_tokens: 5 + chunks.length };
+    const usage = { prompt_tokens: 5, completion_tokens: tokens, total_tokens: 5 + tokens };
     if (body?.stream !== true) {
       const completion = {
         id,
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: chunks.join('') }, finish_reason: 'stop', logprobs: null }],
+        choices: [{ index: 0, message: { role: 'assistant', content: chunks.join('') }, finish_reason: finish, logprobs: null }],
         usage,
       };
       finished = true;
@@ -151,7 +159,7 @@ export async function startScriptedUpstream({ cors = false }: ScriptedUpstreamOp
       // After what was written has left: a cut between two events, not inside one.
       if (reply.cutAfter === i + 1) return void res.write('', () => setTimeout(() => res.socket?.destroy(), 50));
     }
-    chunk({}, 'stop');
+    chunk({}, finish);
     const options = body.stream_options as { include_usage?: boolean } | undefined;
     if (options?.include_usage) send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
     res.write('data: [DONE]\n\n');
@@ -162,6 +170,29 @@ export async function startScriptedUpstream({ cors = false }: ScriptedUpstreamOp
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   (upstream as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return upstream;
+}
+
+/**
+ * The answer a request gets of `planned` (one token a chunk): cut at `max_tokens`, or before the
+ * first `stop` string, as llama.cpp's server cuts it. `tokens`: those generated (a stop string's too).
+ */
+function answerOf(planned: readonly string[], body: Record<string, unknown> | undefined): { chunks: string[]; finish: string; tokens: number } {
+  const cap = typeof body?.max_tokens === 'number' ? body.max_tokens : Infinity;
+  const stops = (typeof body?.stop === 'string' ? [body.stop] : Array.isArray(body?.stop) ? body.stop : []).filter((s): s is string => typeof s === 'string' && s !== '');
+  const chunks: string[] = [];
+  let text = '';
+  for (const [i, piece] of planned.entries()) {
+    if (i >= cap) return { chunks, finish: 'length', tokens: i };
+    const at = Math.min(...stops.map((stop) => (text + piece).indexOf(stop)).filter((index) => index !== -1));
+    if (Number.isFinite(at)) {
+      const before = (text + piece).slice(text.length, at);
+      if (before) chunks.push(before);
+      return { chunks, finish: 'stop', tokens: i + 1 };
+    }
+    chunks.push(piece);
+    text += piece;
+  }
+  return { chunks, finish: 'stop', tokens: planned.length };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
