@@ -23,7 +23,10 @@ export interface ModelInfo {
   readonly featured?: boolean;
   /** Unix seconds; shown as OpenAI `created` and Anthropic `created_at`. */
   readonly created?: number;
-  /** Prompt plus output tokens the model can attend to. */
+  /**
+   * Prompt plus output tokens the model can attend to; 0 where it is not known (a remote model
+   * whose entry does not say: its server holds requests to its own).
+   */
   readonly contextWindow: number;
   /** Largest allowed `max_tokens` (chat models). */
   readonly maxOutputTokens?: number;

@@ -16,10 +16,22 @@ export interface UpstreamHealth {
   readonly checkedAt?: string;
 }
 
+/** What a remote model's server says of it in its own `GET /models`, where it lists it. */
+export interface UpstreamModel {
+  /** Unix seconds. */
+  readonly created?: number;
+  readonly ownedBy?: string;
+  readonly displayName?: string;
+  readonly contextWindow?: number;
+  readonly maxOutputTokens?: number;
+}
+
 /** A remote model as `GET /models` shows it: where it runs and whether it can be reached now. */
 export interface RemoteState {
   readonly speaks: readonly Flavour[];
   /** At least one upstream answered its last request or health check. */
   readonly available: boolean;
   readonly upstreams: readonly UpstreamHealth[];
+  /** What its server lists of it, where its server listed it. */
+  readonly model?: UpstreamModel;
 }

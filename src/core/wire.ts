@@ -11,6 +11,7 @@
 import type { ChatRequest } from './engine.ts';
 import type { GatewayError } from './errors.ts';
 import type { GenerationEvent, Usage } from './generation.ts';
+import type { UpstreamModel } from './remote-state.ts';
 import type { KeepAlive, SSEEvent, SSEMessage } from './sse.ts';
 
 /**
@@ -82,6 +83,8 @@ export interface UpstreamClient {
   readCount?(answer: unknown): number;
   /** A whole answer as neutral events, the finish last; an `internal` GatewayError for what is not an answer. */
   answer(body: unknown): GenerationEvent[];
+  /** What the server's own `GET /models` list (its `data`) says of the model it calls `id`; undefined where it does not list it. */
+  listedModel(listing: readonly unknown[], id: string): UpstreamModel | undefined;
   /**
    * A streamed answer's events as neutral ones, each as soon as it can be made, the finish last. An
    * error the upstream reports in the stream, malformed data or an early end throws a GatewayError.

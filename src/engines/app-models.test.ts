@@ -75,14 +75,14 @@ describe('the app models', () => {
         id: 'team',
         kind: 'chat',
         engine: 'remote',
-        contextWindow: 32768,
-        maxOutputTokens: 4096,
+        // No figure made up: what the entry does not say, its server's listing says (GET /models).
+        contextWindow: 0,
         structuredOutput: true,
         toolCalling: true,
         upstream: { baseURL: ['http://a:8000/v1', 'http://b:8000/v1'], model: 'Qwen/Qwen2.5-7B-Instruct', apiKey: 'k', speaks: ['openai'] },
         fallback: 'tiny-chat',
       },
-      { id: 'vec', kind: 'embedding', engine: 'remote', contextWindow: 8192, dimensions: 768, upstream: { baseURL: 'http://o:11434/v1', speaks: ['openai'] } },
+      { id: 'vec', kind: 'embedding', engine: 'remote', contextWindow: 0, dimensions: 768, upstream: { baseURL: 'http://o:11434/v1', speaks: ['openai'] } },
     ]);
     expect(result.webllm.find((spec) => spec.info.id === 'Qwen2.5-0.5B-Instruct')!.info.fallback).toBe('team');
     expect(result.transformers.find((spec) => spec.info.id === 'tiny-chat')!.info.fallback).toBeUndefined();

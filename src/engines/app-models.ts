@@ -100,15 +100,16 @@ function remoteInfo(entry: RemoteModelEntry): ModelInfo {
   const speaks = upstream!.speaks ?? ['openai'];
   if (!Array.isArray(speaks) || speaks.length === 0 || speaks.some((f) => f !== 'openai' && f !== 'anthropic')) throw new Error(`engine.models "${entry.id}": upstream.speaks lists "openai" and/or "anthropic".`);
   if (kind === 'embedding' && !speaks.includes('openai')) throw new Error(`engine.models "${entry.id}": an embedding model needs an upstream that speaks the OpenAI API (Anthropic's has no embeddings).`);
-  const contextWindow = entry.contextWindow ?? (kind === 'chat' ? 32_768 : 8192);
   return {
     id: entry.id,
     kind,
     engine: 'remote',
-    contextWindow,
+    // 0: the entry does not say. The upstream enforces its own limits, and `GET /models` shows
+    // what it lists of the model rather than a figure made up here.
+    contextWindow: entry.contextWindow ?? 0,
     ...(entry.displayName !== undefined ? { displayName: entry.displayName } : {}),
     // The upstream enforces its own limits and features: the gateway forwards what it is sent.
-    ...(kind === 'chat' ? { maxOutputTokens: entry.maxOutputTokens ?? 4096, structuredOutput: true, toolCalling: true } : {}),
+    ...(kind === 'chat' ? { ...(entry.maxOutputTokens !== undefined ? { maxOutputTokens: entry.maxOutputTokens } : {}), structuredOutput: true, toolCalling: true } : {}),
     ...(entry.dimensions !== undefined ? { dimensions: entry.dimensions } : {}),
     upstream: { ...upstream!, speaks },
   };

@@ -54,6 +54,8 @@ beforeAll(async () => {
     { engine: 'remote', id: 'proxied-or-local', upstream: { baseURL: scripted.url, model: 'scripted-model', apiKey: 'sk-proxied' }, fallback: 'tiny-chat' },
     // The config's own header replaces the key's, whatever the case of its name.
     { engine: 'remote', id: 'own-auth', upstream: { baseURL: scripted.url, model: 'scripted-model', apiKey: 'sk-from-key', headers: { Authorization: 'Bearer sk-from-headers', 'X-Org': 'org-1' } } },
+    // Its entry says its limits: they are what is listed, whatever its server says.
+    { engine: 'remote', id: 'scripted-sized', upstream: { baseURL: scripted.url, model: 'scripted-model', apiKey: SCRIPTED_KEY }, contextWindow: 4096, maxOutputTokens: 512 },
   ];
   front = await serveGateway({ engine: createNodeEngine({ localModelPath: dir, models }), port: 0 });
 });
@@ -581,6 +583,34 @@ describe('remote models: what a llama.cpp server needs (the scripted upstream ta
     const failure = await caught(anthropic(front).messages.stream({ model: 'scripted', max_tokens: 20, messages: user('Go.') }).finalMessage());
     expect(failure).toBeInstanceOf(Anthropic.APIError);
     expect(failure.message).toContain(`The upstream ${scripted.url} broke off the stream`);
+  });
+});
+
+describe('remote models: the listing says what the server or the entry says, and makes nothing up', () => {
+  type Listed = Record<string, unknown> & { id: string };
+  const listing = async (headers: Record<string, string> = {}) => new Map(((await (await fetch(`${front.url}/models?limit=1000`, { headers })).json()) as { data: Listed[] }).data.map((m) => [m.id, m]));
+
+  it('shows what the server lists of the model, what its entry sets, and nothing where neither says', async () => {
+    const openaiList = await listing();
+    // From the server's own GET /models (as vLLM lists a model).
+    expect(openaiList.get('scripted')).toMatchObject({ created: 1_700_000_000, owned_by: 'scripted-org', context_window: 8192 });
+    expect(openaiList.get('scripted')).not.toHaveProperty('max_output_tokens');
+    // The entry's own figures come first.
+    expect(openaiList.get('scripted-sized')).toMatchObject({ created: 1_700_000_000, owned_by: 'scripted-org', context_window: 4096, max_output_tokens: 512 });
+    // Nothing to read: no created, no context window; owned by the server it runs on.
+    const down = openaiList.get('down-alone')!;
+    expect(down.owned_by).toBe(new URL(closedURL).host);
+    expect(down).not.toHaveProperty('created');
+    expect(down).not.toHaveProperty('context_window');
+    expect(down).not.toHaveProperty('max_output_tokens');
+
+    const anthropicList = await listing({ 'anthropic-version': '2023-06-01' });
+    expect(anthropicList.get('scripted')).toMatchObject({ created_at: '2023-11-14T22:13:20Z', max_input_tokens: 8192, max_tokens: null, display_name: 'scripted' });
+    expect(anthropicList.get('scripted-sized')).toMatchObject({ max_input_tokens: 4096, max_tokens: 512 });
+    expect(anthropicList.get('down-alone')).toMatchObject({ max_input_tokens: null, max_tokens: null });
+    expect(anthropicList.get('down-alone')).not.toHaveProperty('created_at');
+    // Models on this device are listed as before.
+    expect(openaiList.get('tiny-chat')).toMatchObject({ owned_by: 'local', created: expect.any(Number), context_window: expect.any(Number) });
   });
 });
 

@@ -48,3 +48,26 @@ export function wireRouting(model: ModelInfo, remote: RemoteState | undefined) {
     ...(remote ? { remote: toWireRemoteState(remote) } : {}),
   };
 }
+
+/**
+ * What a remote model's listing says of it: what its entry sets, else what its server lists of it
+ * (`remote.model`), else nothing (no figure is made up); it is owned by whom its server says, else
+ * by its server (the host of its first URL). Undefined for a model on this device.
+ */
+export function remoteFacts(model: ModelInfo, remote: RemoteState | undefined) {
+  if (!model.upstream) return undefined;
+  const listed = remote?.model;
+  const first = typeof model.upstream.baseURL === 'string' ? model.upstream.baseURL : model.upstream.baseURL[0]!;
+  const created = listed?.created ?? model.created;
+  // 0: the entry does not say (ModelInfo.contextWindow).
+  const contextWindow = model.contextWindow > 0 ? model.contextWindow : listed?.contextWindow;
+  const maxOutputTokens = model.maxOutputTokens ?? listed?.maxOutputTokens;
+  const displayName = model.displayName ?? listed?.displayName;
+  return {
+    ownedBy: listed?.ownedBy ?? new URL(first).host,
+    ...(created !== undefined ? { created } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(displayName !== undefined ? { displayName } : {}),
+  };
+}

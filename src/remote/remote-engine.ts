@@ -166,8 +166,14 @@ export function createRemoteEngine(options: RemoteEngineOptions = {}): RemoteEng
       const remote = models.filter((model) => model.upstream);
       const entries = await Promise.all(
         remote.map(async (model) => {
-          const upstreams = await poolOf(model.upstream!).health({ probe: true });
-          return [model.id, { speaks: speaksOf(model.upstream!), available: upstreams.some((u) => u.state === 'up'), upstreams }] as const;
+          const spec = model.upstream!;
+          const pool = poolOf(spec);
+          const upstreams = await pool.health({ probe: true });
+          // The list is in the API the server is probed in: its first.
+          const listing = pool.listing();
+          const listed = listing && UPSTREAM_CLIENTS[speaksOf(spec)[0]!].listedModel(listing, spec.model ?? model.id);
+          const state: RemoteState = { speaks: speaksOf(spec), available: upstreams.some((u) => u.state === 'up'), upstreams, ...(listed ? { model: listed } : {}) };
+          return [model.id, state] as const;
         }),
       );
       return new Map(entries);

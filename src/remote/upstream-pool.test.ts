@@ -364,4 +364,26 @@ describe('createUpstreamPool', () => {
     await pool.health({ probe: true });
     expect(alive.hits).toHaveLength(1);
   });
+
+  it('reads what a server lists at GET /models, once, without taking it for a health check when its health is fresh', async () => {
+    const listing = [{ id: 'm', object: 'model', created: 1, owned_by: 'o' }];
+    const server = await startServer(({ req, res }) => {
+      if (req.method === 'GET') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: listing }));
+      res.writeHead(503).end();
+    });
+    const pool = createUpstreamPool({ urls: [server.url] });
+    expect(pool.listing()).toBeUndefined();
+    // A request marks the URL down: the listing's GET, made just after, must not mark it up.
+    await pool.send('/chat/completions', post, live());
+    await pool.health({ probe: true });
+    expect((await pool.health())[0]!.state).toBe('down');
+    expect(pool.listing()).toBeUndefined();
+    // Probed (its health known up by a probe): its list is read with it, and kept.
+    const fresh = createUpstreamPool({ urls: [server.url] });
+    expect((await fresh.health({ probe: true }))[0]!.state).toBe('up');
+    expect(fresh.listing()).toEqual(listing);
+    const gets = server.hits.filter((hit) => hit.req.method === 'GET').length;
+    await fresh.health({ probe: true });
+    expect(server.hits.filter((hit) => hit.req.method === 'GET')).toHaveLength(gets);
+  });
 });

@@ -43,8 +43,14 @@ export interface Sent {
 export interface UpstreamPool {
   /** Sends one request to one URL (path appended to its base, e.g. '/chat/completions'). Resolves once headers arrive, with any status. */
   send(path: string, init: { method: string; headers: Record<string, string>; body?: string }, signal: AbortSignal, options?: SendOptions): Promise<Sent>;
-  /** Each URL's state; with probe: true, URLs not checked in the last 5 s are probed first (GET <url>/models, 2 s timeout, status < 500 = up). */
+  /**
+   * Each URL's state; with probe: true, URLs not checked in the last 5 s are probed first (GET
+   * <url>/models, 2 s timeout, status < 500 = up), and the models of URLs that have not listed
+   * them yet are read (the same GET, which then says nothing of health).
+   */
   health(options?: { probe?: boolean }): Promise<readonly UpstreamHealth[]>;
+  /** What the servers last listed at `GET <url>/models` (its `data`), an up URL's first; undefined before any listed. */
+  listing(): readonly unknown[] | undefined;
 }
 
 const PROBE_TIMEOUT_MS = 2_000;
@@ -63,6 +69,8 @@ interface Member {
   /** Consecutive failures, for the backoff. */
   failures: number;
   probing?: Promise<void>;
+  /** The `data` of its last successful `GET /models` (empty: it answered without one). */
+  listing?: readonly unknown[];
 }
 
 interface Waiter {
@@ -226,15 +234,22 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     throw new GatewayError('upstream_unreachable', message, { retryAfter: 2 });
   }
 
-  function probe(member: Member): Promise<void> {
+  /**
+   * `GET <url>/models`: its health (unless `forListing`: a URL whose health is fresh, asked only for
+   * its models) and the models it lists.
+   */
+  function probe(member: Member, forListing = false): Promise<void> {
     member.probing ??= (async () => {
       try {
         const response = await fetchFn(joinPath(member.url, '/models'), { method: 'GET', headers: { ...options.probeHeaders }, redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-        await response.body?.cancel().catch(() => {});
+        // Read once it answers: a server whose list is not one (no `data`) is not asked again for it.
+        if (response.ok) member.listing = (await readListing(response)) ?? [];
+        else await response.body?.cancel().catch(() => {});
+        if (forListing) return;
         if (response.status < 500) markUp(member);
         else markDown(member, `GET /models answered ${response.status}`);
       } catch (error) {
-        markDown(member, isAbort(error) ? `GET /models sent no response within ${PROBE_TIMEOUT_MS} ms` : describeFailure(error));
+        if (!forListing) markDown(member, isAbort(error) ? `GET /models sent no response within ${PROBE_TIMEOUT_MS} ms` : describeFailure(error));
       } finally {
         member.probing = undefined;
       }
@@ -244,8 +259,8 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
 
   async function health(opts: { probe?: boolean } = {}): Promise<readonly UpstreamHealth[]> {
     if (opts.probe) {
-      const stale = members.filter((m) => m.checkedAt === undefined || Date.now() - m.checkedAt >= PROBE_FRESH_MS);
-      await Promise.all(stale.map(probe));
+      const stale = (m: Member) => m.checkedAt === undefined || Date.now() - m.checkedAt >= PROBE_FRESH_MS;
+      await Promise.all(members.map((m) => (stale(m) ? probe(m) : m.listing === undefined && m.state === 'up' ? probe(m, true) : undefined)));
     }
     return members.map((m) => ({
       url: m.url,
@@ -256,7 +271,27 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
     }));
   }
 
-  return { send, health };
+  return { send, health, listing: () => (members.find((m) => m.state === 'up' && m.listing?.length) ?? members.find((m) => m.listing?.length))?.listing };
+}
+
+/** The most of a models list read: a server's list of thousands of models is not worth more. */
+const MAX_LISTING_BYTES = 1024 * 1024;
+
+/** A `GET /models` answer's `data`, read up to its cap; undefined for anything else. */
+async function readListing(response: Response): Promise<readonly unknown[] | undefined> {
+  const length = Number(response.headers.get('content-length'));
+  if (Number.isFinite(length) && length > MAX_LISTING_BYTES) {
+    await response.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  try {
+    const text = await response.text();
+    if (text.length > MAX_LISTING_BYTES) return undefined;
+    const body = JSON.parse(text) as { data?: unknown };
+    return Array.isArray(body?.data) ? body.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

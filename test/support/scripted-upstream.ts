@@ -79,7 +79,8 @@ export async function startScriptedUpstream({ cors = false }: ScriptedUpstreamOp
     requests,
     reply: () => ({}),
     posts: () => requests.filter((r) => r.method === 'POST'),
-    models: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'test' }],
+    // As vLLM lists a model: its context as `max_model_len`.
+    models: [{ id: 'scripted-model', object: 'model', created: 1_700_000_000, owned_by: 'scripted-org', max_model_len: 8192 }],
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();

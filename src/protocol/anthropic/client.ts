@@ -11,6 +11,7 @@ import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { describe, invalid, isRecord } from '../../core/fields.ts';
 import type { FinishReason, GenerationEvent, Usage } from '../../core/generation.ts';
+import type { UpstreamModel } from '../../core/remote-state.ts';
 import type { SSEEvent } from '../../core/sse.ts';
 import type { UpstreamClient, UpstreamRequestOptions } from '../../core/wire.ts';
 
@@ -52,7 +53,24 @@ export const ANTHROPIC_CLIENT: UpstreamClient = {
   },
   answer: fromMessage,
   events: fromMessageEvents,
+  listedModel,
 };
+
+/** A model in the Messages API's list: `created_at`, `display_name`, and its limits where it gives them. */
+function listedModel(listing: readonly unknown[], id: string): UpstreamModel | undefined {
+  const entry = listing.find((item) => isRecord(item) && item.id === id);
+  if (!isRecord(entry)) return undefined;
+  const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined);
+  const created = typeof entry.created_at === 'string' ? Date.parse(entry.created_at) : NaN;
+  const contextWindow = count(entry.max_input_tokens);
+  const maxOutputTokens = count(entry.max_tokens);
+  return {
+    ...(Number.isFinite(created) ? { created: Math.floor(created / 1000) } : {}),
+    ...(typeof entry.display_name === 'string' && entry.display_name ? { displayName: entry.display_name } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+  };
+}
 
 /**
  * The neutral request as a Messages body for `model`. `defaultMaxTokens` is used when the caller

@@ -36,7 +36,7 @@ describe('toAnthropicModel', () => {
     const shaped = toAnthropicModel(model('plain', { created: undefined }));
     expect(shaped.display_name).toBe('plain');
     expect(shaped.created_at).toBe('1970-01-01T00:00:00Z');
-    expect(Number.isFinite(Date.parse(shaped.created_at))).toBe(true);
+    expect(Number.isFinite(Date.parse(shaped.created_at!))).toBe(true);
     expect(shaped.max_tokens).toBeNull();
   });
 

@@ -8,18 +8,21 @@
 import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { checkNumber, invalid } from '../../core/fields.ts';
 import { toWireLocalState } from '../../core/local-state.ts';
-import { wireRouting } from '../model-extras.ts';
+import { remoteFacts, wireRouting } from '../model-extras.ts';
 import type { RemoteState } from '../../core/remote-state.ts';
 
 /** `local`, `remote` and `fallback` as in the OpenAI flavour (see toOpenAIModel). */
 export function toAnthropicModel(model: ModelInfo, local?: ModelLocalState, remote?: RemoteState) {
+  // A remote model: what its entry or its server says, and no figure made up (see remoteFacts).
+  const far = remoteFacts(model, remote);
+  const created = far ? far.created : (model.created ?? 0);
   return {
     type: 'model',
     id: model.id,
-    display_name: model.displayName ?? model.id,
-    created_at: new Date((model.created ?? 0) * 1000).toISOString().replace('.000Z', 'Z'),
-    max_input_tokens: model.contextWindow,
-    max_tokens: model.maxOutputTokens ?? null,
+    display_name: (far ? far.displayName : model.displayName) ?? model.id,
+    ...(created !== undefined ? { created_at: new Date(created * 1000).toISOString().replace('.000Z', 'Z') } : {}),
+    max_input_tokens: (far ? far.contextWindow : model.contextWindow) ?? null,
+    max_tokens: (far ? far.maxOutputTokens : model.maxOutputTokens) ?? null,
     ...(local ? { local: toWireLocalState(local) } : {}),
     ...wireRouting(model, remote),
   };

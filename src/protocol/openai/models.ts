@@ -6,7 +6,7 @@
  */
 import type { ModelInfo, ModelLocalState } from '../../core/engine.ts';
 import { toWireLocalState } from '../../core/local-state.ts';
-import { wireRouting } from '../model-extras.ts';
+import { remoteFacts, wireRouting } from '../model-extras.ts';
 import type { RemoteState } from '../../core/remote-state.ts';
 
 /**
@@ -15,11 +15,16 @@ import type { RemoteState } from '../../core/remote-state.ts';
  * when this one cannot (core/remote-state.ts).
  */
 export function toOpenAIModel(model: ModelInfo, local?: ModelLocalState, remote?: RemoteState) {
+  // A remote model: what its entry or its server says, and no figure made up (see remoteFacts).
+  const far = remoteFacts(model, remote);
+  const created = far ? far.created : (model.created ?? 0);
+  const contextWindow = far ? far.contextWindow : model.contextWindow;
+  const maxOutputTokens = far ? far.maxOutputTokens : model.maxOutputTokens;
   return {
     id: model.id,
     object: 'model',
-    created: model.created ?? 0,
-    owned_by: 'local',
+    ...(created !== undefined ? { created } : {}),
+    owned_by: far?.ownedBy ?? 'local',
     kind: model.kind,
     engine: model.engine,
     ...(model.family !== undefined ? { family: model.family } : {}),
@@ -27,8 +32,8 @@ export function toOpenAIModel(model: ModelInfo, local?: ModelLocalState, remote?
     ...(model.featured ? { featured: true } : {}),
     // A thinking model: its markers, and whether a request can turn its thinking off.
     ...(model.reasoning ? { reasoning: { open: model.reasoning.open, close: model.reasoning.close, can_turn_off: model.reasoning.switch !== undefined } } : {}),
-    context_window: model.contextWindow,
-    ...(model.maxOutputTokens !== undefined ? { max_output_tokens: model.maxOutputTokens } : {}),
+    ...(contextWindow !== undefined ? { context_window: contextWindow } : {}),
+    ...(maxOutputTokens !== undefined ? { max_output_tokens: maxOutputTokens } : {}),
     ...(model.dimensions !== undefined ? { dimensions: model.dimensions, supports_dimensions: model.supportsDimensions ?? false } : {}),
     ...(local ? { local: toWireLocalState(local) } : {}),
     ...wireRouting(model, remote),

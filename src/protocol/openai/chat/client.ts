@@ -10,6 +10,7 @@ import type { ChatMessage, ChatRequest } from '../../../core/engine.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { isRecord } from '../../../core/fields.ts';
 import type { FinishReason, GenerationEvent, Usage } from '../../../core/generation.ts';
+import type { UpstreamModel } from '../../../core/remote-state.ts';
 import type { SSEEvent } from '../../../core/sse.ts';
 import type { UpstreamClient, UpstreamRequestOptions } from '../../../core/wire.ts';
 
@@ -29,7 +30,29 @@ export const OPENAI_CHAT_CLIENT: UpstreamClient = {
   chatBody: toChatCompletionBody,
   answer: fromChatCompletion,
   events: fromChatCompletionChunks,
+  listedModel,
 };
+
+/**
+ * A model in an OpenAI-compatible server's list: `created` and `owned_by` as OpenAI gives them,
+ * and its context where the server says: vLLM's `max_model_len`, LM Studio's and OpenRouter's
+ * `context_length`, llama.cpp's `meta.n_ctx_train`, another inpage-llm's `context_window` and
+ * `max_output_tokens`.
+ */
+function listedModel(listing: readonly unknown[], id: string): UpstreamModel | undefined {
+  const entry = listing.find((item) => isRecord(item) && item.id === id);
+  if (!isRecord(entry)) return undefined;
+  const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined);
+  const meta = isRecord(entry.meta) ? entry.meta : {};
+  const contextWindow = count(entry.context_window) ?? count(entry.max_model_len) ?? count(entry.context_length) ?? count(meta.n_ctx_train);
+  const maxOutputTokens = count(entry.max_output_tokens);
+  return {
+    ...(typeof entry.created === 'number' && Number.isFinite(entry.created) ? { created: entry.created } : {}),
+    ...(typeof entry.owned_by === 'string' && entry.owned_by ? { ownedBy: entry.owned_by } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+  };
+}
 
 /**
  * The neutral request as a chat completion body. The cap goes as `max_tokens`, the name every
