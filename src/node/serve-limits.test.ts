@@ -6,7 +6,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawExchange, rawRequest } from '../../test/support/raw-http.ts';
+import { rawExchange, rawRequest, rawUpload } from '../../test/support/raw-http.ts';
 import { ScriptedEngine } from '../../test/support/scripted-engine.ts';
 import { serveGateway, type GatewayServer } from './index.ts';
 
@@ -72,6 +72,19 @@ describe('what Node’s HTTP parser refuses, and its timeouts', () => {
     expect(answer.ms).toBeGreaterThanOrEqual(1950);
     expect(answer.ms).toBeLessThan(3500);
   });
+});
+
+describe('answers sent before their body was read', () => {
+  it('reach a client that sends its whole body first: a 50 MB chunked body, no Content-Length, gets its 413 every time', async () => {
+    const server = await serveGateway({ engine: new ScriptedEngine(), port: 0 });
+    try {
+      const head = ['POST /v1/chat/completions HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: application/json'];
+      // 800 pieces of 64 KiB, 2 ms apart: the 413 is sent at 16 MiB, while most of the body is still to come.
+      for (let run = 0; run < 3; run++) expect(await rawUpload(server.url, head, { chunks: 800, delayMs: 2 })).toEqual({ status: 413 });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
 
 describe('requests past maxRequests', () => {

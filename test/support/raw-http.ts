@@ -49,3 +49,31 @@ export function rawExchange(url: string, text: string, { keepOpen = false, socke
 export function rawRequest(lines: readonly string[], body = ''): string {
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
+
+/**
+ * Sends a request whose chunked body is `chunks` pieces of 64 KiB, `delayMs` apart, reading
+ * nothing until all of it is written (as curl does), then reads the answer to the end of the
+ * connection. `error`: what the connection failed with, if it did (a reset under the writes loses
+ * an answer not read yet).
+ */
+export function rawUpload(url: string, head: readonly string[], { chunks, delayMs = 0 }: { chunks: number; delayMs?: number }): Promise<{ status: number; error?: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    let received = '';
+    let error: string | undefined;
+    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), async () => {
+      socket.pause();
+      socket.write(`${[...head, 'Transfer-Encoding: chunked'].join('\r\n')}\r\n\r\n`);
+      const piece = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 'x'), Buffer.from('\r\n')]);
+      for (let i = 0; i < chunks && !socket.destroyed && error === undefined; i++) {
+        if (!socket.write(piece)) await new Promise((resolve) => socket.once('drain', resolve));
+        if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+      if (!socket.destroyed) socket.write('0\r\n\r\n');
+      socket.resume();
+    });
+    socket.on('data', (data) => (received += data.toString('utf8')));
+    socket.on('error', (e) => (error ??= e.message));
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(received)?.[1]), ...(error !== undefined ? { error } : {}) }));
+  });
+}
