@@ -157,6 +157,30 @@ describe('npx inpage-llm serve', () => {
     expect(cache.output().stderr).toMatch(/--prefix-cache-mb takes a whole number from 0/);
   });
 
+  it('says a --config model whose files are in the models folder is on disk, and one whose are not is not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inpage-cli-config-'));
+    try {
+      const config = join(dir, 'models.json');
+      await writeFile(
+        config,
+        JSON.stringify({
+          models: [
+            { engine: 'transformers', id: 'my-chat', kind: 'chat', source: 'tiny-chat' },
+            { engine: 'transformers', id: 'elsewhere', kind: 'chat', source: 'no-such-folder' },
+          ],
+        }),
+      );
+      const run = cli('serve', '--tiny', '--port', '0', '--config', config);
+      await summarised(run);
+      expect(run.output().stdout).toMatch(/my-chat +chat +on disk\n/);
+      expect(run.output().stdout).toMatch(/elsewhere +chat +not on disk/);
+      run.child.kill('SIGTERM');
+      await run.exited;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('puts another server behind this one with --config: a remote model, translated to the Anthropic API it speaks', async () => {
     const upstream = cli('serve', '--tiny', '--port', '0', '--api-key', 'sk-upstream');
     const upstreamUrl = await waitFor(() => LISTENING.exec(upstream.output().stdout)?.[1], 20_000, () => JSON.stringify(upstream.output()));

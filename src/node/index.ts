@@ -9,6 +9,8 @@
  *
  * @module
  */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ModelEntry } from '../contracts/worker-config.ts';
 import { withAppModels } from '../engines/app-models.ts';
 import { transformersModels } from '../engines/catalog.ts';
@@ -60,6 +62,7 @@ export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
     device: 'cpu',
     grammar: loadXGrammar,
     ...(options.prefixCacheBytes !== undefined ? { prefixCacheBytes: options.prefixCacheBytes } : {}),
+    ...(options.localModelPath !== undefined ? { onDisk: onDiskUnder(options.localModelPath) } : {}),
   });
   return createModelHost({ adapters: [adapter], remoteModels: catalog.remote, ...(options.maxLoaded !== undefined ? { maxLoaded: options.maxLoaded } : {}) });
 }
@@ -67,4 +70,16 @@ export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
 /** Writes the tiny generated models (`tiny-embed`, `tiny-chat`: random weights, seeded) into a folder. */
 export async function writeTinyModels(dir: string): Promise<void> {
   await generateTinyModels(dir);
+}
+
+/**
+ * Whether a model's files are in the models folder, as transformers.js reads them there: its
+ * folder (`source`) with its weights, an `.onnx` file under `onnx/`.
+ */
+function onDiskUnder(dir: string): (source: string) => Promise<boolean> {
+  return async (source) => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(source) || source.split('/').includes('..')) return false;
+    const weights = await readdir(join(dir, source, 'onnx')).catch(() => [] as string[]);
+    return weights.some((name) => name.endsWith('.onnx'));
+  };
 }

@@ -2,7 +2,8 @@
  * What the transformers.js adapter knows of its models on this device. transformers.js keeps
  * every file it fetched in Cache Storage (`transformers-cache`), bundled models included: the
  * service worker keeps the app shell only, so a bundled model loads offline once it is cached.
- * Where there is no Cache Storage (Node), bundled models are read from local disk.
+ * Where there is no Cache Storage (Node), models are read from local disk: bundled ones, and those
+ * the runtime finds in its models folder (`onDisk`).
  * @module
  */
 import type { LocalFacts } from '../adapter.ts';
@@ -15,6 +16,7 @@ export async function readLocalFacts(
   specs: readonly TransformersModelSpec[],
   chosen: DeviceOption,
   device: () => Promise<DeviceChoice>,
+  onDisk?: (source: string) => Promise<boolean>,
 ): Promise<Map<string, LocalFacts>> {
   // Parts of files that are whole go first: they are no download left to resume, and would count twice.
   const groups = clearFinishedParts('transformers').catch(() => 0).then(() => listCachedModels('transformers'));
@@ -32,7 +34,10 @@ export async function readLocalFacts(
     // small and fetched first or alongside. An unfinished download's parts are not weights.
     const weights = mine.some((group) => group.entries.some((entry) => entry.cache === TRANSFORMERS_CACHE && /\.onnx(_data)?$/.test(new URL(entry.url).pathname)));
     const partialBytes = partialBytesOf(mine);
-    facts.set(spec.info.id, { downloaded: storage ? weights && partialBytes === 0 : spec.bundled === true, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...support });
+    // Without Cache Storage (Node), a model's files are on disk when they ship with the app, or
+    // when the runtime finds them in the models folder (an app's own model, one copied there).
+    const local = storage ? weights && partialBytes === 0 : spec.bundled === true || ((await onDisk?.(spec.source).catch(() => false)) ?? false);
+    facts.set(spec.info.id, { downloaded: local, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...support });
   }
   return facts;
 }

@@ -50,6 +50,12 @@ export interface TransformersAdapterOptions extends EnvOptions {
    * sixteenth of the device's memory, between 64 MiB and 1 GiB (see prefix-store.ts).
    */
   readonly prefixCacheBytes?: number;
+  /**
+   * Where there is no Cache Storage (Node): whether a model's files are on this machine's disk
+   * (its `source` under `localModelPath`), so that it is reported as downloaded. Without it, only
+   * bundled models are.
+   */
+  readonly onDisk?: (source: string) => Promise<boolean>;
 }
 
 export function createTransformersAdapter(options: TransformersAdapterOptions): EngineAdapter & { device(): Promise<TransformersDevice> } {
@@ -102,6 +108,6 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const pipe = await loader.load('feature-extraction', request(spec));
       return embedTexts(pipe, spec.info, embed.input, { pooling: spec.pooling ?? 'mean', normalize: spec.normalize ?? true }, signal);
     },
-    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', chosen),
+    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', chosen, options.onDisk),
   };
 }
