@@ -16,7 +16,7 @@ import { createGateway, type Gateway } from '../../src/gateway/index.ts';
 import { FAULTS, withFaults } from '../support/fault-engine.ts';
 import { expectWellFormedEvents, parseResponsesSSE } from '../support/responses-events.ts';
 import { ScriptedEngine } from '../support/scripted-engine.ts';
-import { endpointOf, expectedFlavour, PREVIOUS_ITEM, PREVIOUS_RESPONSE, requestArbitraries, stopsOf, toRequest, type BodySpec, type RequestSpec } from './requests.ts';
+import { CONVERSATION, CONVERSATION_ITEM, endpointOf, expectedFlavour, PREVIOUS_ITEM, PREVIOUS_RESPONSE, requestArbitraries, stopsOf, toRequest, type BodySpec, type RequestSpec } from './requests.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The gateways under test
@@ -68,7 +68,7 @@ const seedFor = (fallback: number) => (process.env.FC_SEED ? Number(process.env.
 // ---------------------------------------------------------------------------------------------
 // Requests (test/property/requests.ts), aimed at the scripted models and the fault markers
 
-const { text, stopText, coherentRequest, chaosRequest, responsesRequest, countTokensRequest, responsesChaosRequest } = requestArbitraries({
+const { text, stopText, coherentRequest, chaosRequest, responsesRequest, countTokensRequest, responsesChaosRequest, conversationsRequest } = requestArbitraries({
   gateways: ['open', 'keyed'] satisfies GatewayName[],
   origin: KEYED_ORIGIN,
   otherOrigins: ['http://llm.test', 'https://other.test:8443'],
@@ -152,11 +152,19 @@ async function check(generated: RequestSpec): Promise<void> {
 /** The newest response each gateway stored, and an item of it: what the placeholders become. */
 const stored: Partial<Record<GatewayName, { response: string; item: string }>> = {};
 
+/** The newest conversation each gateway holds, and an item of it once one was seen. */
+const conversations: Partial<Record<GatewayName, { id: string; item?: string }>> = {};
+
 /** The request with the placeholders for a stored response and item replaced, where there is one. */
 function withStoredIds(spec: RequestSpec): RequestSpec {
   const ids = stored[spec.gateway as GatewayName];
-  if (!ids) return spec;
-  const swap = (text: string) => text.replaceAll(PREVIOUS_RESPONSE, ids.response).replaceAll(PREVIOUS_ITEM, ids.item);
+  const held = conversations[spec.gateway as GatewayName];
+  if (!ids && !held) return spec;
+  const swap = (text: string) => {
+    let swapped = ids ? text.replaceAll(PREVIOUS_RESPONSE, ids.response).replaceAll(PREVIOUS_ITEM, ids.item) : text;
+    if (held) swapped = swapped.replaceAll(CONVERSATION_ITEM, held.item ?? CONVERSATION_ITEM).replaceAll(CONVERSATION, held.id);
+    return swapped;
+  };
   const url = swap(spec.url);
   if (spec.body.kind !== 'json') return { ...spec, url };
   const json = JSON.stringify(spec.body.value);
@@ -189,7 +197,9 @@ async function respond(spec: RequestSpec): Promise<void> {
   const flavour = expectedFlavour(rel, headers);
   const endpoint = endpointOf(rel, request.method);
   const lookup = storedLookupOf(rel, request.method);
-  if (endpoint === 'responses' || endpoint === 'count_tokens' || lookup) tally.set(`${endpoint ?? lookup} ${status}`, (tally.get(`${endpoint ?? lookup} ${status}`) ?? 0) + 1);
+  const conversationRoute = conversationRouteOf(rel, request.method);
+  const tallied = endpoint === 'responses' || endpoint === 'count_tokens' || endpoint === 'input_tokens' ? endpoint : (lookup ?? (conversationRoute && `conversation ${conversationRoute}`));
+  if (tallied) tally.set(`${tallied} ${status}`, (tally.get(`${tallied} ${status}`) ?? 0) + 1);
 
   // Server errors only where a fault was injected on purpose.
   if (status >= 500) expect(faultInjected(spec), `unexpected ${status} for a request without an injected fault`).toBe(true);
@@ -231,7 +241,7 @@ async function respond(spec: RequestSpec): Promise<void> {
     return;
   }
   expect(status).toBe(200);
-  expect(endpoint ?? lookup, `200 for ${request.method} ${url.pathname}`).not.toBeNull();
+  expect(endpoint ?? lookup ?? conversationRoute, `200 for ${request.method} ${url.pathname}`).not.toBeNull();
 
   // With keys configured, success needs a configured key in a header the flavour reads.
   let scopedToChat = false;
@@ -243,6 +253,10 @@ async function respond(spec: RequestSpec): Promise<void> {
   if (lookup) {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     return checkStoredLookup(lookup, record(JSON.parse(await within(response.text(), 5000, 'JSON body'))), spec, rel!);
+  }
+  if (conversationRoute) {
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    return checkConversationAnswer(conversationRoute, record(JSON.parse(await within(response.text(), 5000, 'JSON body'))), spec, rel!);
   }
 
   const type = response.headers.get('content-type') ?? '';
@@ -271,6 +285,12 @@ async function respond(spec: RequestSpec): Promise<void> {
       return remember(spec, record(parsed));
     case 'count_tokens':
       return checkTokenCount(parsed, body(spec));
+    case 'input_tokens':
+      expectValidResponsesRequest(body(spec));
+      expect(keys(parsed)).toEqual(['input_tokens', 'object']);
+      expect(record(parsed).object).toBe('response.input_tokens');
+      expect(Number.isInteger(record(parsed).input_tokens) && (record(parsed).input_tokens as number) > 0).toBe(true);
+      return;
     case 'models':
       return checkModelList(parsed, flavour, scopedToChat);
     case 'model':
@@ -423,7 +443,9 @@ function expectValidResponsesRequest(request: Record<string, unknown>): void {
   expect([undefined, null, 'disabled']).toContain(request.truncation);
   expect(request.tools === undefined || request.tools === null || (Array.isArray(request.tools) && request.tools.length === 0), 'the scripted model has no tools').toBe(true);
   const input = request.input;
-  expect(typeof input === 'string' || (Array.isArray(input) && input.length > 0) || typeof request.previous_response_id === 'string').toBe(true);
+  expect(typeof input === 'string' || (Array.isArray(input) && input.length > 0) || typeof request.previous_response_id === 'string' || request.conversation !== undefined).toBe(true);
+  // One history or the other, never both (the real API's 400).
+  expect(request.previous_response_id === undefined || request.previous_response_id === null || request.conversation === undefined || request.conversation === null).toBe(true);
 }
 
 const RESPONSE_KEYS = [
@@ -434,8 +456,13 @@ const RESPONSE_KEYS = [
 /** A response object as `POST /responses` returns it (and `response.completed` carries it). */
 function checkResponse(parsed: unknown, request: Record<string, unknown>): void {
   expectValidResponsesRequest(request);
-  expect(keys(parsed)).toEqual(RESPONSE_KEYS);
+  const inConversation = request.conversation !== undefined && request.conversation !== null;
+  expect(keys(parsed)).toEqual(inConversation ? [...RESPONSE_KEYS, 'conversation'].sort() : RESPONSE_KEYS);
   const response = record(parsed);
+  if (inConversation) {
+    expect(response.conversation).toEqual({ id: typeof request.conversation === 'string' ? request.conversation : (request.conversation as { id: string }).id });
+    tally.set('responses conversation', (tally.get('responses conversation') ?? 0) + 1);
+  }
   expect(response.object).toBe('response');
   expect(response.id).toMatch(/^resp_[0-9A-Za-z]+$/);
   expect(response.model).toBe('scripted-chat');
@@ -487,6 +514,71 @@ function checkTokenCount(parsed: unknown, request: Record<string, unknown>): voi
   expect(keys(parsed)).toEqual(['input_tokens']);
   const count = record(parsed).input_tokens;
   expect(Number.isInteger(count) && (count as number) > 0, `input_tokens ${String(count)}`).toBe(true);
+}
+
+type ConversationRoute = 'create' | 'retrieve' | 'update' | 'delete' | 'items' | 'add_items' | 'item' | 'delete_item';
+
+/** A route of the Conversations API, by the API reference, or null for none. */
+function conversationRouteOf(rel: string | null, method: string): ConversationRoute | null {
+  if (rel === null) return null;
+  if (method === 'POST' && /^\/conversations\/?$/.test(rel)) return 'create';
+  const match = /^\/conversations\/([^/]+)(?:\/(items)(?:\/([^/]+))?)?$/.exec(rel);
+  if (!match) return null;
+  const [, , items, item] = match;
+  const byMethod: Readonly<Record<string, ConversationRoute>> = !items ? { GET: 'retrieve', POST: 'update', DELETE: 'delete' } : !item ? { GET: 'items', POST: 'add_items' } : { GET: 'item', DELETE: 'delete_item' };
+  return Object.hasOwn(byMethod, method) ? byMethod[method]! : null;
+}
+
+const CONVERSATION_KEYS = ['created_at', 'id', 'metadata', 'object'];
+const ITEM_TYPES = ['message', 'function_call', 'function_call_output'];
+
+/** A Conversations API answer in the shapes openai 7 types; the conversation and an item remembered for the placeholders. */
+function checkConversationAnswer(route: ConversationRoute, parsed: Record<string, unknown>, spec: RequestSpec, rel: string): void {
+  const gateway = spec.gateway as GatewayName;
+  const id = decodeURIComponent(rel.split('/')[2] ?? '');
+  const item = (value: unknown) => {
+    const entry = record(value);
+    expect(ITEM_TYPES).toContain(entry.type);
+    expect(entry.id).toMatch(/^(msg|fc|fco)_/);
+    return entry;
+  };
+  const list = () => {
+    expect(keys(parsed)).toEqual(['data', 'first_id', 'has_more', 'last_id', 'object']);
+    expect(parsed.object).toBe('list');
+    const data = (parsed.data as unknown[]).map(item);
+    expect(parsed.first_id).toBe(data[0]?.id ?? null);
+    expect(parsed.last_id).toBe(data.at(-1)?.id ?? null);
+    expect(typeof parsed.has_more).toBe('boolean');
+    const held = conversations[gateway];
+    if (held && data.length > 0) held.item = data[0]!.id as string;
+    return data;
+  };
+  switch (route) {
+    case 'create':
+    case 'retrieve':
+    case 'update':
+    case 'delete_item':
+      expect(keys(parsed)).toEqual(CONVERSATION_KEYS);
+      expect(parsed.object).toBe('conversation');
+      expect(parsed.id).toMatch(/^conv_/);
+      if (route !== 'create') expect(parsed.id).toBe(id);
+      if (route === 'create') conversations[gateway] = { id: parsed.id as string };
+      break;
+    case 'delete':
+      expect(parsed).toEqual({ id, object: 'conversation.deleted', deleted: true });
+      if (conversations[gateway]?.id === id) delete conversations[gateway];
+      break;
+    case 'items':
+      list();
+      break;
+    case 'add_items':
+      expect(list().length).toBe((body(spec).items as unknown[]).length);
+      break;
+    case 'item':
+      expect(item(parsed).id).toBe(decodeURIComponent(rel.split('/')[4]!));
+      break;
+  }
+  tally.set(`conversation ${route} 200`, (tally.get(`conversation ${route} 200`) ?? 0) + 1);
 }
 
 type StoredLookup = 'retrieve' | 'input_items' | 'delete';
@@ -700,6 +792,10 @@ describe('gateway under arbitrary requests', () => {
     await fc.assert(fc.asyncProperty(responsesChaosRequest, check), { seed: seedFor(0x5eedbeef), numRuns: 800 });
   }, 120_000);
 
+  it('answers anything under /conversations and at /responses/input_tokens (ids, sub-paths, queries, bodies) as the API does', async () => {
+    await fc.assert(fc.asyncProperty(conversationsRequest, check), { seed: seedFor(0xc0471), numRuns: 800 });
+  }, 120_000);
+
   it('stops the engine whenever a client abandons a /responses stream, at any point', async () => {
     await fc.assert(fc.asyncProperty(responsesStreamingRequest, fc.nat(14), abandon), { seed: seedFor(0xab4d1), numRuns: 300 });
   }, 120_000);
@@ -715,6 +811,10 @@ describe('gateway under arbitrary requests', () => {
     expect(count('responses stream')).toBeGreaterThan(50);
     expect(count('responses chained')).toBeGreaterThan(20);
     for (const outcome of ['responses stream error', 'responses 400', 'responses 404', 'responses 413', 'responses 429', 'responses 503', 'count_tokens 200', 'count_tokens 400', 'retrieve 200', 'input_items 200', 'delete 200']) {
+      expect(count(outcome), outcome).toBeGreaterThan(0);
+    }
+    // Conversations: each route answered, responses in a conversation, exact counts.
+    for (const outcome of ['input_tokens 200', 'input_tokens 400', 'responses conversation', ...['create', 'retrieve', 'update', 'delete', 'items', 'add_items', 'item', 'delete_item'].map((route) => `conversation ${route} 200`), 'conversation retrieve 404']) {
       expect(count(outcome), outcome).toBeGreaterThan(0);
     }
   });

@@ -32,6 +32,9 @@ export interface RequestSpec {
  */
 export const PREVIOUS_RESPONSE = '$previous_response';
 export const PREVIOUS_ITEM = '$previous_item';
+/** The same for a conversation the runtime holds, and one of its items. */
+export const CONVERSATION = '$conversation';
+export const CONVERSATION_ITEM = '$conversation_item';
 
 /** Methods that `fetch` and `new Request` refuse outright. */
 export const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
@@ -439,7 +442,7 @@ export function requestArbitraries(profile: RequestProfile) {
     truncation: fc.oneof(fc.constantFrom('disabled', 'auto'), weird),
     reasoning: fc.oneof(fc.record({ effort: fc.constantFrom('none', 'minimal', 'high'), summary: fc.constantFrom('auto', null) }, { requiredKeys: [] }), weird),
     background: fc.oneof(fc.boolean(), weird),
-    conversation: fc.oneof(fc.constantFrom('conv_1'), fc.record({ id: fc.constant('conv_1') }), weird),
+    conversation: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(CONVERSATION, 'conv_nope', '') }, fc.record({ id: fc.constantFrom(CONVERSATION, 'conv_nope') }), weird),
     top_logprobs: fc.oneof(fc.integer({ min: 0, max: 3 }), weird),
     stop: fc.oneof(stopText, fc.array(stopText, { maxLength: 5 }), weird),
     seed: fc.oneof(fc.integer(), weird),
@@ -687,6 +690,76 @@ export function requestArbitraries(profile: RequestProfile) {
     body: bodies(fc.oneof(responsesBody, countTokensBody, chatBody)),
   });
 
+  // ---- OpenAI Conversations (/conversations and its items) and POST /responses/input_tokens
+
+  const conversationFields = {
+    items: fc.oneof({ weight: 4, arbitrary: responsesItems }, { weight: 1, arbitrary: responsesInput }, { weight: 1, arbitrary: fc.array(fc.record({ type: fc.constant('item_reference'), id: fc.constantFrom(CONVERSATION_ITEM, PREVIOUS_ITEM, 'msg_nope') }), { maxLength: 2 }) }),
+    metadata: responsesFields.metadata,
+  };
+  const conversationBody = fc.oneof(
+    { weight: 4, arbitrary: fc.record(conversationFields, { requiredKeys: [] }) },
+    // An update's body: the metadata alone; an items create's: the items alone.
+    { weight: 2, arbitrary: fc.record({ metadata: fc.record({ team: fc.string({ maxLength: 8 }) }) }) },
+    { weight: 2, arbitrary: fc.record({ items: responsesItems }) },
+    { weight: 1, arbitrary: fc.tuple(fc.record(conversationFields, { requiredKeys: [] }), unknownParameters).map(([body, extra]) => ({ ...body, ...extra })) },
+  );
+  /** A /responses body continuing the held conversation (or trying to, alongside previous_response_id). */
+  const conversationResponsesBody = fc
+    .tuple(validResponsesBody, fc.constantFrom<unknown>(CONVERSATION, { id: CONVERSATION }, 'conv_nope'), fc.boolean())
+    .map(([body, conversation, chained]) => {
+      const { previous_response_id: previous, ...rest } = body;
+      return { ...rest, conversation, ...(chained ? { previous_response_id: previous ?? PREVIOUS_RESPONSE } : {}) };
+    });
+  const conversationQuery = fc.oneof(
+    { weight: 3, arbitrary: fc.constant('') },
+    fc.constantFrom('?order=asc', '?order=desc', '?order=up', '?limit=1', '?limit=0', '?limit=101', '?limit=2.5', `?after=${CONVERSATION_ITEM}&limit=1`, '?after=msg_nope', '?include=message.output_text.logprobs', '?include=nope', '?include[]=message.input_image.image_url'),
+  );
+  const conversationPath = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(`/v1/conversations/${CONVERSATION}`, `/v1/conversations/${CONVERSATION}/items`, `/v1/conversations/${CONVERSATION}/items/${CONVERSATION_ITEM}`) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '/v1/conversations', '/v1/conversations/', '/v1/conversations/conv_nope', `/v1/conversations/${CONVERSATION}/`, `/v1/conversations/${CONVERSATION}/items/msg_nope`, `/v1/conversations/${CONVERSATION}/items/${CONVERSATION_ITEM}/x`,
+        `/v1/conversations/${CONVERSATION}/x`, '/v1/conversations/%ZZ', '/v1/conversations/__proto__/items', '/v1/conversations//items', '/v1/responses/input_tokens/', '/v1/responses/input_tokens/x',
+      ),
+    },
+    { weight: 1, arbitrary: fc.array(fc.constantFrom('conversations', 'items', CONVERSATION, CONVERSATION_ITEM, 'input_tokens', '%2F', '..', ''), { maxLength: 4 }).map((s) => `/v1/conversations/${s.join('/')}`) },
+  );
+  const at = (path: fc.Arbitrary<string>, query: fc.Arbitrary<string>) => fc.tuple(origin, path, query).map(([o, p, q]) => `${o}${p}${q}`);
+  /**
+   * The Conversations API and `POST /responses/input_tokens`: conversations created, read, changed
+   * and deleted, items added, listed (orders, pages, include), read and deleted, responses in a
+   * conversation, counts; and anything at all under `/conversations` (methods, ids, sub-paths, bodies).
+   */
+  const conversationsRequest: fc.Arbitrary<RequestSpec> = fc.oneof(
+    { weight: 3, arbitrary: fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: at(fc.constant('/v1/conversations'), fc.constant('')), headers: headersFor('openai'), body: bodies(conversationBody) }) },
+    { weight: 3, arbitrary: fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: at(fc.constant('/v1/responses'), fc.constant('')), headers: headersFor('openai'), body: bodies(conversationResponsesBody) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({ gateway: gatewayName, method: fc.constant('POST'), url: at(fc.constant('/v1/responses/input_tokens'), fc.constant('')), headers: headersFor('openai'), body: bodies(fc.oneof(responsesBody, conversationResponsesBody)) }),
+    },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        gateway: gatewayName,
+        method: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('GET', 'POST') }, { weight: 1, arbitrary: fc.constant('DELETE') }),
+        url: at(conversationPath, conversationQuery),
+        headers: headersFor('openai'),
+        body: bodies(conversationBody),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        gateway: gatewayName,
+        method: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD', 'constructor'),
+        url: at(conversationPath, conversationQuery),
+        headers: headersFor('any'),
+        body: bodies(fc.oneof(conversationBody, conversationResponsesBody, responsesBody)),
+      }),
+    },
+  );
+
   return {
     weird,
     text,
@@ -704,6 +777,7 @@ export function requestArbitraries(profile: RequestProfile) {
     responsesRequest,
     countTokensRequest,
     responsesChaosRequest,
+    conversationsRequest,
   };
 }
 
@@ -720,7 +794,7 @@ export function expectedFlavour(rel: string | null, headers: Headers): 'openai' 
   return headers.has('anthropic-version') || headers.has('vendor-version') ? 'anthropic' : 'openai';
 }
 
-export type Endpoint = 'chat' | 'embeddings' | 'messages' | 'count_tokens' | 'responses' | 'models' | 'model';
+export type Endpoint = 'chat' | 'embeddings' | 'messages' | 'count_tokens' | 'responses' | 'input_tokens' | 'models' | 'model';
 
 /** Which endpoint a path after the base names with this method, or null for none. */
 export function endpointOf(rel: string | null, method: string): Endpoint | null {
@@ -731,6 +805,7 @@ export function endpointOf(rel: string | null, method: string): Endpoint | null 
   if (method === 'POST' && is('/messages')) return 'messages';
   if (method === 'POST' && is('/messages/count_tokens')) return 'count_tokens';
   if (method === 'POST' && is('/responses')) return 'responses';
+  if (method === 'POST' && is('/responses/input_tokens')) return 'input_tokens';
   if (method === 'GET' && is('/models')) return 'models';
   if (method === 'GET' && rel.startsWith('/models/')) return 'model';
   return null;
