@@ -114,6 +114,8 @@ export function checkAnswer(spec: RequestSpec, outcome: Outcome, served: Served)
   else if (endpoint === 'responses') problems.push(...checkResponseObject(value));
   else if (endpoint === 'count_tokens') {
     if (!isObj(value) || keysOf(value) !== 'input_tokens' || !Number.isInteger(value.input_tokens) || (value.input_tokens as number) < 1) problems.push(`count_tokens body ${body.slice(0, 200)}`);
+  } else if (endpoint === 'input_tokens') {
+    if (!isObj(value) || keysOf(value) !== 'input_tokens,object' || value.object !== 'response.input_tokens' || !Number.isInteger(value.input_tokens) || (value.input_tokens as number) < 1) problems.push(`input_tokens body ${body.slice(0, 200)}`);
   } else problems.push(...checkModel(value, flavour, served));
   return problems;
 }
