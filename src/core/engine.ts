@@ -213,6 +213,11 @@ export interface ModelLocalState {
    * absent when none. Such a model is not `downloaded`: partial files are never served as whole.
    */
   readonly partialBytes?: number;
+  /**
+   * What its engine keeps of earlier requests to reuse their prompts' beginnings (a prefix
+   * cache): entries and bytes for this model, and the bound shared by the engine's models.
+   */
+  readonly prefixCache?: PrefixCacheFigures;
   /** Whether this device can run it, on which backend, and if not, why. */
   readonly runnable: boolean;
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';
@@ -248,4 +253,12 @@ export interface Engine {
   embed(request: EmbedRequest, options: CallOptions): Promise<EmbedResult>;
   /** Each model's state on this device, for `GET /models`; engines that cannot tell leave it out. */
   modelStates?(): Promise<readonly ModelLocalState[]>;
+}
+
+/** A prefix cache's contents (see ModelLocalState.prefixCache). */
+export interface PrefixCacheFigures {
+  readonly entries: number;
+  readonly bytes: number;
+  /** The bound for all the engine's models together; 0: nothing is kept. */
+  readonly maxBytes: number;
 }

@@ -5,6 +5,7 @@
  * Where there is no Cache Storage (Node), bundled models are read from local disk.
  * @module
  */
+import type { PrefixCacheFigures } from '../../core/engine.ts';
 import type { LocalFacts } from '../adapter.ts';
 import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../model-cache.ts';
 import { clearFinishedParts } from '../partial-store.ts';
@@ -15,6 +16,7 @@ export async function readLocalFacts(
   specs: readonly TransformersModelSpec[],
   chosen: DeviceOption,
   device: () => Promise<DeviceChoice>,
+  prefixCache?: (model: string) => PrefixCacheFigures,
 ): Promise<Map<string, LocalFacts>> {
   // Parts of files that are whole go first: they are no download left to resume, and would count twice.
   const groups = clearFinishedParts('transformers').catch(() => 0).then(() => listCachedModels('transformers'));
@@ -32,7 +34,8 @@ export async function readLocalFacts(
     // small and fetched first or alongside. An unfinished download's parts are not weights.
     const weights = mine.some((group) => group.entries.some((entry) => entry.cache === TRANSFORMERS_CACHE && /\.onnx(_data)?$/.test(new URL(entry.url).pathname)));
     const partialBytes = partialBytesOf(mine);
-    facts.set(spec.info.id, { downloaded: storage ? weights && partialBytes === 0 : spec.bundled === true, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...support });
+    const cache = spec.info.kind === 'chat' ? prefixCache?.(spec.info.id) : undefined;
+    facts.set(spec.info.id, { downloaded: storage ? weights && partialBytes === 0 : spec.bundled === true, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...(cache ? { prefixCache: cache } : {}), ...support });
   }
   return facts;
 }
