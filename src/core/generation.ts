@@ -284,6 +284,11 @@ export class StopMatcher {
     return this.#stops.includes(stop);
   }
 
+  /** Whether text is held back (it could still become a stop sequence). */
+  get holding(): boolean {
+    return this.#held !== '';
+  }
+
   push(piece: string): { text: string; matched: string | null } {
     if (this.#stops.length === 0) return { text: piece, matched: null };
     const buffer = this.#held + piece;

@@ -4,7 +4,7 @@
  * KV cache, prefills only the new turn and reports only those tokens as `prompt_tokens`. The API
  * must report the whole prompt, so this remembers what the cache already holds and adds it back.
  * web-llm's test is the same: previous finish reason not `abort`/`length` and an equal
- * conversation before the last message.
+ * conversation before the last message (`preparePrefillInput`, `compareConversationObject`).
  * @module
  */
 
@@ -21,11 +21,12 @@ export class PromptTokenCounter {
   }
 
   /**
-   * After a natural stop: the cache then holds the whole prompt and every generated token (the
-   * stop token is sampled but never fed back).
+   * After a natural stop. `answer`: the reply as web-llm recorded it; `keptTokens`: the generated
+   * tokens its cache holds (every one but the last sampled: the stop token, or the token that
+   * completed a stop string, is never fed back).
    */
-  remember(messages: readonly WebLLMMessage[], answer: string, promptTokens: number, generatedTokens: number): void {
-    this.#last = { messages: [...messages, { role: 'assistant', content: answer }], cachedTokens: promptTokens + generatedTokens };
+  remember(messages: readonly WebLLMMessage[], answer: string, promptTokens: number, keptTokens: number): void {
+    this.#last = { messages: [...messages, { role: 'assistant', content: answer }], cachedTokens: promptTokens + keptTokens };
   }
 
   /** After anything else (abort, length, error): web-llm starts the next request afresh. */
