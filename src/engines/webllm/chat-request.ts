@@ -7,7 +7,7 @@
 import type { ChatMessage, ChatRequest, ToolSpec } from '../../core/engine.ts';
 import type { ReasoningFormat } from '../../core/reasoning.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { withToolsAsText } from '../../core/tool-syntax.ts';
+import { ToolCallParser, withToolsAsText } from '../../core/tool-syntax.ts';
 import type { WebLLMChatRequest, WebLLMMessage } from './mlc-engine-like.ts';
 
 /**
@@ -55,6 +55,28 @@ export function webllmStops(request: ChatRequest, reasoning?: ReasoningFormat): 
   const calling = request.tools !== undefined && request.tools.length > 0 && request.toolChoice !== 'none';
   if (reasoning || calling || request.output) return [];
   return request.stop.filter((stop) => stop.length > 0);
+}
+
+/**
+ * The text `toWebLLMMessages` writes for an assistant message that carries this reply as the
+ * gateway read it back: its tool calls parsed and written out again (as the client returns them,
+ * OpenAI's `arguments` strings or Anthropic's `input` objects), or its text as it is. Equal to the
+ * reply unless the model wrote a call's JSON some other way than it is written out (`1.0` for `1`,
+ * an escaped character): see `PromptTokenCounter.asKept`.
+ */
+export function writtenBack(reply: string): string {
+  const parser = new ToolCallParser();
+  const pieces = [...parser.push(reply), ...parser.end()];
+  const calls: { id: string; name: string; arguments: string }[] = [];
+  let text = '';
+  for (const piece of pieces) {
+    if (piece.type === 'text') text += piece.text;
+    else if (piece.type === 'call') calls[piece.index] = { id: '', name: piece.name, arguments: '' };
+    else calls[piece.index]!.arguments += piece.text;
+  }
+  // Text after calls is not something the grammar writes, nor what a client sends back.
+  if (calls.length === 0 || text) return reply;
+  return withToolsAsText([{ role: 'assistant', content: '', toolCalls: calls }], [])[0]!.content;
 }
 
 /**

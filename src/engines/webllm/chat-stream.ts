@@ -23,7 +23,8 @@ import type { ReasoningFormat } from '../../core/reasoning.ts';
 export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal, grammar?: string, reasoning?: ReasoningFormat): AsyncGenerator<ChatEvent> {
   // Where web-llm's reply cannot be read back, where a stop string cut it is unknown: the gateway cuts.
   const stops = readsFinishedReply(engine, variant) ? webllmStops(request, reasoning) : [];
-  const body = toWebLLMRequest(request, grammar, reasoning, stops);
+  const written = toWebLLMRequest(request, grammar, reasoning, stops);
+  const body = { ...written, messages: counter.asKept(written.messages) };
   if (signal.aborted) throw abortedError();
   if (request.logitBias) {
     const size = vocabSize(engine, variant);

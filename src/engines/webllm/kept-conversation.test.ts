@@ -5,7 +5,7 @@
 // web-llm's own rule and keeps its own account of what it reused (`rounds`). Each turn's usage
 // must say exactly what the double read again.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
+import type { ChatMessage, ChatRequest, ToolSpec } from '../../core/engine.ts';
 import { startGeneration, type GenerationEvent } from '../../core/generation.ts';
 import { drainGeneration } from '../../../test/support/generations.ts';
 import { TestDoubleMLCEngine, type WebLLMScript } from '../../../test/support/webllm-double.ts';
@@ -145,5 +145,48 @@ describe('stop strings: web-llm stops at them itself and keeps its conversation'
       await turn(says('Ok'), { messages: [user('Hello'), assistant(first.text), user('Go on')] });
       expect(engine().rounds.at(-1)!.reused).toBe(false);
     }
+  });
+});
+
+describe('tool calls: the history written back renders as the model wrote its calls', () => {
+  const CITY = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } }, required: ['city', 'days'], additionalProperties: false };
+  const TOOLS: ToolSpec[] = [{ name: 'get_weather', parameters: CITY }];
+  // Spelled as a model may spell it, within the grammar: an escaped letter, a number with a
+  // fraction of zero. Written out again from its parsed value it reads {"city": "Paris", "days": 2}.
+  const ARGS = '{"city": "Par\\u0069s", "days": 2.0}';
+  const CALL = ['<tool_call>\n{"name": "get_weather", "arguments": ', ARGS, '}\n</tool_call>'];
+
+  it.each([
+    ['OpenAI (the arguments string as it came)', (args: string) => args],
+    ['Anthropic (the input object, serialized again)', (args: string) => JSON.stringify(JSON.parse(args))],
+  ])('%s: the turn after a call reuses, and so does the one after its answer', async (_, back) => {
+    const { turn, engine } = setup();
+    const history: ChatMessage[] = [user('Weather in Paris?')];
+    const call = await turn(says(...CALL), { messages: history, tools: TOOLS });
+    expect(call).toMatchObject({ calls: ['get_weather'], args: ARGS, finish: { reason: 'tool_calls' } });
+    history.push({ role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: back(call.args) }] });
+    history.push({ role: 'tool', content: '{"temp": 21}', toolCallId: 'call_1', toolName: 'get_weather' });
+    const answer = await turn(says('Sunny', '.'), { messages: history, tools: TOOLS });
+    expect(answer.text).toBe('Sunny.');
+    expectUsageOf(engine(), answer.finish.usage, true);
+    // The prompt and every token of the call (its stop token, not a token of the answer, is never fed back).
+    expect(answer.finish.usage.cachedTokens).toBe(call.finish.usage.promptTokens + call.finish.usage.completionTokens);
+    // The call, two turns back, still renders as written.
+    history.push(assistant(answer.text), user('Thanks'));
+    const next = await turn(says('Bye'), { messages: history, tools: TOOLS });
+    expectUsageOf(engine(), next.finish.usage, true);
+  });
+
+  it('a call whose arguments the client changed is not what web-llm kept: it starts afresh', async () => {
+    const { turn, engine } = setup();
+    const call = await turn(says(...CALL), { messages: [user('Weather in Paris?')], tools: TOOLS });
+    const changed = call.args.replace('2.0', '3');
+    const history: ChatMessage[] = [
+      user('Weather in Paris?'),
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: changed }] },
+      { role: 'tool', content: '{"temp": 21}', toolCallId: 'call_1', toolName: 'get_weather' },
+    ];
+    const answer = await turn(says('Sunny'), { messages: history, tools: TOOLS });
+    expectUsageOf(engine(), answer.finish.usage, false);
   });
 });
