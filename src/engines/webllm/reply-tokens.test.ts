@@ -18,6 +18,11 @@ describe('ReplyTokens without stop strings', () => {
     expect(run([], ['x', 'é', ''], 'stop', 4).texts).toEqual(['x', 'é', '']);
   });
 
+  it('a reply cut by max_tokens inside a character: its half is never sent (web-llm decodes it as U+FFFD and streams nothing)', () => {
+    const { texts } = run([], ['"'], 'length', 2, { decoded: '"\uFFFD', message: '"\uFFFD' });
+    expect(texts).toEqual(['"', '']);
+  });
+
   it('an empty delta is a token when the reply goes on, or ends on length', () => {
     expect(run([], ['a', '', 'b'], 'length', 3).texts).toEqual(['a', '', 'b']);
     expect(run([], ['a', ''], 'length', 2).texts).toEqual(['a', '']);

@@ -109,7 +109,8 @@ export class ReplyTokens {
       // Cut at a stop string of web-llm's conversation template: its message is the answer.
       answer = reply!.message;
     } else {
-      answer = full;
+      // What it streamed: not the decoded text, which may end in half a character (U+FFFD).
+      answer = this.#streamed;
     }
     const rest = answer.startsWith(given) ? answer.slice(given.length) : '';
     // The stop token's step is not a token of the answer.
