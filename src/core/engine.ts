@@ -116,7 +116,8 @@ export interface ChatRequest {
    */
   readonly logitBias?: ReadonlyMap<number, number>;
   /**
-   * Stop strings. The gateway cuts output at them; engines may also use them to stop early. Not
+   * Stop strings. The gateway cuts output at them; engines may also stop at them themselves (and
+   * say so in their `end` event), the gateway's cut then being a backstop. Not
    * applied when `output` is constrained: the grammar decides where the output ends, so a stop
    * string can never cut a JSON value in half.
    */
@@ -165,8 +166,13 @@ export type ChatEvent =
   | { readonly type: 'start'; readonly promptTokens: number; readonly cachedTokens?: number }
   /** Exactly one generated token; `text` may be '' (e.g. half a UTF-8 character). */
   | { readonly type: 'token'; readonly text: string }
-  /** `promptTokens` and `cachedTokens`, when given, correct the counts sent with `start` (for engines that learn them late). */
-  | { readonly type: 'end'; readonly reason: 'stop' | 'length'; readonly promptTokens?: number; readonly cachedTokens?: number };
+  /**
+   * `promptTokens` and `cachedTokens`, when given, correct the counts sent with `start` (for engines that learn them late).
+   * `stopSequence`: the engine stopped itself at this one of the request's stop strings, so that it
+   * ends as after any natural stop (web-llm then keeps its conversation). The text of its tokens
+   * ends exactly where the stop string begins: none of it was sent.
+   */
+  | { readonly type: 'end'; readonly reason: 'stop' | 'length'; readonly promptTokens?: number; readonly cachedTokens?: number; readonly stopSequence?: string };
 
 export interface EmbedRequest {
   readonly model: string;
