@@ -167,5 +167,7 @@ test('thousands of arbitrary, malformed and hostile requests through the service
 
   // The runtime is unharmed: the same requests get the same answers as before the run.
   const after = await referenceAnswers(page);
-  expect(after).toEqual(before);
+  // The same answers; the chat request found all but its last prompt token in the prefix cache.
+  const uncached = (answers: typeof before) => JSON.parse(JSON.stringify(answers).replace(/"cached_tokens":\d+/g, '"cached_tokens":"any"')) as unknown;
+  expect(uncached(after)).toEqual(uncached(before));
 });
