@@ -73,7 +73,9 @@ async function main(): Promise<void> {
 
   if (options.conversation) {
     try {
-      const { markdown, results } = await runConversationBench(options, server);
+      const { markdown, results, charts } = await runConversationBench(options, server);
+      mkdirSync(RESULTS, { recursive: true });
+      for (const chart of charts) writeFileSync(join(RESULTS, chart.file), chart.svg);
       write({ date: new Date().toISOString(), options, driver, loadAverage: { start: load0, end: loadavg() }, conversation: results }, `# inpage-llm prefix-cache benchmark — ${new Date().toISOString()}\n\n- ${driver}; load average ${load0.map((l) => l.toFixed(2)).join('/')} at start, ${loadavg().map((l) => l.toFixed(2)).join('/')} at the end.\n\n${markdown}\n`);
     } finally {
       server.close();

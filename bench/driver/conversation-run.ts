@@ -13,7 +13,7 @@ import { conversationInNode } from './conversation-node.ts';
 import type { ConversationResult } from './conversation-results.ts';
 import type { Options } from './options.ts';
 import { realWorkload } from './real-workload.ts';
-import { conversationReport } from './report/conversation.ts';
+import { conversationCharts, conversationReport } from './report/conversation.ts';
 import { runTask } from './run-task.ts';
 import type { BenchServer } from './server.ts';
 
@@ -32,7 +32,7 @@ export function conversationTexts(): ConversationTexts {
   };
 }
 
-export async function runConversationBench(options: Options, server: BenchServer): Promise<{ markdown: string; results: ConversationResult[] }> {
+export async function runConversationBench(options: Options, server: BenchServer): Promise<{ markdown: string; results: ConversationResult[]; charts: { file: string; svg: string }[] }> {
   const real = await realWorkload();
   const texts = conversationTexts();
   const profile = options.profile ?? (options.quick ? 'quick' : 'full');
@@ -49,5 +49,13 @@ export async function runConversationBench(options: Options, server: BenchServer
     const [result] = await runTask(server, { name: `conversation-${device}`, page: '/bench/pages/conversation.html', config: { device, profile, real, conversation: setup }, results: 1, timeoutMs: 180 * 60_000 }, options.driver);
     results.push(result as ConversationResult);
   }
-  return { markdown: results.map((r) => conversationReport(r, profile)).join('\n\n'), results };
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const sections: string[] = [];
+  const charts: { file: string; svg: string }[] = [];
+  for (const result of results) {
+    const drawn = await conversationCharts(result, (name) => `${stamp}-prefix-cache-${name}.svg`);
+    sections.push(`${conversationReport(result, profile)}\n\n${drawn.markdown}`);
+    charts.push(...drawn.charts);
+  }
+  return { markdown: sections.join('\n\n'), results, charts };
 }

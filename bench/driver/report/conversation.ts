@@ -10,6 +10,8 @@
  */
 import type { Profile } from '../options.ts';
 import type { CacheRuns, ConversationResult } from '../conversation-results.ts';
+import type { Curve } from '../real-size-results.ts';
+import { curveSvg } from './charts.ts';
 import { f, ratio, table } from './format.ts';
 import { exactly, judge, shown } from './verdict.ts';
 
@@ -42,6 +44,18 @@ export function conversationTargets(result: ConversationResult, profile: Profile
     faster: { value: last.off / last.on, judged: judge({ value: last.off / last.on, limit: 5, at: 'least', unit: '×' }, {}, profile, basis) },
     bounded: { judged: exactly(result.cache.peakBytes <= result.cache.maxBytes, profile, `after each of ${result.conversation.on.length + result.agent.on.length} runs`) },
   };
+}
+
+/** Time to first token against the turn, cache on and off: what the tables show, drawn. */
+function turnCurve(runs: CacheRuns, title: string): Curve {
+  return { title, x: 'turn', y: 's to first token (median)', points: perTurn(runs).map((t) => ({ x: t.turn, values: { 'cache on': t.on / 1000, 'cache off': t.off / 1000 } })) };
+}
+
+/** The report's charts as SVG files, each named by `file(name)` and embedded in the markdown after its table. */
+export async function conversationCharts(result: ConversationResult, file: (name: string) => string): Promise<{ markdown: string; charts: { file: string; svg: string }[] }> {
+  const curves = { conversation: turnCurve(result.conversation, `A 10-turn conversation, ${result.where}`), agent: turnCurve(result.agent, `A 6-step agent loop, ${result.where}`) };
+  const charts = await Promise.all(Object.entries(curves).map(async ([name, curve]) => ({ file: file(`${result.where}-${name}`), svg: await curveSvg(curve), title: curve.title })));
+  return { markdown: charts.map((c) => `![${c.title}](${c.file})`).join('\n\n'), charts: charts.map(({ file, svg }) => ({ file, svg })) };
 }
 
 export function conversationReport(result: ConversationResult, profile: Profile): string {
