@@ -26,6 +26,10 @@
  *   --models real               the real-size page instead: the real-shaped generated models
  *                               (made on first use, as by `npm run models:real`), service worker vs
  *                               direct vs the browser's floor, and how cost grows (charts as SVG)
+ *   --conversation              the prefix-cache benchmark instead (driver/conversation-run.ts): a
+ *                               10-turn conversation and a 6-step agent loop on the real-shaped
+ *                               Qwen, cache on and off, in Node and in the browser (--no-node,
+ *                               --no-main to skip one)
  *
  * Environment: CHROMIUM_PATH (the browser), BENCH_GPU=1 (WebGPU on the machine's GPU through Vulkan
  * instead of SwiftShader), BENCH_CHROMIUM_ARGS (more chromium flags); see driver/browser.ts.
@@ -39,6 +43,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { browserArgs, CHROMIUM } from './driver/browser.ts';
 import { build } from './driver/build.ts';
+import { runConversationBench } from './driver/conversation-run.ts';
 import { takeLock } from './driver/lock.ts';
 import { parseArgs } from './driver/options.ts';
 import { OUT_DIR, RESULTS } from './driver/paths.ts';
@@ -65,6 +70,18 @@ async function main(): Promise<void> {
       ? 'chromium started as a plain process, no DevTools attached (no Playwright/CDP); results are POSTed by the page to the bench server'
       : 'Playwright (DevTools attached): fetch paths bear ~1 ms per request more than postMessage paths — for debugging only';
   console.log(`bench: serving ${OUT_DIR} at ${server.origin} (COOP/COEP); driver: ${driver}`);
+
+  if (options.conversation) {
+    try {
+      const { markdown, results, charts } = await runConversationBench(options, server);
+      mkdirSync(RESULTS, { recursive: true });
+      for (const chart of charts) writeFileSync(join(RESULTS, chart.file), chart.svg);
+      write({ date: new Date().toISOString(), options, driver, loadAverage: { start: load0, end: loadavg() }, conversation: results }, `# inpage-llm prefix-cache benchmark — ${new Date().toISOString()}\n\n- ${driver}; load average ${load0.map((l) => l.toFixed(2)).join('/')} at start, ${loadavg().map((l) => l.toFixed(2)).join('/')} at the end.\n\n${markdown}\n`);
+    } finally {
+      server.close();
+    }
+    return;
+  }
 
   const devices = planDevices(options);
   const tasks = planTasks(options, devices, options.models === 'real' ? await realWorkload() : undefined);
@@ -95,6 +112,16 @@ async function main(): Promise<void> {
     markdown += `\n${report.markdown}\n`;
   }
   const json = { date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, loadAverage: { start: load0, end: load1 }, main: mains, load: loads, real: reals };
+  writeFileSync(join(RESULTS, `${stamp}.json`), JSON.stringify(json, null, 1));
+  writeFileSync(join(RESULTS, `${stamp}.md`), markdown);
+  console.log(`\n${markdown}`);
+  console.log(`bench: wrote bench/results/${stamp}.json and .md`);
+}
+
+/** Writes a run's results and report to bench/results/<timestamp>.json and .md, and prints the report. */
+function write(json: unknown, markdown: string): void {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  mkdirSync(RESULTS, { recursive: true });
   writeFileSync(join(RESULTS, `${stamp}.json`), JSON.stringify(json, null, 1));
   writeFileSync(join(RESULTS, `${stamp}.md`), markdown);
   console.log(`\n${markdown}`);

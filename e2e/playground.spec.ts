@@ -71,7 +71,7 @@ test('chat: a typed prompt streams back token by token, with live figures, the e
   expect((await reply.locator('.content').textContent())!.trim().split(/\s+/).length).toBeGreaterThanOrEqual(20);
 
   // Live figures are measured values.
-  await expect(page.locator('#fig-ttft')).toHaveText(/^\d+(\.\d+)? (ms|s)$/);
+  await expect(page.locator('#fig-ttft')).toHaveText(/^\d+(\.\d+)? (ms|s)\d+ of \d+ prompt tokens cached$/);
   await expect(page.locator('#fig-rate')).toHaveText(/^\d+(\.\d)? tok\/s$/);
   await expect(page.locator('#fig-load')).toContainText(/\d+(\.\d+)? (ms|s)tiny-(chat|embed) · WASM/);
   await expect(page.locator('#fig-backend')).toContainText('WASM (CPU)');
@@ -115,6 +115,18 @@ test('chat: a typed prompt streams back token by token, with live figures, the e
   expect(viaOpenAI.join('').length).toBeGreaterThan(20);
   const viaAnthropic = await runSnippet(sdkPage, anthropicCode);
   expect(viaAnthropic.at(-1)).toMatch(/"stop_reason":"end_turn"/);
+
+  // The conversation's next turn: the figure says how much of its prompt the engine read before
+  // (at least the whole first prompt, which every later request shares), beside its first token.
+  const first = await page.locator('#fig-ttft small').textContent();
+  const promptOf = (text: string | null) => Number(/of (\d+) prompt tokens/.exec(text ?? '')?.[1]);
+  await promptBox(page).fill('And then?');
+  await promptBox(page).press('Enter');
+  await expect(page.getByTestId('chat-status')).toHaveText('Reply complete.');
+  const [, cached, prompt] = /^(\d+) of (\d+) prompt tokens cached$/.exec((await page.locator('#fig-ttft small').textContent())!)!.map(Number);
+  expect(prompt).toBeGreaterThan(promptOf(first));
+  expect(cached).toBeGreaterThanOrEqual(promptOf(first));
+  expect(cached).toBeLessThan(prompt!);
 });
 
 async function snippet(page: Page, label: string): Promise<string> {

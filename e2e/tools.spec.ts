@@ -61,7 +61,7 @@ test('Anthropic flavour: tool_use streamed through the SDK helper, a tool_result
     messages.push({ role: 'assistant', content: first.content });
     messages.push({ role: 'user', content: first.content.flatMap((b) => (b.type === 'tool_use' ? [{ type: 'tool_result' as const, tool_use_id: b.id, content: 'Sunny.' }] : [])) });
     const final = await client.messages.create({ model: 'tiny-chat', max_tokens: 12, messages, tools, tool_choice: { type: 'none' } });
-    return { stop: first.stop_reason, blocks: first.content, partials, answer: final.content.map((b) => b.type), prompts: [first.usage.input_tokens, final.usage.input_tokens] };
+    return { stop: first.stop_reason, blocks: first.content, partials, answer: final.content.map((b) => b.type), prompts: [first, final].map(({ usage }) => usage.input_tokens + (usage.cache_read_input_tokens ?? 0)) };
   }, WEATHER);
   expect(out.stop).toBe('tool_use');
   expect(out.blocks.length).toBeGreaterThan(0);

@@ -198,10 +198,85 @@ test.describe('web-llm on a real local model', () => {
       );
     }
 
+    /** Token ids of `text`, by the folder's tokenizer, in Node (apart from web-llm). */
+    async function encode(text: string): Promise<number[]> {
+      const { AutoTokenizer, env } = await import('@huggingface/transformers');
+      const saved = { allowRemoteModels: env.allowRemoteModels, localModelPath: env.localModelPath };
+      Object.assign(env, { allowRemoteModels: false, localModelPath: dirname(folder!) });
+      try {
+        return (await AutoTokenizer.from_pretrained(basename(folder!))).encode(text, { add_special_tokens: false });
+      } finally {
+        Object.assign(env, saved);
+      }
+    }
+
+    /** The tokens web-llm prefills for a turn that continues its conversation: the new user message and the assistant's header. */
+    async function roundTokens(user: string): Promise<number> {
+      const pieces = webllmPromptPieces(convTemplate(folder!), [{ role: 'user', content: user }]).slice(-2);
+      let n = 0;
+      for (const piece of pieces) n += (await encode(piece)).length;
+      return n;
+    }
+
     /** The `data:` objects of an event stream. */
     const events = (text: string) => text.split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)) as Record<string, any>);
     /** Half a surrogate pair: a character cut between two deltas at the UTF-16 level. */
     const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+    /**
+     * web-llm keeps its conversation's KV cache when a turn continues it, and the product keeps that
+     * alive across a stop string (web-llm stops there itself, instead of being interrupted, which
+     * would make it start afresh): three turns, each after the first prefilling only its new message.
+     * Random weights never stop on their own, so `logit_bias` makes one known token the greedy choice
+     * every step (" hello"), and the stop string "o h" ends the first two turns across the boundary
+     * of its second token (so no turn follows one cut by max_tokens: web-llm before 0.2.86 would
+     * still reuse after it, where the product, as 0.2.86, counts a fresh start). Usage must say what web-llm read again: the kept prompt and reply (every
+     * reply token but the last sampled, which is never fed back), and the round it prefilled, counted
+     * here by the tokenizer in Node. The figures are logged (docs/decisions/webllm-keeps-its-conversation.md).
+     */
+    test('a conversation reads only each new turn: web-llm keeps its KV cache across a stop string', async ({ page }) => {
+      const [hello, ...more] = await encode(' hello');
+      test.skip(hello === undefined || more.length > 0, 'needs a tokenizer with " hello" as one token (Qwen\'s): run with the folder the skip of this group names');
+      await page.goto(SDK_PAGE);
+      await page.evaluate(
+        ({ origin }) => {
+          const engine = window.harness.createWorkerEngine({ webllmSelfHost: { modelBase: origin, libBase: `${origin}/libs` } });
+          window.harness.installFetchShim({ engine });
+        },
+        { origin },
+      );
+      const turns = [
+        { user: 'Say hello.', max_tokens: 3, stop: ['o h'] },
+        { user: 'Again.', max_tokens: 3, stop: ['o h'] },
+        { user: 'Once more.', max_tokens: 2 },
+      ];
+      const messages: { role: string; content: string }[] = [];
+      const figures: { turn: number; ms: number; prompt: number; cached: number; prefilled: number; expectedPrefill: number; completion: number; finish: string; content: string }[] = [];
+      for (const [i, { user, ...params }] of turns.entries()) {
+        messages.push({ role: 'user', content: user });
+        const res = await ask(page, '/v1/chat/completions', { model, temperature: 0, messages, logit_bias: { [hello!]: 100 }, ...params });
+        expect(res.status, res.text).toBe(200);
+        const body = JSON.parse(res.text) as { choices: { message: { content: string }; finish_reason: string }[]; usage: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details: { cached_tokens: number } } };
+        const { content } = body.choices[0]!.message;
+        const { prompt_tokens: prompt, completion_tokens: completion, prompt_tokens_details: { cached_tokens: cached } } = body.usage;
+        const expectedPrefill = i === 0 ? await promptTokens([{ role: 'user', content: user }]) : await roundTokens(user);
+        figures.push({ turn: i + 1, ms: res.ms, prompt, cached, prefilled: prompt - cached, expectedPrefill, completion, finish: body.choices[0]!.finish_reason, content });
+        console.log(`web-llm kept conversation, turn ${i + 1}: ${JSON.stringify(figures.at(-1))}`);
+        messages.push({ role: 'assistant', content });
+      }
+      // Turns 1 and 2 stop at "o h" (" hello hello" cut after " hell"), sampling 2 tokens; turn 3 runs to max_tokens.
+      expect(figures.map((f) => [f.content, f.finish, f.completion])).toEqual([
+        [' hell', 'stop', 2],
+        [' hell', 'stop', 2],
+        [' hello hello', 'length', 2],
+      ]);
+      // Each turn prefilled exactly what the tokenizer says it should: the whole prompt, then only the new round.
+      for (const f of figures) expect(f.prefilled, `turn ${f.turn}`).toBe(f.expectedPrefill);
+      expect(figures[0]!.cached).toBe(0);
+      // Kept: the previous turn's prompt and its reply but the last sampled token.
+      expect(figures[1]!.cached).toBe(figures[0]!.prompt + figures[0]!.completion - 1);
+      expect(figures[2]!.cached).toBe(figures[1]!.prompt + figures[1]!.completion - 1);
+    });
 
     /**
      * Random weights never write anything but plain ASCII (the generated weights zero every other

@@ -42,5 +42,9 @@ export function parseArgs(argv: string[]) {
     runs,
     /** `real`: the real-size page on the real-shaped generated models instead of the main and load pages. */
     models: models as 'tiny' | 'real',
+    /** The prefix-cache benchmark (conversation-run.ts) instead of the pages above. */
+    conversation: argv.includes('--conversation'),
+    /** With `--conversation`: its Node part (`--no-node` skips it). */
+    node: !argv.includes('--no-node'),
   };
 }

@@ -133,7 +133,8 @@ export interface ChatRequest {
    */
   readonly logitBias?: ReadonlyMap<number, number>;
   /**
-   * Stop strings. The gateway cuts output at them; engines may also use them to stop early. Not
+   * Stop strings. The gateway cuts output at them; engines may also stop at them themselves (and
+   * say so in their `end` event), the gateway's cut then being a backstop. Not
    * applied when `output` is constrained: the grammar decides where the output ends, so a stop
    * string can never cut a JSON value in half.
    */
@@ -192,8 +193,13 @@ export type ChatEvent =
   | { readonly type: 'start'; readonly promptTokens: number; readonly cachedTokens?: number }
   /** Exactly one generated token; `text` may be '' (e.g. half a UTF-8 character). */
   | { readonly type: 'token'; readonly text: string }
-  /** `promptTokens` and `cachedTokens`, when given, correct the counts sent with `start` (for engines that learn them late). */
-  | { readonly type: 'end'; readonly reason: 'stop' | 'length'; readonly promptTokens?: number; readonly cachedTokens?: number };
+  /**
+   * `promptTokens` and `cachedTokens`, when given, correct the counts sent with `start` (for engines that learn them late).
+   * `stopSequence`: the engine stopped itself at this one of the request's stop strings, so that it
+   * ends as after any natural stop (web-llm then keeps its conversation). The text of its tokens
+   * ends exactly where the stop string begins: none of it was sent.
+   */
+  | { readonly type: 'end'; readonly reason: 'stop' | 'length'; readonly promptTokens?: number; readonly cachedTokens?: number; readonly stopSequence?: string };
 
 export interface EmbedRequest {
   readonly model: string;
@@ -240,6 +246,11 @@ export interface ModelLocalState {
    * absent when none. Such a model is not `downloaded`: partial files are never served as whole.
    */
   readonly partialBytes?: number;
+  /**
+   * What its engine keeps of earlier requests to reuse their prompts' beginnings (a prefix
+   * cache): entries and bytes for this model, and the bound shared by the engine's models.
+   */
+  readonly prefixCache?: PrefixCacheFigures;
   /** Whether this device can run it, on which backend, and if not, why. */
   readonly runnable: boolean;
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';
@@ -275,4 +286,12 @@ export interface Engine {
   embed(request: EmbedRequest, options: CallOptions): Promise<EmbedResult>;
   /** Each model's state on this device, for `GET /models`; engines that cannot tell leave it out. */
   modelStates?(): Promise<readonly ModelLocalState[]>;
+}
+
+/** A prefix cache's contents (see ModelLocalState.prefixCache). */
+export interface PrefixCacheFigures {
+  readonly entries: number;
+  readonly bytes: number;
+  /** The bound for all the engine's models together; 0: nothing is kept. */
+  readonly maxBytes: number;
 }

@@ -240,6 +240,34 @@ describe('startGeneration', () => {
     expect(probe.produced).toBe(4);
   });
 
+  it('an engine that stopped at a stop sequence itself: held-back text released, finish stop_sequence, engine never stopped', async () => {
+    // The engine's text ends just before "STOP"; the gateway held ' ' back (it could begin " X").
+    const probe = probeEngine(async function* (signal, p) {
+      yield { type: 'start', promptTokens: 5 };
+      for (const text of ['Hello', ' ']) {
+        p.produced++;
+        yield { type: 'token', text };
+      }
+      expect(signal.aborted).toBe(false);
+      yield { type: 'end', reason: 'stop', stopSequence: 'STOP' };
+    });
+    const events = await drainGeneration(await startGeneration(probe.engine, chatRequest({ stop: [' X', 'STOP'] }), new AbortController().signal));
+    expect(textOf(events)).toBe('Hello ');
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop_sequence', stopSequence: 'STOP', usage: { promptTokens: 5, completionTokens: 2, cachedTokens: 0 } });
+  });
+
+  it("ignores an engine's stop sequence that is not one of the request's, or where stop sequences do not apply", async () => {
+    for (const request of [chatRequest({ stop: ['END'] }), chatRequest({ stop: ['STOP'], output: { kind: 'json_object' } })]) {
+      const probe = probeEngine(async function* () {
+        yield { type: 'start', promptTokens: 5 };
+        yield { type: 'token', text: '{}' };
+        yield { type: 'end', reason: 'stop', stopSequence: 'STOP' };
+      });
+      const events = await drainGeneration(await startGeneration(probe.engine, request, new AbortController().signal));
+      expect(events.at(-1)).toMatchObject({ reason: 'stop', stopSequence: null });
+    }
+  });
+
   it('releases held-back text at a natural end', async () => {
     const probe = tokens(['done S', 'TO']);
     const events = await drainGeneration(await startGeneration(probe.engine, chatRequest({ stop: ['STOP'] }), new AbortController().signal));

@@ -1,7 +1,8 @@
 /**
  * Turns an engine's token stream into what both protocols report: text pieces, then one finish
  * with exact usage. Stop sequences and the token cap are enforced here, once, whatever the engine
- * does, and the engine is told to stop as soon as the answer is complete.
+ * does, and the engine is told to stop as soon as the answer is complete. An engine that stops at
+ * a stop sequence itself says which in its `end` event; the cut here is then the backstop.
  * @module
  */
 import type { ChatEvent, ChatRequest, Engine } from './engine.ts';
@@ -193,8 +194,11 @@ async function* run(
     }
     return null;
   };
-  /** The end of the reply: what the parser and the stop matcher hold back, then the finish. */
-  const ending = (reason: 'stop' | 'length'): GenerationEvent[] => {
+  /**
+   * The end of the reply: what the parser and the stop matcher hold back, then the finish.
+   * `stopped`: the stop string the engine stopped at itself (its text ends just before it).
+   */
+  const ending = (reason: 'stop' | 'length', stopped: string | null = null): GenerationEvent[] => {
     const out: GenerationEvent[] = [];
     const held = thinking?.flush();
     if (held?.reasoning) out.push({ type: 'reasoning', text: held.reasoning });
@@ -203,11 +207,12 @@ async function* run(
     const matched = parser ? emit(parser.end(), out) : null;
     const rest = matched === null ? stops.flush() : '';
     if (rest) out.push({ type: 'text', text: rest });
-    out.push(matched === null ? finish(reason) : finish('stop_sequence', matched));
+    out.push(matched !== null ? finish('stop_sequence', matched) : stopped !== null ? finish('stop_sequence', stopped) : finish(reason));
     return out;
   };
   try {
     let endReason: 'stop' | 'length' = 'stop';
+    let engineStop: string | null = null;
     for (;;) {
       let event: ChatEvent | undefined = pending.shift();
       if (event === undefined) {
@@ -224,6 +229,8 @@ async function* run(
         endReason = event.reason;
         if (event.promptTokens !== undefined) counts.promptTokens = event.promptTokens;
         if (event.cachedTokens !== undefined) counts.cachedTokens = event.cachedTokens;
+        // Only a stop string of this request, and only where stop strings apply to this reply.
+        if (event.stopSequence !== undefined && stops.has(event.stopSequence)) engineStop = event.stopSequence;
         break;
       }
       // A `start` after the stream began: the counts the first event could not carry.
@@ -259,7 +266,7 @@ async function* run(
     }
     if (controller.signal.aborted) throw abortedError();
     await close();
-    for (const item of ending(endReason)) yield item;
+    for (const item of ending(endReason, engineStop)) yield item;
   } finally {
     await close();
   }
@@ -275,6 +282,16 @@ export class StopMatcher {
 
   constructor(stops: readonly string[]) {
     this.#stops = stops.filter((s) => s.length > 0);
+  }
+
+  /** Whether `stop` is one of the stop sequences matched here. */
+  has(stop: string): boolean {
+    return this.#stops.includes(stop);
+  }
+
+  /** Whether text is held back (it could still become a stop sequence). */
+  get holding(): boolean {
+    return this.#held !== '';
   }
 
   push(piece: string): { text: string; matched: string | null } {

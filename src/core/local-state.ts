@@ -17,6 +17,11 @@ export interface WireLocalState {
   readonly size_bytes: number;
   /** Present when a download of its files stopped midway: the bytes of it kept to resume (counted in `size_bytes`). */
   readonly partial_bytes?: number;
+  /**
+   * Present for a chat model whose engine keeps earlier requests' caches to reuse prompt
+   * beginnings: this model's entries and bytes in memory, and the bound all its engine's models share.
+   */
+  readonly prefix_cache?: { readonly entries: number; readonly bytes: number; readonly max_bytes: number };
   /** Whether this device can run it. */
   readonly runnable: boolean;
   /** What it needs of the device for the variant it would run, e.g. `["webgpu", "shader-f16"]`; `[]` for none. */
@@ -70,6 +75,7 @@ export function toWireLocalState(state: ModelLocalState): WireLocalState {
     downloaded: state.downloaded,
     size_bytes: state.bytesOnDisk,
     ...(state.partialBytes ? { partial_bytes: state.partialBytes } : {}),
+    ...(state.prefixCache ? { prefix_cache: { entries: state.prefixCache.entries, bytes: state.prefixCache.bytes, max_bytes: state.prefixCache.maxBytes } } : {}),
     runnable: state.runnable,
     requires: state.requires ?? [],
     ...(state.backend !== undefined ? { backend: state.backend } : {}),

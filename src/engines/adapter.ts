@@ -3,7 +3,7 @@
  * explicit load and unload, so the host can bound how many models sit in (GPU) memory.
  * @module
  */
-import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo } from '../core/engine.ts';
+import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo, PrefixCacheFigures } from '../core/engine.ts';
 import type { LoadProgress } from '../contracts/model-progress.ts';
 
 export interface LoadOptions {
@@ -21,6 +21,8 @@ export interface LocalFacts {
   readonly bytesOnDisk: number;
   /** Of `bytesOnDisk`, those of files whose download stopped midway (kept to resume it); absent when none. */
   readonly partialBytes?: number;
+  /** What the engine keeps of earlier requests for this model (chat models of an engine with a prefix cache). */
+  readonly prefixCache?: PrefixCacheFigures;
   readonly runnable: boolean;
   /** The backend a load would use here (when runnable). */
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';

@@ -12,6 +12,7 @@
  * can serve nothing the longer one cannot). See docs/decisions/prefix-cache.md.
  * @module
  */
+import type { PrefixCacheFigures } from '../core/engine.ts';
 
 export interface PrefixEntry<S> {
   readonly model: string;
@@ -27,11 +28,8 @@ export interface PrefixMatch<S> {
   readonly length: number;
 }
 
-export interface PrefixStoreFigures {
-  readonly entries: number;
-  readonly bytes: number;
-  readonly maxBytes: number;
-}
+/** What the store holds (of one model, or of all), and its bound. */
+export type PrefixStoreFigures = PrefixCacheFigures;
 
 export class PrefixStore<S> {
   readonly maxBytes: number;

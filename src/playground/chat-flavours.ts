@@ -21,6 +21,7 @@ import {
 } from './chat-wire.ts';
 import { readResponsesEvent, responsesRequest, type KeptConversation } from './responses-flavour.ts';
 import type { SSEEvent } from '../core/sse.ts';
+import { promptUsage } from './prompt-usage.ts';
 
 export type { Turn } from './chat-wire.ts';
 
@@ -123,6 +124,9 @@ export interface StreamUpdate {
   readonly finish?: string;
   /** Output tokens so far (every flavour reports a cumulative count near the end). */
   readonly outputTokens?: number;
+  /** The prompt's tokens, and of them those the engine read from its prefix cache (from the usage). */
+  readonly promptTokens?: number;
+  readonly cachedTokens?: number;
   /** An error sent in-band after the stream began: the event's whole body. */
   readonly error?: unknown;
   readonly done?: boolean;
@@ -149,11 +153,14 @@ export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {
       ...(tools.length ? { tools } : {}),
       ...(typeof choice?.finish_reason === 'string' ? { finish: choice.finish_reason } : {}),
       ...(typeof usage?.completion_tokens === 'number' ? { outputTokens: usage.completion_tokens } : {}),
+      ...promptUsage(usage),
     };
   }
   const data = parse(event.data);
   const index = typeof data.index === 'number' ? data.index : 0;
   switch (event.event ?? data.type) {
+    case 'message_start':
+      return promptUsage((data.message as { usage?: unknown } | undefined)?.usage);
     case 'content_block_start': {
       const block = data.content_block as { type?: string; id?: string; name?: string } | undefined;
       return block?.type === 'tool_use' ? { tools: [{ index, id: block.id ?? '', name: block.name ?? '' }] } : {};
@@ -170,6 +177,7 @@ export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {
       return {
         ...(delta?.stop_reason ? { finish: delta.stop_reason } : {}),
         ...(typeof usage?.output_tokens === 'number' ? { outputTokens: usage.output_tokens } : {}),
+        ...promptUsage(usage),
       };
     }
     case 'message_stop':

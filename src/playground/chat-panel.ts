@@ -212,6 +212,8 @@ export function createChatPanel(options: ChatPanelOptions) {
     let lastAt: number | undefined;
     let chunks = 0;
     let outputTokens: number | undefined;
+    let promptTokens: number | undefined;
+    let cachedTokens: number | undefined;
     let finish: string | undefined;
     let inBandError: unknown;
     let exchange: Exchange | undefined;
@@ -241,6 +243,8 @@ export function createChatPanel(options: ChatPanelOptions) {
       }
       if (update.finish) finish = update.finish;
       if (update.outputTokens !== undefined) outputTokens = update.outputTokens;
+      if (update.promptTokens !== undefined) promptTokens = update.promptTokens;
+      if (update.cachedTokens !== undefined) cachedTokens = update.cachedTokens;
       if (update.error !== undefined) inBandError = update.error;
     };
     const kind = FLAVOURS.find((f) => f.value === chosen.flavour)!.kind;
@@ -303,6 +307,8 @@ export function createChatPanel(options: ChatPanelOptions) {
       ttftMs: firstAt === undefined ? undefined : firstAt - startedAt,
       tokens,
       decodeMs: firstAt !== undefined && lastAt !== undefined ? lastAt - firstAt : undefined,
+      ...(promptTokens !== undefined ? { promptTokens } : {}),
+      ...(cachedTokens !== undefined ? { cachedTokens } : {}),
     });
     const called = calls.length ? `: ${calls.length} tool call${calls.length === 1 ? '' : 's'}, answer below or write a message` : '';
     finishUp(aborted ? 'Stopped.' : `Reply complete${called}.`);

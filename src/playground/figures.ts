@@ -1,6 +1,8 @@
 /**
- * The live figures strip: time to first token and tokens/s of the last reply, the last model
- * load, and the backend (GPU adapter, or why WASM). Every figure is measured, never assumed.
+ * The live figures strip: time to first token (with how much of the prompt the engine read from
+ * its prefix cache, which is what makes a conversation's later turns start as fast as its first)
+ * and tokens/s of the last reply, the last model load, and the backend (GPU adapter, or why WASM).
+ * Every figure is measured, never assumed.
  * @module
  */
 import { required } from './dom.ts';
@@ -14,6 +16,9 @@ export interface ReplyTiming {
   readonly tokens: number;
   /** Decoding time: first text to last. */
   readonly decodeMs?: number;
+  /** The prompt's tokens, and of them those read from the engine's prefix cache (the reply's usage). */
+  readonly promptTokens?: number;
+  readonly cachedTokens?: number;
 }
 
 export function createFigures() {
@@ -26,6 +31,11 @@ export function createFigures() {
     reply(timing: ReplyTiming): void {
       ttft.textContent = timing.ttftMs === undefined ? '—' : formatMs(timing.ttftMs);
       ttft.title = `${timing.model}: from sending the request to the first token`;
+      if (timing.promptTokens !== undefined) {
+        const cached = timing.cachedTokens ?? 0;
+        ttft.append(Object.assign(document.createElement('small'), { textContent: `${cached.toLocaleString('en')} of ${timing.promptTokens.toLocaleString('en')} prompt tokens cached`, className: 'fig-cached' }));
+        ttft.title += `; ${cached} of the prompt's ${timing.promptTokens} tokens came from the prefix cache (read by an earlier request), the rest were read now`;
+      }
       // One token gives no interval to measure a rate over.
       const perSecond = timing.decodeMs && timing.tokens > 1 ? ((timing.tokens - 1) * 1000) / timing.decodeMs : undefined;
       rate.textContent = perSecond === undefined ? '—' : `${perSecond.toFixed(perSecond < 10 ? 1 : 0)} tok/s`;

@@ -63,14 +63,14 @@ describe('the Responses flavour', () => {
       sse('response.output_text.delta', { output_index: 0, delta: 'Hi' }),
       sse('response.output_item.added', { output_index: 1, item: { type: 'function_call', id: 'fc_1', call_id: 'call_9', name: 'get_time', arguments: '' } }),
       sse('response.function_call_arguments.delta', { output_index: 1, delta: '{"zone"' }),
-      sse('response.incomplete', { response: { status: 'incomplete', usage: { input_tokens: 5, output_tokens: 16, total_tokens: 21 } } }),
+      sse('response.incomplete', { response: { status: 'incomplete', usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 4 }, output_tokens: 16, total_tokens: 21 } } }),
     ].map(readResponsesEvent);
     expect(updates).toEqual([
       {},
       { text: 'Hi' },
       { tools: [{ index: 1, id: 'call_9', name: 'get_time' }] },
       { tools: [{ index: 1, arguments: '{"zone"' }] },
-      { finish: 'incomplete', outputTokens: 16, done: true },
+      { finish: 'incomplete', outputTokens: 16, promptTokens: 5, cachedTokens: 4, done: true },
     ]);
     const error = { type: 'error', code: 'server_error', message: 'boom', param: null };
     expect(readResponsesEvent({ event: 'error', data: JSON.stringify(error) })).toEqual({ error });
@@ -91,6 +91,7 @@ describe('the Responses flavour', () => {
       tools: [{ index: 1, id: 'call_1', name: 'get_time', arguments: '{"zone":"UTC"}' }],
       finish: 'completed',
       outputTokens: 12,
+      promptTokens: 9,
     });
   });
 });

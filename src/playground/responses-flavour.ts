@@ -11,6 +11,7 @@ import { absoluteUrl, parseBody, type RecordedRequest } from './api.ts';
 import type { ChatSettings, StreamUpdate, ToolDelta } from './chat-flavours.ts';
 import type { Turn } from './chat-wire.ts';
 import { responsesInput, responsesToolChoice, responsesTools } from './responses-wire.ts';
+import { promptUsage } from './prompt-usage.ts';
 
 type Json = Record<string, unknown>;
 
@@ -134,5 +135,6 @@ function ending(response: unknown): StreamUpdate {
   return {
     ...(typeof response.status === 'string' ? { finish: response.status } : {}),
     ...(typeof usage?.output_tokens === 'number' ? { outputTokens: usage.output_tokens } : {}),
+    ...promptUsage(usage),
   };
 }

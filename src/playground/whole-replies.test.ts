@@ -13,12 +13,14 @@ describe('a reply read whole (streaming off)', () => {
           message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_time', arguments: '{"zone":"UTC"}' } }] },
         },
       ],
-      usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16 },
+      usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16, prompt_tokens_details: { cached_tokens: 8 } },
     };
     expect(readWholeReply('openai', completion)).toEqual({
       tools: [{ index: 0, id: 'call_1', name: 'get_time', arguments: '{"zone":"UTC"}' }],
       finish: 'tool_calls',
       outputTokens: 7,
+      promptTokens: 9,
+      cachedTokens: 8,
     });
   });
 
@@ -30,13 +32,15 @@ describe('a reply read whole (streaming off)', () => {
         { type: 'tool_use', id: 'toolu_1', name: 'get_time', input: { zone: 'CET' } },
       ],
       stop_reason: 'tool_use',
-      usage: { input_tokens: 12, output_tokens: 9 },
+      usage: { input_tokens: 2, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 },
     };
     expect(readWholeReply('anthropic', message)).toEqual({
       text: 'Checking.',
       tools: [{ index: 1, id: 'toolu_1', name: 'get_time', arguments: '{"zone":"CET"}' }],
       finish: 'tool_use',
       outputTokens: 9,
+      promptTokens: 12,
+      cachedTokens: 10,
     });
   });
 

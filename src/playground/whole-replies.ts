@@ -6,6 +6,7 @@
  */
 import type { Flavour, StreamUpdate, ToolDelta } from './chat-flavours.ts';
 import { readResponse } from './responses-flavour.ts';
+import { promptUsage } from './prompt-usage.ts';
 
 type Json = Record<string, unknown>;
 
@@ -32,6 +33,7 @@ function readCompletion(body: Json): StreamUpdate {
     ...(tools.length ? { tools } : {}),
     ...(typeof choice.finish_reason === 'string' ? { finish: choice.finish_reason } : {}),
     ...(typeof usage?.completion_tokens === 'number' ? { outputTokens: usage.completion_tokens } : {}),
+    ...promptUsage(usage),
   };
 }
 
@@ -50,5 +52,6 @@ function readMessage(body: Json): StreamUpdate {
     ...(tools.length ? { tools } : {}),
     ...(typeof body.stop_reason === 'string' ? { finish: body.stop_reason } : {}),
     ...(typeof usage?.output_tokens === 'number' ? { outputTokens: usage.output_tokens } : {}),
+    ...promptUsage(usage),
   };
 }

@@ -60,8 +60,10 @@ describe.each(ROUTES)('model states on $name', (route) => {
       expect(list.data.map((m) => m.id)).toEqual(['tiny-chat', 'tiny-embed']);
       for (const m of list.data) expect(m).toMatchObject({ object: 'model', owned_by: 'local', created: expect.any(Number) });
       // On Node there is no Cache Storage: the bundled files are read from local disk, by the CPU backend.
-      expect(localOf(list.data[0])).toEqual({ state: 'loaded', downloaded: true, size_bytes: 0, runnable: true, backend: 'cpu', backend_reason: 'set to cpu', requires: [] });
+      // The chat model's prefix cache holds nothing yet (no request has run), under the default bound.
+      expect(localOf(list.data[0])).toEqual({ state: 'loaded', downloaded: true, size_bytes: 0, runnable: true, backend: 'cpu', backend_reason: 'set to cpu', requires: [], prefix_cache: { entries: 0, bytes: 0, max_bytes: 256 * 1024 * 1024 } });
       expect(localOf(list.data[1])).toMatchObject({ state: 'available', runnable: true, backend: 'cpu' });
+      expect(localOf(list.data[1])).not.toHaveProperty('prefix_cache');
 
       const retrieved = await oa.models.retrieve('tiny-chat');
       expect(retrieved).toMatchObject({ id: 'tiny-chat', object: 'model', owned_by: 'local' });
@@ -86,7 +88,7 @@ describe.each(ROUTES)('model states on $name', (route) => {
 
       const raw = await (await h.fetch(`${BASE}/models`, { headers: ANTHROPIC_HEADERS })).json();
       expect(raw).toMatchObject({ has_more: false, first_id: 'tiny-chat', last_id: 'tiny-embed' });
-      expect(raw.data[0].local).toEqual({ state: 'loaded', downloaded: true, size_bytes: 0, runnable: true, backend: 'cpu', backend_reason: 'set to cpu', requires: [] });
+      expect(raw.data[0].local).toEqual({ state: 'loaded', downloaded: true, size_bytes: 0, runnable: true, backend: 'cpu', backend_reason: 'set to cpu', requires: [], prefix_cache: { entries: 0, bytes: 0, max_bytes: 256 * 1024 * 1024 } });
     });
 
     it('a key limited to some models sees only their states', async () => {

@@ -6,6 +6,7 @@
  */
 
 import type { RealWorkload } from '../../driver/real-size-results.ts';
+import type { ConversationTexts } from './conversation.ts';
 
 export interface TaskConfig {
   /** Names the task in logs and in the result. */
@@ -22,6 +23,8 @@ export interface TaskConfig {
   readonly sections?: readonly string[];
   /** Real-size page: the real-shaped models and the inputs the driver made for them. */
   readonly real?: RealWorkload;
+  /** Prefix-cache page: the workload's texts, runs a side, and reply length. */
+  readonly conversation?: { readonly texts: ConversationTexts; readonly runs: number; readonly replyTokens: number; readonly newTokensPerTurn: number };
 }
 
 

@@ -74,6 +74,14 @@ describe('the prefix cache on transformers.js', () => {
       previous = on.promptTokens;
       history.push(assistant(on.text));
     }
+    // What it keeps shows in the model's local state (GET /models), and goes when the model is unloaded.
+    const kept = (await cached.localFacts!()).get('tiny-chat')!.prefixCache!;
+    expect(kept.entries).toBeGreaterThanOrEqual(1);
+    expect(kept.bytes).toBeGreaterThan(0);
+    expect(kept.bytes).toBeLessThanOrEqual(kept.maxBytes);
+    expect((await uncached.localFacts!()).get('tiny-chat')!.prefixCache).toEqual({ entries: 0, bytes: 0, maxBytes: 0 });
+    await cached.unload('tiny-chat');
+    expect((await cached.localFacts!()).get('tiny-chat')!.prefixCache).toMatchObject({ entries: 0, bytes: 0 });
   });
 
   it('serves branches, regenerations and a reply cut short with the same answers as without it', async () => {

@@ -6,6 +6,7 @@
  * the runtime finds in its models folder (`onDisk`).
  * @module
  */
+import type { PrefixCacheFigures } from '../../core/engine.ts';
 import type { LocalFacts } from '../adapter.ts';
 import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../model-cache.ts';
 import { clearFinishedParts } from '../partial-store.ts';
@@ -17,6 +18,7 @@ export async function readLocalFacts(
   chosen: DeviceOption,
   device: () => Promise<DeviceChoice>,
   onDisk?: (source: string) => Promise<boolean>,
+  prefixCache?: (model: string) => PrefixCacheFigures,
 ): Promise<Map<string, LocalFacts>> {
   // Parts of files that are whole go first: they are no download left to resume, and would count twice.
   const groups = clearFinishedParts('transformers').catch(() => 0).then(() => listCachedModels('transformers'));
@@ -37,7 +39,8 @@ export async function readLocalFacts(
     // Without Cache Storage (Node), a model's files are on disk when they ship with the app, or
     // when the runtime finds them in the models folder (an app's own model, one copied there).
     const local = storage ? weights && partialBytes === 0 : spec.bundled === true || ((await onDisk?.(spec.source).catch(() => false)) ?? false);
-    facts.set(spec.info.id, { downloaded: local, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...support });
+    const cache = spec.info.kind === 'chat' ? prefixCache?.(spec.info.id) : undefined;
+    facts.set(spec.info.id, { downloaded: local, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...(cache ? { prefixCache: cache } : {}), ...support });
   }
   return facts;
 }

@@ -7,7 +7,7 @@
 import type { ChatMessage, ChatRequest, ToolSpec } from '../../core/engine.ts';
 import type { ReasoningFormat } from '../../core/reasoning.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { withToolsAsText } from '../../core/tool-syntax.ts';
+import { ToolCallParser, withToolsAsText } from '../../core/tool-syntax.ts';
 import type { WebLLMChatRequest, WebLLMMessage } from './mlc-engine-like.ts';
 
 /**
@@ -17,19 +17,17 @@ import type { WebLLMChatRequest, WebLLMMessage } from './mlc-engine-like.ts';
  * @note Unlike the transformers.js path, no per-token gate keeps control bytes and broken UTF-8
  * out: web-llm matches with xgrammar alone. Inside JSON strings the grammar itself excludes
  * control characters; free text may hold them, as an unconstrained reply may.
- * @note `stop` is deliberately not passed on. web-llm cuts its output at a stop string after the
- * fact, so the part of the stop string it already streamed is never taken back, and the gateway's
- * own stop matcher (which holds such text back) would then release it. The gateway stops the engine
- * as soon as it sees the stop string, so nothing is lost by leaving it to the gateway.
+ * `stop`: the stop strings web-llm is to stop at itself (see `webllmStops`).
  * @note `topK` is ignored: web-llm's OpenAI-style API has no top-k.
  */
-export function toWebLLMRequest(request: ChatRequest, grammar?: string, reasoning?: ReasoningFormat): WebLLMChatRequest {
+export function toWebLLMRequest(request: ChatRequest, grammar?: string, reasoning?: ReasoningFormat, stop: readonly string[] = []): WebLLMChatRequest {
   const greedy = request.topP !== undefined && request.topP <= 0;
   return {
     messages: toWebLLMMessages(request.messages, request.tools),
     stream: true,
     stream_options: { include_usage: true },
     max_tokens: request.maxTokens,
+    ...(stop.length > 0 ? { stop: [...stop] } : {}),
     // web-llm rejects top_p = 0; its limit, keeping only the likeliest token, is greedy decoding.
     temperature: greedy ? 0 : request.temperature,
     top_p: greedy ? undefined : request.topP,
@@ -43,6 +41,42 @@ export function toWebLLMRequest(request: ChatRequest, grammar?: string, reasonin
     // web-llm's switch for Qwen3: it writes an empty thinking block before the answer.
     ...(request.thinking === false && reasoning?.switch === 'enable_thinking' ? { extra_body: { enable_thinking: false } } : {}),
   };
+}
+
+/**
+ * The stop strings web-llm stops at itself, so that a reply cut at one ends as naturally as any
+ * other and web-llm keeps its conversation for the next turn (an abort makes it start afresh; see
+ * docs/decisions/webllm-keeps-its-conversation.md). Only where the gateway applies them to the
+ * whole output, as web-llm would: not to a model's thinking (the gateway applies them to the
+ * answer after it), not inside tool calls, not to constrained output (where none apply). There the
+ * gateway's own cut stops web-llm. Empty strings are left out (web-llm would stop at once).
+ */
+export function webllmStops(request: ChatRequest, reasoning?: ReasoningFormat): string[] {
+  const calling = request.tools !== undefined && request.tools.length > 0 && request.toolChoice !== 'none';
+  if (reasoning || calling || request.output) return [];
+  return request.stop.filter((stop) => stop.length > 0);
+}
+
+/**
+ * The text `toWebLLMMessages` writes for an assistant message that carries this reply as the
+ * gateway read it back: its tool calls parsed and written out again (as the client returns them,
+ * OpenAI's `arguments` strings or Anthropic's `input` objects), or its text as it is. Equal to the
+ * reply unless the model wrote a call's JSON some other way than it is written out (`1.0` for `1`,
+ * an escaped character): see `PromptTokenCounter.asKept`.
+ */
+export function writtenBack(reply: string): string {
+  const parser = new ToolCallParser();
+  const pieces = [...parser.push(reply), ...parser.end()];
+  const calls: { id: string; name: string; arguments: string }[] = [];
+  let text = '';
+  for (const piece of pieces) {
+    if (piece.type === 'text') text += piece.text;
+    else if (piece.type === 'call') calls[piece.index] = { id: '', name: piece.name, arguments: '' };
+    else calls[piece.index]!.arguments += piece.text;
+  }
+  // Text after calls is not something the grammar writes, nor what a client sends back.
+  if (calls.length === 0 || text) return reply;
+  return withToolsAsText([{ role: 'assistant', content: '', toolCalls: calls }], [])[0]!.content;
 }
 
 /**

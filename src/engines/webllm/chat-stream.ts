@@ -1,16 +1,17 @@
 /**
- * web-llm's chunk stream as our `ChatEvent`s. Each decode step streams one content delta, so each
- * delta is one token, with two corrections: the step that samples the stop token streams an empty
- * delta (not a token of the answer, as in the transformers adapter), and a step whose text ends in
- * half a UTF-8 character streams nothing (its token is added back, as '', from the final usage).
+ * web-llm's chunk stream as our `ChatEvent`s: one token per decode step (see reply-tokens.ts), the
+ * prompt counted exactly (see prompt-tokens.ts), and web-llm left to stop at the request's stop
+ * strings itself where it can, so that its conversation survives a stop string (see
+ * docs/decisions/webllm-keeps-its-conversation.md).
  * @module
  */
 
 import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { abortedError, GatewayError, isGatewayError } from '../../core/errors.ts';
-import { toWebLLMRequest } from './chat-request.ts';
+import { toWebLLMRequest, webllmStops } from './chat-request.ts';
 import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
-import { prefillTokens, vocabSize } from './pipeline-internals.ts';
+import { finishedReply, prefillTokens, readsFinishedReply, vocabSize } from './pipeline-internals.ts';
+import { ReplyTokens, type FinishedReply } from './reply-tokens.ts';
 import { checkLogitBias } from '../logit-bias.ts';
 import type { PromptTokenCounter } from './prompt-tokens.ts';
 import type { ReasoningFormat } from '../../core/reasoning.ts';
@@ -20,7 +21,10 @@ import type { ReasoningFormat } from '../../core/reasoning.ts';
  * `grammar` constrains the output (see grammar.ts).
  */
 export async function* streamChat(engine: MLCEngineLike, variant: string, counter: PromptTokenCounter, request: ChatRequest, signal: AbortSignal, grammar?: string, reasoning?: ReasoningFormat): AsyncGenerator<ChatEvent> {
-  const body = toWebLLMRequest(request, grammar, reasoning);
+  // Where web-llm's reply cannot be read back, where a stop string cut it is unknown: the gateway cuts.
+  const stops = readsFinishedReply(engine, variant) ? webllmStops(request, reasoning) : [];
+  const written = toWebLLMRequest(request, grammar, reasoning, stops);
+  const body = { ...written, messages: counter.asKept(written.messages) };
   if (signal.aborted) throw abortedError();
   if (request.logitBias) {
     const size = vocabSize(engine, variant);
@@ -34,11 +38,11 @@ export async function* streamChat(engine: MLCEngineLike, variant: string, counte
   let complete = false;
   try {
     chunks = (await engine.chat.completions.create(body))[Symbol.asyncIterator]();
-    const tokens = new DeltaTokens();
+    const tokens = new ReplyTokens(stops);
     let started = false;
     let finish: string | undefined;
     let usage: WebLLMChunk['usage'];
-    let answer = '';
+    let reply: FinishedReply | undefined;
     for (;;) {
       const next = await untilAborted(chunks.next(), signal);
       if (next === ABORTED) throw abortedError();
@@ -53,53 +57,30 @@ export async function* streamChat(engine: MLCEngineLike, variant: string, counte
       for (const choice of chunk.choices) {
         const content = choice.delta?.content;
         if (typeof content === 'string' && !choice.finish_reason) {
-          answer += content;
           for (const text of tokens.push(content)) yield { type: 'token', text };
         }
-        if (choice.finish_reason) finish = choice.finish_reason;
+        if (choice.finish_reason) {
+          finish = choice.finish_reason;
+          // Read now: the pipeline keeps it only until the next request's prefill.
+          if (finish === 'stop' || finish === 'length') reply = finishedReply(engine, variant);
+        }
       }
       if (chunk.usage) usage = chunk.usage;
     }
     if (!started) yield { type: 'start', promptTokens: wholePrompt(prefillTokens(engine, variant) ?? usage?.prompt_tokens), cachedTokens: cached };
-    for (const text of tokens.finish(finish, usage?.completion_tokens)) yield { type: 'token', text };
+    const end = tokens.finish(finish, usage?.completion_tokens, reply);
     complete = true;
     // Equal to the count sent with `start`, unless that one had to be estimated.
     const reported = usage ? wholePrompt(usage.prompt_tokens) : undefined;
-    if (finish === 'stop' && reported !== undefined) counter.remember(body.messages, answer, reported, tokens.emitted);
-    yield { type: 'end', reason: finish === 'length' ? 'length' : 'stop', promptTokens: reported };
+    // Before the last tokens: the gateway may stop reading at one of them (the token cap).
+    if (finish === 'stop' && reported !== undefined) counter.remember(body.messages, end.message, reported, end.kept);
+    for (const text of end.texts) yield { type: 'token', text };
+    yield { type: 'end', reason: finish === 'length' ? 'length' : 'stop', promptTokens: reported, ...(end.stopSequence === undefined ? {} : { stopSequence: end.stopSequence }) };
   } catch (error) {
     throw toChatError(error, request, signal);
   } finally {
     // Also reached when the consumer stops reading (a stop sequence, the token cap, a client gone).
     if (!complete && chunks) await stopGeneration(engine, chunks);
-  }
-}
-
-/** One token per content delta, holding an empty delta back until it is known not to be the stop token's. */
-export class DeltaTokens {
-  emitted = 0;
-  #heldEmpty = false;
-
-  push(text: string): string[] {
-    const out = this.#heldEmpty ? [''] : [];
-    this.#heldEmpty = text === '';
-    if (text !== '') out.push(text);
-    this.emitted += out.length;
-    return out;
-  }
-
-  /**
-   * web-llm's `completion_tokens` counts every sampled token, the stop token included (0.2.86); it
-   * is used only to add steps that streamed no delta, never to take tokens away (older web-llm
-   * versions reported one less than they streamed).
-   */
-  finish(reason: string | undefined, completionTokens: number | undefined): string[] {
-    const out = this.#heldEmpty && reason !== 'stop' ? [''] : [];
-    this.#heldEmpty = false;
-    const generated = completionTokens === undefined ? 0 : completionTokens - (reason === 'stop' ? 1 : 0);
-    while (this.emitted + out.length < generated) out.push('');
-    this.emitted += out.length;
-    return out;
   }
 }
 

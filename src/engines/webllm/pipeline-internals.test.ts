@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { MLCEngine } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import type { MLCEngineLike } from './mlc-engine-like.ts';
-import { prefillTokens, vocabSize } from './pipeline-internals.ts';
+import { finishedReply, prefillTokens, readsFinishedReply, vocabSize } from './pipeline-internals.ts';
 
 const source = () => readFile(createRequire(import.meta.url).resolve('@mlc-ai/web-llm'), 'utf8');
 
@@ -69,5 +69,42 @@ describe('the web-llm internal behind the logit_bias vocabulary check', () => {
     const pipeline = classBody(await source(), 'LLMChatPipeline');
     expect(pipeline).toMatch(/this\.fullVocabSize = this\.config\.vocab_size;/);
     expect(pipeline).toMatch(/this\.fapplyLogitBias\(logitsOnGPU\.view\(\[1, this\.fullVocabSize\]\)/);
+  });
+});
+
+describe('the web-llm internals behind stopping at stop strings in web-llm', () => {
+  it("reads the finished reply from the pipeline a real MLCEngine keeps for the model", () => {
+    const engine = new MLCEngine({});
+    const asLike = engine as unknown as MLCEngineLike;
+    expect(readsFinishedReply(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBe(false);
+    expect(finishedReply(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBeUndefined();
+    const pipelines = (engine as unknown as { loadedModelIdToPipeline: Map<string, unknown> }).loadedModelIdToPipeline;
+    const texts = ['Hello', ' E', 'ND!'];
+    pipelines.set('Qwen2.5-0.5B-Instruct-q4f32_1-MLC', {
+      outputIds: [0, 1, 2],
+      tokenizer: { decode: (ids: Int32Array) => Array.from(ids, (id) => texts[id]).join('') },
+      getMessage: () => 'Hello',
+    });
+    expect(readsFinishedReply(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBe(true);
+    expect(finishedReply(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toEqual({ decoded: 'Hello END!', message: 'Hello' });
+  });
+
+  it('the pipeline keeps the token that completes a stop string in outputIds, and its message is their text cut before the stop string', async () => {
+    const pipeline = classBody(await source(), 'LLMChatPipeline');
+    expect(pipeline).toMatch(/getMessage\(\) \{\s*return this\.outputMessage;\s*\}/);
+    const step = pipeline.slice(pipeline.indexOf('processNextToken('));
+    // Only a stop token is left out of outputIds...
+    expect(step).toMatch(/if \(stopTokens\.includes\(nextToken\)\) \{[\s\S]*?if \(!this\.stopTriggered\) \{\s*this\.outputIds\.push\(nextToken\);/);
+    // ...the message is the text of all of them, cut before the first stop string found, by its last occurrence.
+    expect(step).toMatch(/let outputMessage = this\.tokenizer\.decode\(new Int32Array\(this\.outputIds\)\);/);
+    expect(step).toMatch(/stopPos = outputMessage\.lastIndexOf\(stopStr\);\s*if \(stopPos != -1\) \{\s*outputMessage = outputMessage\.substring\(0, stopPos\);/);
+    // ...and the request's stop strings come after the template's.
+    expect(step).toMatch(/stopStrs = stopStrs\.concat\(genConfig\.stop\);/);
+  });
+
+  it("the stream slices each delta from the length of the message last streamed, and the request's stop strings reach the pipeline", async () => {
+    const engine = classBody(await source(), 'MLCEngine');
+    expect(engine).toMatch(/const deltaMessage = curMessage\.slice\((state\.)?prevMessageLength\);\s*(state\.)?prevMessageLength = curMessage\.length;/);
+    expect(engine).toMatch(/stop: request\.stop,/);
   });
 });

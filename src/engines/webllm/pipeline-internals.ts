@@ -11,6 +11,12 @@
  *   prefill, and the first chunk is streamed only after prefill; so once the first chunk is here
  *   the exact count can be read. Present, with the same meaning, in 0.2.79 (the oldest version the
  *   project runs on) through 0.2.86.
+ * - The reply it just finished, read when its stream's final chunk arrives (the pipeline keeps it
+ *   until the next request's prefill): the text of every token it kept (`tokenizer.decode(outputIds)`)
+ *   and the message it recorded in its conversation (`getMessage()`, cut before the stop string it
+ *   found). Stopping at a stop string, web-llm streams at most the text before it, so only this
+ *   says whether and where a stop string ended the reply (see reply-tokens.ts). Present, with the
+ *   same meaning, in 0.2.79 through 0.2.86.
  * - The number of logits a step yields (`fullVocabSize`, its mlc-chat-config.json `vocab_size`),
  *   so a `logit_bias` token id past it is a 400 instead of a write outside web-llm's logits buffer
  *   (web-llm checks only the bias range).
@@ -18,16 +24,34 @@
  */
 
 import type { MLCEngineLike } from './mlc-engine-like.ts';
+import type { FinishedReply } from './reply-tokens.ts';
+
+/** The part of web-llm's LLMChatPipeline read here. */
+interface Pipeline {
+  getCurRoundPrefillTotalTokens?(): unknown;
+  readonly fullVocabSize?: unknown;
+  readonly outputIds?: unknown;
+  readonly tokenizer?: { decode?(ids: Int32Array): unknown };
+  getMessage?(): unknown;
+}
 
 /** The part of web-llm's MLCEngine internals read here. */
 interface PipelineInternals {
-  readonly loadedModelIdToPipeline?: { get?(modelId: string): { getCurRoundPrefillTotalTokens?(): unknown; fullVocabSize?: unknown } | undefined };
+  readonly loadedModelIdToPipeline?: { get?(modelId: string): Pipeline | undefined };
+}
+
+function pipelineOf(engine: MLCEngineLike, modelId: string): Pipeline | undefined {
+  try {
+    return (engine as PipelineInternals).loadedModelIdToPipeline?.get?.(modelId);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `read` applied to `modelId`'s pipeline: a positive integer, or `undefined` when web-llm does not tell. */
-function readPipeline(engine: MLCEngineLike, modelId: string, read: (pipeline: { getCurRoundPrefillTotalTokens?(): unknown; fullVocabSize?: unknown }) => unknown): number | undefined {
+function readPipeline(engine: MLCEngineLike, modelId: string, read: (pipeline: Pipeline) => unknown): number | undefined {
   try {
-    const pipeline = (engine as PipelineInternals).loadedModelIdToPipeline?.get?.(modelId);
+    const pipeline = pipelineOf(engine, modelId);
     const value = pipeline && read(pipeline);
     return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
   } catch {
@@ -46,4 +70,23 @@ export function prefillTokens(engine: MLCEngineLike, modelId: string): number | 
 /** Logits per step of `modelId`'s pipeline, or `undefined` when web-llm does not tell. */
 export function vocabSize(engine: MLCEngineLike, modelId: string): number | undefined {
   return readPipeline(engine, modelId, (pipeline) => pipeline.fullVocabSize);
+}
+
+/** Whether the reply `modelId`'s pipeline finishes can be read (see `finishedReply`). */
+export function readsFinishedReply(engine: MLCEngineLike, modelId: string): boolean {
+  const pipeline = pipelineOf(engine, modelId);
+  return Array.isArray(pipeline?.outputIds) && typeof pipeline.tokenizer?.decode === 'function' && typeof pipeline.getMessage === 'function';
+}
+
+/** The reply `modelId`'s pipeline just finished, or `undefined` when web-llm does not tell. */
+export function finishedReply(engine: MLCEngineLike, modelId: string): FinishedReply | undefined {
+  try {
+    const pipeline = pipelineOf(engine, modelId);
+    if (!pipeline || !readsFinishedReply(engine, modelId)) return undefined;
+    const decoded = pipeline.tokenizer!.decode!(Int32Array.from(pipeline.outputIds as number[]));
+    const message = pipeline.getMessage!();
+    return typeof decoded === 'string' && typeof message === 'string' ? { decoded, message } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,17 +1,31 @@
 /**
- * Exact prompt token counts across turns. When a request continues the engine's previous
+ * The conversation web-llm keeps, mirrored. When a request continues the engine's previous
  * conversation (same messages, plus the answer it gave, which ended naturally), web-llm keeps its
  * KV cache, prefills only the new turn and reports only those tokens as `prompt_tokens`. The API
  * must report the whole prompt, so this remembers what the cache already holds and adds it back.
  * web-llm's test is the same: previous finish reason not `abort`/`length` and an equal
- * conversation before the last message.
+ * conversation before the last message (`preparePrefillInput`, `compareConversationObject`).
  * @module
  */
 
+import { writtenBack } from './chat-request.ts';
 import type { WebLLMMessage } from './mlc-engine-like.ts';
 
 export class PromptTokenCounter {
   #last: { readonly messages: readonly WebLLMMessage[]; readonly cachedTokens: number } | undefined;
+
+  /**
+   * The messages with each earlier reply of the kept conversation written as web-llm holds it: as
+   * the model wrote it, where the client's copy reads back to the same (a tool call's JSON written
+   * out again may differ from the model's in spelling, `1.0` for `1`, and web-llm compares text).
+   */
+  asKept(messages: readonly WebLLMMessage[]): WebLLMMessage[] {
+    const kept = this.#last?.messages ?? [];
+    return messages.map((message, i) => {
+      const reply = kept[i];
+      return message.role === 'assistant' && reply?.role === 'assistant' && reply.content !== message.content && writtenBack(reply.content) === message.content ? reply : message;
+    });
+  }
 
   /** Tokens web-llm will reuse from its cache for these messages (and so leave out of `prompt_tokens`). */
   cachedTokens(messages: readonly WebLLMMessage[]): number {
@@ -21,11 +35,12 @@ export class PromptTokenCounter {
   }
 
   /**
-   * After a natural stop: the cache then holds the whole prompt and every generated token (the
-   * stop token is sampled but never fed back).
+   * After a natural stop. `answer`: the reply as web-llm recorded it; `keptTokens`: the generated
+   * tokens its cache holds (every one but the last sampled: the stop token, or the token that
+   * completed a stop string, is never fed back).
    */
-  remember(messages: readonly WebLLMMessage[], answer: string, promptTokens: number, generatedTokens: number): void {
-    this.#last = { messages: [...messages, { role: 'assistant', content: answer }], cachedTokens: promptTokens + generatedTokens };
+  remember(messages: readonly WebLLMMessage[], answer: string, promptTokens: number, keptTokens: number): void {
+    this.#last = { messages: [...messages, { role: 'assistant', content: answer }], cachedTokens: promptTokens + keptTokens };
   }
 
   /** After anything else (abort, length, error): web-llm starts the next request afresh. */

@@ -225,6 +225,8 @@ describe('chat', () => {
       stream: true,
       stream_options: { include_usage: true },
       max_tokens: 16,
+      // web-llm stops at them itself, so that it keeps its conversation (see the stop strings tests below).
+      stop: ['\n\n'],
       temperature: 0.7,
       top_p: 0.9,
       seed: 42,
