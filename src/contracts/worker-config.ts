@@ -39,6 +39,12 @@ export interface WorkerConfig {
   readonly localModelPath?: string;
   /** The onnxruntime-web wasm file. Default: next to the engine worker script, where `init` puts it. */
   readonly wasmUrl?: string;
+  /**
+   * WebAssembly threads for the CPU engine. Default: every core, at most four, where the page is
+   * cross-origin isolated (see `crossOriginIsolation` in startInference); one where it is not.
+   * A number bounds it by the cores.
+   */
+  readonly threads?: number;
   /** The app's own models, added to the catalog (an entry with a catalog model's id replaces it). */
   readonly models?: readonly ModelEntry[];
   /**

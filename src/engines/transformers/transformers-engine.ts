@@ -102,6 +102,6 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const pipe = await loader.load('feature-extraction', request(spec));
       return embedTexts(pipe, spec.info, embed.input, { pooling: spec.pooling ?? 'mean', normalize: spec.normalize ?? true }, signal);
     },
-    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', chosen, (model) => prefixCache.figures(model)),
+    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', chosen, (model) => prefixCache.figures(model), configured.cpu?.()),
   };
 }
