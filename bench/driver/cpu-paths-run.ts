@@ -36,6 +36,7 @@ export function cpuCandidates(threadCounts: readonly number[]): CpuCandidate[] {
     out.push({ id: `ort-web asyncify q4 ×${threads}`, runtime: 'ort-web', build: 'asyncify', weights: 'q4', threads, ...onnx.q4 });
     out.push({ id: `ort-web plain q4 ×${threads}`, runtime: 'ort-web', build: 'plain', weights: 'q4', threads, ...onnx.q4 });
     out.push({ id: `ort-web plain q8 ×${threads}`, runtime: 'ort-web', build: 'plain', weights: 'q8', threads, ...onnx.q8 });
+    out.push({ id: `ort-web asyncify q8 ×${threads}`, runtime: 'ort-web', build: 'asyncify', weights: 'q8', threads, ...onnx.q8 });
     out.push({ id: `wllama q4_0 ×${threads}`, runtime: 'wllama', weights: 'q4_0', threads, model: gguf.q4_0, file: GGUF_FILE });
     out.push({ id: `wllama q8_0 ×${threads}`, runtime: 'wllama', weights: 'q8_0', threads, model: gguf.q8_0, file: GGUF_FILE });
   }

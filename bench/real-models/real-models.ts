@@ -78,7 +78,7 @@ const RECIPES: readonly Recipe[] = [
   },
   {
     kind: 'chat-q8',
-    mimics: 'onnx-community/Qwen2.5-0.5B-Instruct onnx/model_quantized.onnx (q8)',
+    mimics: 'onnx-community/Qwen2.5-0.5B-Instruct onnx/model_quantized.onnx (q8: int8 projections, one int8 tied table)',
     dtype: 'q8',
     seedOffset: 2,
     shape: QWEN2_5_0_5B,
