@@ -102,6 +102,11 @@ export interface TransformersModelEntry extends ModelEntryBase {
   readonly source: string;
   /** ONNX weight variant (`fp32`, `fp16`, `q8`, `q4`, ...); default: the model's own config. */
   readonly dtype?: string;
+  /**
+   * The variant to load on the WASM (CPU) backend, where it should differ: `q8` runs 5–7× faster
+   * there than `q4` (docs/decisions/cpu-path.md). Default: `dtype`.
+   */
+  readonly wasmDtype?: string;
   /** Chat models: the largest `max_tokens` (default: the context window). */
   readonly maxOutputTokens?: number;
   /**
