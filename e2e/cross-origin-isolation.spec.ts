@@ -63,3 +63,12 @@ test('with crossOriginIsolation the first visit reloads once, then the page is i
   expect(pthreads.filter((t) => t.url.includes('engine-worker'))).toEqual([]);
   expect(navigations.length).toBe(2);
 });
+
+test('the playground says which CPU engine runs, on how many threads, and why', async ({ page }) => {
+  await page.goto('/?device=wasm');
+  await expect(page.locator('body[data-ready="true"]')).toBeAttached();
+  const backend = page.locator('#fig-backend');
+  await expect(backend).toContainText('CPU engine: onnxruntime-web');
+  await expect(backend).toContainText('one thread: the page is not cross-origin isolated');
+  await expect(backend).toHaveAttribute('data-cpu-threads', '1');
+});
