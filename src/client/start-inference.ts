@@ -333,7 +333,6 @@ async function handshake(container: ServiceWorkerContainer): Promise<ServiceWork
   return { scriptUrl, version, upToDate: false, warning };
 }
 
-/** Resolves once a service worker controls this page (`ready` alone resolves before `claim()` lands). */
 /** Set for the reload that isolation asked for: a page still not isolated after it goes on as it is. */
 const ISOLATION_RELOAD = 'inpage-llm:isolation-reload';
 
@@ -358,6 +357,7 @@ function reloadToIsolate(): boolean {
   return true;
 }
 
+/** Resolves once a service worker controls this page (`ready` alone resolves before `claim()` lands). */
 function controlled(container: ServiceWorkerContainer): Promise<void> {
   if (container.controller) return Promise.resolve();
   return new Promise((resolve) => container.addEventListener('controllerchange', () => resolve(), { once: true }));
