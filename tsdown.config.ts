@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defineConfig, type UserConfig } from 'tsdown';
-import { ORT_MJS_FILE, ORT_WASM_FILE } from './src/contracts/runtime-layout.ts';
+import { ORT_MJS_FILE, ORT_MJS_SOURCE, ORT_WASM_FILE } from './src/contracts/runtime-layout.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 // The onnxruntime-web that the bundled transformers.js imports, and so the wasm that matches it.
@@ -71,7 +71,7 @@ export default defineConfig([
   browserScript('inpage-llm/handle-inference', 'src/sw/import-entry.ts', 'iife'),
   {
     ...browserScript('inpage-llm/engine-worker', 'src/worker/main.ts', 'esm'),
-    copy: [{ from: ortWasm, to: 'dist/browser/inpage-llm' }, { from: ortWasm.replace(ORT_WASM_FILE, ORT_MJS_FILE), to: 'dist/browser/inpage-llm' }],
+    copy: [{ from: ortWasm, to: 'dist/browser/inpage-llm' }, { from: ortWasm.replace(ORT_WASM_FILE, ORT_MJS_SOURCE), to: 'dist/browser/inpage-llm', rename: ORT_MJS_FILE }],
   },
   browserScript('inpage-llm/client', 'src/client/index.ts', 'esm'),
 ]);

@@ -11,7 +11,7 @@ describe('inpageRuntimePrecache', () => {
     await writeFile(join(dir, 'inpage-llm-sw.js'), '// sw');
     await writeFile(join(dir, 'inpage-llm', 'client.js'), '// client');
     const entries = await inpageRuntimePrecache({ base: '/app', scriptsDir: dir });
-    expect(entries.map((e) => e.url)).toEqual(['/app/inpage-llm/client.js', expect.stringMatching(/^\/app\/inpage-llm\/ort-wasm-simd-threaded\.asyncify\.mjs\?v=\d/), expect.stringMatching(/^\/app\/inpage-llm\/ort-wasm-simd-threaded\.asyncify\.wasm\?v=\d/)]);
+    expect(entries.map((e) => e.url)).toEqual(['/app/inpage-llm/client.js', expect.stringMatching(/^\/app\/inpage-llm\/ort-wasm-simd-threaded\.asyncify\.js\?v=\d/), expect.stringMatching(/^\/app\/inpage-llm\/ort-wasm-simd-threaded\.asyncify\.wasm\?v=\d/)]);
     expect(entries.every((e) => /^[0-9a-f]{16}$/.test(e.revision))).toBe(true);
   });
 });

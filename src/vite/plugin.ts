@@ -34,7 +34,7 @@ function isolate(req: Connect.IncomingMessage, res: { setHeader(name: string, va
   next();
 }
 
-const TYPES: Record<string, string> = { js: 'text/javascript', wasm: 'application/wasm', json: 'application/json', onnx: 'application/octet-stream' };
+const TYPES: Record<string, string> = { js: 'text/javascript', mjs: 'text/javascript', wasm: 'application/wasm', json: 'application/json', onnx: 'application/octet-stream' };
 
 export function inpageLLM(options: InpageLLMPluginOptions = {}): Plugin {
   let files: Promise<Map<string, RuntimeFile>> | undefined;

@@ -31,7 +31,7 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     allowRemoteModels: true,
     // The glue beside the wasm, loaded by URL rather than from this bundle: its WebAssembly threads
     // start as workers of that script (a bundled copy would start this whole worker instead).
-    wasmPaths: { wasm: new URL(config.wasmUrl ?? ORT_WASM_FILE, here).href, mjs: new URL(config.wasmUrl ? config.wasmUrl.replace(/\.wasm(?=$|[?#])/, '.mjs') : ORT_MJS_FILE, here).href },
+    wasmPaths: { wasm: new URL(config.wasmUrl ?? ORT_WASM_FILE, here).href, mjs: new URL(config.wasmUrl ? config.wasmUrl.replace(/\.wasm(?=$|[?#])/, '.js') : ORT_MJS_FILE, here).href },
     ...(config.threads !== undefined ? { threads: config.threads } : {}),
     remoteHost: config.transformersRemoteHost,
     device: config.device ?? 'auto',
