@@ -7,7 +7,8 @@
  *   scripts are one file each without imports, so `importScripts` can load them as well as a module
  *   worker can.
  *
- * - onnxruntime-web's wasm, the one build the engine worker loads, copied beside it: the package
+ * - onnxruntime-web's wasm, the one build the engine worker loads, and its glue (loaded by URL so
+ *   that its threads start as workers of it), copied beside it: the package
  *   does not depend on transformers.js (nor, through it, on onnxruntime-web and onnxruntime-node)
  *   at install, so the wasm travels in the tarball (docs/decisions/small-browser-install.md).
  *
@@ -17,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { defineConfig, type UserConfig } from 'tsdown';
-import { ORT_WASM_FILE } from './src/contracts/runtime-layout.ts';
+import { ORT_MJS_FILE, ORT_MJS_SOURCE, ORT_WASM_FILE } from './src/contracts/runtime-layout.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 // The onnxruntime-web that the bundled transformers.js imports, and so the wasm that matches it.
@@ -70,7 +71,7 @@ export default defineConfig([
   browserScript('inpage-llm/handle-inference', 'src/sw/import-entry.ts', 'iife'),
   {
     ...browserScript('inpage-llm/engine-worker', 'src/worker/main.ts', 'esm'),
-    copy: [{ from: ortWasm, to: 'dist/browser/inpage-llm' }],
+    copy: [{ from: ortWasm, to: 'dist/browser/inpage-llm' }, { from: ortWasm.replace(ORT_WASM_FILE, ORT_MJS_SOURCE), to: 'dist/browser/inpage-llm', rename: ORT_MJS_FILE }],
   },
   browserScript('inpage-llm/client', 'src/client/index.ts', 'esm'),
 ]);

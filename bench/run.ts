@@ -30,6 +30,11 @@
  *                               10-turn conversation and a 6-step agent loop on the real-shaped
  *                               Qwen, cache on and off, in Node and in the browser (--no-node,
  *                               --no-main to skip one)
+ *   --cpu-paths                 the CPU-path comparison instead (driver/cpu-paths-run.ts): the
+ *                               real-shaped Qwen on onnxruntime-web (plain and asyncify builds,
+ *                               q4 and q8) and llama.cpp in WASM (Q4_0, Q8_0), per thread count,
+ *                               against onnxruntime-node on one thread (--threads 1,2;
+ *                               --candidates wllama,plain; --no-node, --no-main)
  *
  * Environment: CHROMIUM_PATH (the browser), BENCH_GPU=1 (WebGPU on the machine's GPU through Vulkan
  * instead of SwiftShader), BENCH_CHROMIUM_ARGS (more chromium flags); see driver/browser.ts.
@@ -44,6 +49,7 @@ import { join } from 'node:path';
 import { browserArgs, CHROMIUM } from './driver/browser.ts';
 import { build } from './driver/build.ts';
 import { runConversationBench } from './driver/conversation-run.ts';
+import { runCpuPathsBench } from './driver/cpu-paths-run.ts';
 import { takeLock } from './driver/lock.ts';
 import { parseArgs } from './driver/options.ts';
 import { OUT_DIR, RESULTS } from './driver/paths.ts';
@@ -70,6 +76,16 @@ async function main(): Promise<void> {
       ? 'chromium started as a plain process, no DevTools attached (no Playwright/CDP); results are POSTed by the page to the bench server'
       : 'Playwright (DevTools attached): fetch paths bear ~1 ms per request more than postMessage paths — for debugging only';
   console.log(`bench: serving ${OUT_DIR} at ${server.origin} (COOP/COEP); driver: ${driver}`);
+
+  if (options.cpuPaths) {
+    try {
+      const { markdown, results } = await runCpuPathsBench(options, server);
+      write({ date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, loadAverage: { start: load0, end: loadavg() }, cpuPaths: results }, `# inpage-llm CPU-path benchmark — ${new Date().toISOString()}\n\n- ${driver}; load average ${load0.map((l) => l.toFixed(2)).join('/')} at start, ${loadavg().map((l) => l.toFixed(2)).join('/')} at the end.\n\n${markdown}\n`);
+    } finally {
+      server.close();
+    }
+    return;
+  }
 
   if (options.conversation) {
     try {

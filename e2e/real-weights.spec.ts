@@ -30,7 +30,7 @@ import {
   STORY_TOKENS,
   storiesSpec,
 } from '../test/support/real-weights/index.ts';
-import { expect, startRuntime, test } from './fixtures.ts';
+import { expect, SDK_PAGE, startRuntime, test } from './fixtures.ts';
 import { hubRepo, serveFolderHub, type FolderHub } from './folder-hub.ts';
 
 const missing = sharedModelsMissing();
@@ -104,6 +104,23 @@ for (const inPage of [false, true]) {
     expect(fromServiceWorker).toEqual(inPage ? [] : [true, true, true, true]);
   });
 }
+
+// The CPU path as a cross-origin-isolated page runs it: onnxruntime-web on every core. Threads
+// split the matrix products, not their sums: the same greedy story, byte for byte.
+test('the published story and the reference vector on WASM on every core, the page made cross-origin isolated', async ({ page }) => {
+  await page.goto(SDK_PAGE);
+  await expect(page.locator('body[data-ready="true"]')).toBeAttached();
+  const engine = { device: 'wasm' as const, transformersRemoteHost: hub.url, models: models() };
+  // The first call reloads the page (the service worker now adds COOP/COEP); the second resolves.
+  await Promise.all([page.waitForEvent('load'), page.evaluate((engine) => void window.harness.startInference({ crossOriginIsolation: true, engine }), engine)]);
+  await expect(page.locator('body[data-ready="true"]')).toBeAttached();
+  await page.evaluate((engine) => window.harness.startInference({ crossOriginIsolation: true, engine }).then(() => undefined), engine);
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  expectExact(await askInPage(page, STORY_TOKENS), STORY_TOKENS);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const local = await page.evaluate(async (id) => ((await (await fetch(`/v1/models/${id}`)).json()) as { local: { cpu?: { threads: number } } }).local, STORIES_ID);
+  expect(local.cpu?.threads).toBe(Math.min(cores, 4));
+});
 
 // SwiftShader runs the story at about 4 tokens a second: its first 32 tokens show the same arithmetic.
 test('the published story\'s first 32 tokens and the reference vector on WebGPU (SwiftShader), through the service worker', async ({ page }) => {

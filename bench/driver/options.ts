@@ -28,6 +28,8 @@ export function parseArgs(argv: string[]) {
   const known: readonly string[] = SECTIONS[models as 'tiny' | 'real'];
   const unknown = sections?.filter((name) => !known.includes(name)) ?? [];
   if (unknown.length) throw new Error(`--sections: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a section of the ${models === 'real' ? 'real-size' : 'main'} page (${known.join(', ')})`);
+  const threads = value('--threads')?.split(',').map(Number);
+  if (threads?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--threads takes whole numbers ≥ 1, comma-separated (got ${value('--threads')})`);
   const profile = value('--profile');
   if (profile !== undefined && !['quick', 'short', 'full'].includes(profile)) throw new Error(`--profile must be quick, short or full (got ${profile})`);
   return {
@@ -44,7 +46,13 @@ export function parseArgs(argv: string[]) {
     models: models as 'tiny' | 'real',
     /** The prefix-cache benchmark (conversation-run.ts) instead of the pages above. */
     conversation: argv.includes('--conversation'),
-    /** With `--conversation`: its Node part (`--no-node` skips it). */
+    /** With `--conversation` or `--cpu-paths`: its Node part (`--no-node` skips it). */
     node: !argv.includes('--no-node'),
+    /** The CPU-path comparison (cpu-paths-run.ts) instead of the pages above. */
+    cpuPaths: argv.includes('--cpu-paths'),
+    /** With `--cpu-paths`: the thread counts (default 1 and every core, at most 4). */
+    threads,
+    /** With `--cpu-paths`: only the candidates whose name holds one of these (`wllama`, `plain q4`). */
+    candidates: value('--candidates')?.split(','),
   };
 }

@@ -32,15 +32,28 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json',
   '.wasm': 'application/wasm',
   '.onnx': 'application/octet-stream',
+  '.gguf': 'application/octet-stream',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
+};
+
+/** URL prefixes served from packages' own files: onnxruntime-web's builds, llama.cpp's wasm (wllama). */
+const BENCH_RUNTIMES: Record<string, string> = {
+  '/bench/runtime/ort/': join(ROOT, 'node_modules/onnxruntime-web/dist/'),
+  '/bench/runtime/wllama/': join(ROOT, 'node_modules/@wllama/wllama/esm/wasm/'),
 };
 
 function fileFor(pathname: string): string | undefined {
   if (pathname === '/bench/floor/' || pathname === '/bench/floor/index.html') return join(OUT_DIR, 'bench/pages/floor.html');
   // The bare floor service worker is served from its source: it has no imports and no build step.
   if (pathname === '/bench/floor-sw.js') return join(ROOT, 'bench/floor-sw.js');
+  // The CPU-path comparison's runtimes that the product does not ship (cpu-paths-run.ts).
+  const runtime = Object.entries(BENCH_RUNTIMES).find(([prefix]) => pathname.startsWith(prefix));
+  if (runtime) {
+    const file = normalize(join(runtime[1], decodeURIComponent(pathname.slice(runtime[0].length))));
+    return file.startsWith(runtime[1]) ? file : undefined;
+  }
   const path = normalize(join(OUT_DIR, decodeURIComponent(pathname)));
   if (!path.startsWith(OUT_DIR)) return undefined;
   // The real-shaped models sit beside the bundled ones, where the engines look for local models.

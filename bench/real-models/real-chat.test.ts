@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatEvent } from '../../src/core/engine.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { createPrng } from '../../src/tiny-models/prng.ts';
-import { buildRealChat, chatTextOfTokens, QWEN2_5_0_5B, SMALL_CHAT, type RealChatShape } from './real-chat.ts';
+import { buildDecoder } from '../../src/tiny-models/tiny-chat.ts';
+import { buildRealChat, chatTextOfTokens, QWEN2_5_0_5B, QWEN2_Q8_LAYOUT, SMALL_CHAT, type RealChatShape } from './real-chat.ts';
 import { DEFAULT_REAL_MODELS_DIR, generateRealModels, REAL_MODEL_IDS } from './real-models.ts';
 
 const roots: string[] = [];
@@ -122,4 +123,34 @@ describe('real-shaped decoder (Qwen2.5-0.5B-Instruct q4 sizes)', () => {
     expect(events.at(-1)).toEqual({ type: 'end', reason: 'length' });
     await adapter.unload('real-chat');
   }, 300_000);
+});
+
+describe('real-shaped decoder with 8-bit weights at a small shape (transformers.js q8)', () => {
+  it('runs on onnxruntime-node and in onnxruntime-web (wasm), writing words to max_new_tokens', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'real-chat-q8-'));
+    roots.push(root);
+    const id = 'small-chat-q8';
+    for (const [path, content] of buildDecoder(createPrng(3), SMALL_CHAT, QWEN2_Q8_LAYOUT)) {
+      await mkdir(dirname(join(root, id, path)), { recursive: true });
+      await writeFile(join(root, id, path), content);
+    }
+    env.localModelPath = root;
+    env.allowLocalModels = true;
+    env.allowRemoteModels = false;
+    const pipe = (await pipeline('text-generation', id, { device: 'cpu', dtype: 'q8' })) as TextGenerationPipeline;
+    try {
+      expect(await generate(pipe, 12)).toMatch(words(12));
+    } finally {
+      await pipe.dispose();
+    }
+    const model = await readFile(join(root, id, 'onnx/model_quantized.onnx'));
+    // One int8 table serves the embedding and lm_head: the file is about a byte a weight, beside the
+    // float32 RoPE tables (a float32 table would add 3 bytes a vocabulary weight, 786 KB here).
+    const params = SMALL_CHAT.vocabSize * SMALL_CHAT.hiddenSize + SMALL_CHAT.layers * (SMALL_CHAT.hiddenSize * (SMALL_CHAT.heads + 2 * SMALL_CHAT.kvHeads) * SMALL_CHAT.headDim + SMALL_CHAT.heads * SMALL_CHAT.headDim * SMALL_CHAT.hiddenSize + 3 * SMALL_CHAT.hiddenSize * SMALL_CHAT.intermediateSize);
+    const rope = 2 * SMALL_CHAT.maxPositions * SMALL_CHAT.headDim * 4;
+    expect(model.byteLength).toBeLessThan(params + rope + 100_000);
+    ortWeb.env.wasm.numThreads = 1;
+    const session = await (ortWeb as unknown as typeof ortNode).InferenceSession.create(model, { executionProviders: ['wasm'] });
+    await session.release();
+  });
 });

@@ -51,6 +51,9 @@ export const QWEN2_Q4_LAYOUT: DecoderLayout = {
   graphName: 'real-chat',
 };
 
+/** The same with 8-bit weights: transformers.js's `q8` file (dynamic quantization, q8.ts). */
+export const QWEN2_Q8_LAYOUT: DecoderLayout = { ...QWEN2_Q4_LAYOUT, weights: 'q8' };
+
 /**
  * The same code and layout (4-bit weights, grouped-query attention, tied embeddings, biases, RoPE
  * tables, synthetic vocabulary) at a size the default test run can afford: about 1.4 MB.

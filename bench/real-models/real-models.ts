@@ -19,7 +19,9 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_SEED } from '../../src/tiny-models/generate.ts';
 import { json, type ModelFiles } from '../../src/tiny-models/model-files.ts';
 import { createPrng, type Prng } from '../../src/tiny-models/prng.ts';
-import { buildRealChat, QWEN2_5_0_5B, QWEN2_Q4_LAYOUT } from './real-chat.ts';
+import { buildGgufDecoder } from '../../src/tiny-models/gguf-decoder.ts';
+import { buildDecoder, decoderTextFiles } from '../../src/tiny-models/tiny-chat.ts';
+import { buildRealChat, QWEN2_5_0_5B, QWEN2_Q4_LAYOUT, QWEN2_Q8_LAYOUT } from './real-chat.ts';
 import { buildRealEmbed, MINILM_L6 } from './real-embed.ts';
 
 /**
@@ -31,7 +33,16 @@ export const REAL_MODELS_GENERATOR = 1;
 /** The repository's `.models/real/` (git-ignored). */
 export const DEFAULT_REAL_MODELS_DIR = fileURLToPath(new URL('../../.models/real/', import.meta.url));
 
-export const REAL_MODEL_IDS = { embed: 'minilm-l6-shaped', chat: 'qwen2.5-0.5b-q4-shaped' } as const;
+export const REAL_MODEL_IDS = {
+  embed: 'minilm-l6-shaped',
+  chat: 'qwen2.5-0.5b-q4-shaped',
+  // The CPU-path comparison's variants (cpu-paths in bench/run.ts), made only when asked for.
+  'chat-q8': 'qwen2.5-0.5b-q8-shaped',
+  'chat-gguf-q4_0': 'qwen2.5-0.5b-q4_0-gguf-shaped',
+  'chat-gguf-q8_0': 'qwen2.5-0.5b-q8_0-gguf-shaped',
+} as const;
+/** What `npm run models:real` and the other benchmarks make when no model is named. */
+export const DEFAULT_REAL_MODELS: readonly RealModelKind[] = ['embed', 'chat'];
 export type RealModelKind = keyof typeof REAL_MODEL_IDS;
 
 interface Recipe {
@@ -39,7 +50,7 @@ interface Recipe {
   /** The catalog model and file whose architecture, sizes and dtype it has. */
   readonly mimics: string;
   /** transformers.js `dtype` that loads it. */
-  readonly dtype: 'fp32' | 'q4';
+  readonly dtype: 'fp32' | 'q4' | 'q8' | 'gguf-q4_0' | 'gguf-q8_0';
   readonly seedOffset: number;
   readonly shape: object;
   readonly layout?: object;
@@ -65,7 +76,34 @@ const RECIPES: readonly Recipe[] = [
     layout: QWEN2_Q4_LAYOUT,
     build: (prng) => buildRealChat(prng),
   },
+  {
+    kind: 'chat-q8',
+    mimics: 'onnx-community/Qwen2.5-0.5B-Instruct onnx/model_quantized.onnx (q8: int8 projections, one int8 tied table)',
+    dtype: 'q8',
+    seedOffset: 2,
+    shape: QWEN2_5_0_5B,
+    layout: QWEN2_Q8_LAYOUT,
+    build: (prng) => buildDecoder(prng, QWEN2_5_0_5B, QWEN2_Q8_LAYOUT),
+  },
+  ...(['q4_0', 'q8_0'] as const).map((weights, i): Recipe => ({
+    kind: `chat-gguf-${weights}`,
+    mimics: `Qwen/Qwen2.5-0.5B-Instruct-GGUF qwen2.5-0.5b-instruct-${weights}.gguf`,
+    dtype: `gguf-${weights}`,
+    seedOffset: 3 + i,
+    shape: QWEN2_5_0_5B,
+    layout: { weights, architecture: 'qwen2', name: 'qwen2.5-0.5b-shaped' },
+    build: (prng) => {
+      const { files } = decoderTextFiles(QWEN2_5_0_5B, QWEN2_Q4_LAYOUT);
+      // The tokenizer and template are the ONNX model's, for the same prompts' token counts.
+      files.delete('config.json');
+      files.set(GGUF_FILE, buildGgufDecoder(prng, QWEN2_5_0_5B, { weights, architecture: 'qwen2', name: 'qwen2.5-0.5b-shaped' }));
+      return files;
+    },
+  })),
 ];
+
+/** The llama.cpp model's file in its folder. */
+export const GGUF_FILE = 'model.gguf';
 
 /** A file as the catalog checks it: `FileCheck` of src/engines/file-integrity.ts, both fields set. */
 export interface RealFileCheck {
@@ -117,7 +155,7 @@ export const MANIFEST = 'manifest.json';
 /** Makes (or keeps) the models under `outDir` and returns the manifest and what was done. */
 export async function generateRealModels(outDir: string = DEFAULT_REAL_MODELS_DIR, options: RealModelsOptions = {}): Promise<{ manifest: Manifest; reports: ModelReport[] }> {
   const seed = options.seed ?? DEFAULT_SEED;
-  const wanted = new Set(options.only ?? RECIPES.map((r) => r.kind));
+  const wanted = new Set(options.only ?? DEFAULT_REAL_MODELS);
   await mkdir(outDir, { recursive: true });
   const models: Record<string, ManifestEntry> = { ...(await readManifest(outDir)).models };
   const reports: ModelReport[] = [];

@@ -63,6 +63,17 @@ export interface StartOptions {
   readonly inPage?: boolean;
   /** Starts the engine worker, when the app brings its own (see `serveEngineWorker`). */
   readonly engineWorker?: CreateEngineWorker;
+  /**
+   * Have the product's service worker make this app's own pages cross-origin isolated (default
+   * false): it adds `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy:
+   * credentialless` (`require-corp` where the browser lacks it) to the pages and worker scripts it
+   * passes on, so the CPU engine runs on every core (WebAssembly threads need
+   * SharedArrayBuffer). A page loaded before the worker controlled it has no such headers: the
+   * first visit reloads once. What it costs (cross-origin popups lose their opener, cross-origin
+   * iframes and resources must allow it): docs/guides/cross-origin-isolation.md. Not needed where
+   * the server sends the headers itself (the vite plugin does in dev and preview).
+   */
+  readonly crossOriginIsolation?: boolean;
 }
 
 /** What the service worker controlling this page said of itself. */
@@ -115,9 +126,11 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   const script = new URL(options.serviceWorkerUrl ?? DEFAULT_SERVICE_WORKER_URL, location.href);
   script.searchParams.set('base', baseUrl);
+  if (options.crossOriginIsolation) script.searchParams.set('isolate', '1');
   const container = navigator.serviceWorker;
   const registration = await container.register(script, { type: options.serviceWorkerType ?? 'module', updateViaCache: 'none' });
   await controlled(container);
+  if (options.crossOriginIsolation && reloadToIsolate()) return new Promise<never>(() => {});
   void registration.update().catch(() => {});
   const serviceWorker = await handshake(container);
 
@@ -318,6 +331,30 @@ async function handshake(container: ServiceWorkerContainer): Promise<ServiceWork
   const warning = `inpage-llm: the service worker ${scriptUrl} is inpage-llm ${version}, this page's library ${VERSION}. Requests still work (same protocol), but ${FIX}.`;
   console.warn(warning);
   return { scriptUrl, version, upToDate: false, warning };
+}
+
+/** Set for the reload that isolation asked for: a page still not isolated after it goes on as it is. */
+const ISOLATION_RELOAD = 'inpage-llm:isolation-reload';
+
+/**
+ * Reloads a page that is not cross-origin isolated yet, once: the service worker now controlling
+ * it adds the headers to the reloaded page. True when the page is reloading. Where the reload did
+ * not isolate it (a browser without COEP, an app's own service worker that does not add them), the
+ * page goes on, and the engine runs on one thread and says why.
+ */
+function reloadToIsolate(): boolean {
+  if (globalThis.crossOriginIsolated) {
+    sessionStorage.removeItem(ISOLATION_RELOAD);
+    return false;
+  }
+  if (sessionStorage.getItem(ISOLATION_RELOAD)) {
+    sessionStorage.removeItem(ISOLATION_RELOAD);
+    console.info('inpage-llm: the page is still not cross-origin isolated after a reload: the CPU engine runs on one thread.');
+    return false;
+  }
+  sessionStorage.setItem(ISOLATION_RELOAD, '1');
+  location.reload();
+  return true;
 }
 
 /** Resolves once a service worker controls this page (`ready` alone resolves before `claim()` lands). */

@@ -16,5 +16,15 @@ export const CLIENT_FILE = 'client.js';
 export const HANDLE_INFERENCE_FILE = 'handle-inference.js';
 /** onnxruntime-web's engine (the asyncify build transformers.js loads: WebGPU and WASM), in RUNTIME_DIR. */
 export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.asyncify.wasm';
+/**
+ * Its JavaScript glue (onnxruntime-web's `ort-wasm-simd-threaded.asyncify.mjs`), in RUNTIME_DIR
+ * beside it: loaded by URL, so that its WebAssembly threads start as workers of this small script
+ * (bundled into the engine worker, they would each start a second copy of the whole engine
+ * worker). Served as `.js`: a module import needs a JavaScript MIME type, which every static host
+ * gives `.js` and not every one gives `.mjs`.
+ */
+export const ORT_MJS_FILE = 'ort-wasm-simd-threaded.asyncify.js';
+/** The glue's name in onnxruntime-web's package. */
+export const ORT_MJS_SOURCE = 'ort-wasm-simd-threaded.asyncify.mjs';
 /** The bundled models' folder, in RUNTIME_DIR. */
 export const MODELS_DIR = 'models/';

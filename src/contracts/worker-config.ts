@@ -39,6 +39,12 @@ export interface WorkerConfig {
   readonly localModelPath?: string;
   /** The onnxruntime-web wasm file. Default: next to the engine worker script, where `init` puts it. */
   readonly wasmUrl?: string;
+  /**
+   * WebAssembly threads for the CPU engine. Default: every core, at most four, where the page is
+   * cross-origin isolated (see `crossOriginIsolation` in startInference); one where it is not.
+   * A number bounds it by the cores.
+   */
+  readonly threads?: number;
   /** The app's own models, added to the catalog (an entry with a catalog model's id replaces it). */
   readonly models?: readonly ModelEntry[];
   /**
@@ -96,6 +102,11 @@ export interface TransformersModelEntry extends ModelEntryBase {
   readonly source: string;
   /** ONNX weight variant (`fp32`, `fp16`, `q8`, `q4`, ...); default: the model's own config. */
   readonly dtype?: string;
+  /**
+   * The variant to load on the WASM (CPU) backend, where it should differ: `q8` runs 5–7× faster
+   * there than `q4` (docs/decisions/cpu-path.md). Default: `dtype`.
+   */
+  readonly wasmDtype?: string;
   /** Chat models: the largest `max_tokens` (default: the context window). */
   readonly maxOutputTokens?: number;
   /**

@@ -256,6 +256,8 @@ export interface ModelLocalState {
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';
   /** Why that backend was chosen. */
   readonly backendReason?: string;
+  /** On a CPU backend in a browser (`wasm`): which runtime, on how many threads, and why that many. */
+  readonly cpu?: CpuEngineFacts;
   readonly reason?: string;
   /** What it needs of the device, e.g. `webgpu`, `shader-f16` (a variant without it is used when there is one). */
   readonly requires?: readonly string[];
@@ -289,6 +291,13 @@ export interface Engine {
 }
 
 /** A prefix cache's contents (see ModelLocalState.prefixCache). */
+/** The CPU engine a model runs on: its runtime, the threads it uses, and why that many. */
+export interface CpuEngineFacts {
+  readonly runtime: string;
+  readonly threads: number;
+  readonly reason: string;
+}
+
 export interface PrefixCacheFigures {
   readonly entries: number;
   readonly bytes: number;

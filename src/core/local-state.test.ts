@@ -35,6 +35,11 @@ describe('toWireLocalState', () => {
     expect(toWireLocalState(failed)).toEqual({ state: 'failed', downloaded: false, size_bytes: 0, runnable: false, requires: ['webgpu'], reason: 'No WebGPU.', error: 'boom' });
   });
 
+  it('says which CPU engine runs a WASM model, on how many threads, and why', () => {
+    const cpu = { runtime: 'onnxruntime-web (WebAssembly SIMD, threaded build)', threads: 1, reason: 'one thread: the page is not cross-origin isolated' };
+    expect(toWireLocalState({ ...LOADED, cpu })).toMatchObject({ backend: 'wasm', cpu });
+  });
+
   it('says requires [] when the engine gave none', () => {
     const { requires: _, ...bare } = LOADED;
     expect(toWireLocalState(bare).requires).toEqual([]);

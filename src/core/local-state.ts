@@ -30,6 +30,11 @@ export interface WireLocalState {
   readonly backend?: ModelLocalState['backend'];
   /** Why that backend, in words (`auto: the WebGPU adapter (SwiftShader) is a software one, slower than WASM`). */
   readonly backend_reason?: string;
+  /**
+   * Present on the `wasm` backend: the CPU engine (`runtime`), the threads it runs on, and why
+   * that many (`one thread: the page is not cross-origin isolated…`).
+   */
+  readonly cpu?: { readonly runtime: string; readonly threads: number; readonly reason: string };
   /** Present when not runnable: why, in words. */
   readonly reason?: string;
   /** The engine's own id of the variant a load would use on this device (web-llm's `model_id`). */
@@ -80,6 +85,7 @@ export function toWireLocalState(state: ModelLocalState): WireLocalState {
     requires: state.requires ?? [],
     ...(state.backend !== undefined ? { backend: state.backend } : {}),
     ...(state.backendReason !== undefined ? { backend_reason: state.backendReason } : {}),
+    ...(state.cpu !== undefined ? { cpu: { runtime: state.cpu.runtime, threads: state.cpu.threads, reason: state.cpu.reason } } : {}),
     ...(state.reason !== undefined ? { reason: state.reason } : {}),
     ...(state.variant !== undefined ? { variant: state.variant } : {}),
     ...(state.vramRequiredMB !== undefined ? { vram_required_MB: state.vramRequiredMB } : {}),

@@ -3,7 +3,7 @@
  * explicit load and unload, so the host can bound how many models sit in (GPU) memory.
  * @module
  */
-import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, ModelInfo, PrefixCacheFigures } from '../core/engine.ts';
+import type { CallOptions, ChatEvent, ChatRequest, CpuEngineFacts, EmbedRequest, EmbedResult, ModelInfo, PrefixCacheFigures } from '../core/engine.ts';
 import type { LoadProgress } from '../contracts/model-progress.ts';
 
 export interface LoadOptions {
@@ -28,6 +28,8 @@ export interface LocalFacts {
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';
   /** Why that backend (e.g. `auto: the WebGPU adapter (SwiftShader) is a software one, slower than WASM`). */
   readonly backendReason?: string;
+  /** On the WASM backend: the runtime, its threads, and why that many. */
+  readonly cpu?: CpuEngineFacts;
   /** Why it cannot run here (when not runnable). */
   readonly reason?: string;
   /** What the variant it would run needs of the device, e.g. `webgpu`, `shader-f16`. */

@@ -132,6 +132,7 @@ function transformersSpec(entry: TransformersModelEntry, origin: string | undefi
     },
     source: localSource(entry, origin),
     ...(entry.dtype !== undefined ? { dtype: entry.dtype } : {}),
+    ...(entry.wasmDtype !== undefined ? { wasmDtype: entry.wasmDtype } : {}),
     ...(entry.pooling !== undefined ? { pooling: entry.pooling } : {}),
     ...(entry.normalize !== undefined ? { normalize: entry.normalize } : {}),
     ...(entry.files !== undefined ? { files: fileChecks(entry) } : {}),

@@ -27,7 +27,7 @@ describe('the runtime files', () => {
 
   it('leaves the models out unless asked, and the scripts when the build makes its own', async () => {
     const paths = (await runtimeFiles({ scripts: false })).map((f) => f.path);
-    expect(paths).toEqual(['inpage-llm/ort-wasm-simd-threaded.asyncify.wasm']);
+    expect(paths).toEqual(['inpage-llm/ort-wasm-simd-threaded.asyncify.wasm', 'inpage-llm/ort-wasm-simd-threaded.asyncify.js']);
   });
 
   it('writes them under a public folder', async () => {
@@ -41,13 +41,13 @@ describe('the runtime files', () => {
     const dir = await scriptsDir();
     const files = await runtimeFiles({ scriptsDir: dir, models: true });
     const manifest = JSON.parse((await files.find((f) => f.path === 'inpage-llm/precache-manifest.json')!.read()) as string) as { url: string; revision: string }[];
-    expect(manifest.map((e) => e.url)).toEqual(['inpage-llm/chunks/a.js', 'inpage-llm/engine-worker.js', `inpage-llm/ort-wasm-simd-threaded.asyncify.wasm?v=${encodeURIComponent(ortWebVersion())}`]);
+    expect(manifest.map((e) => e.url)).toEqual(['inpage-llm/chunks/a.js', 'inpage-llm/engine-worker.js', `inpage-llm/ort-wasm-simd-threaded.asyncify.js?v=${encodeURIComponent(ortWebVersion())}`, `inpage-llm/ort-wasm-simd-threaded.asyncify.wasm?v=${encodeURIComponent(ortWebVersion())}`]);
     expect(ortWebVersion()).toMatch(/^\d+\.\d+\.\d+/);
     // A changed file changes its revision, and only its own.
     await writeFile(join(dir, 'inpage-llm', 'engine-worker.js'), '// worker, changed');
     const again = await runtimeFiles({ scriptsDir: dir });
     const changed = JSON.parse((await again.find((f) => f.path === 'inpage-llm/precache-manifest.json')!.read()) as string) as { url: string; revision: string }[];
-    expect(changed.map((e) => e.revision === manifest.find((m) => m.url === e.url)!.revision)).toEqual([true, false, true]);
+    expect(changed.map((e) => e.revision === manifest.find((m) => m.url === e.url)!.revision)).toEqual([true, false, true, true]);
   });
 
   it("takes the package's own copy of the wasm when the built scripts carry one", async () => {

@@ -7,6 +7,7 @@
  *   /inpage-llm/client.js              the page library as one module, for pages without a bundler
  *   /inpage-llm/handle-inference.js    for an app's own service worker to import
  *   /inpage-llm/ort-wasm-simd-threaded.asyncify.wasm   onnxruntime-web's engine
+ *   /inpage-llm/ort-wasm-simd-threaded.asyncify.js     its glue (its threads start as workers of it)
  *   /inpage-llm/precache-manifest.json the files above under /inpage-llm/, for an app's own
  *                                      service worker to precache (src/sw/runtime-precache.ts)
  *   /inpage-llm/models/…               the tiny generated models (only when asked)
@@ -22,7 +23,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MODELS_DIR, ORT_WASM_FILE, RUNTIME_DIR, SERVICE_WORKER_FILE } from '../contracts/runtime-layout.ts';
+import { MODELS_DIR, ORT_MJS_FILE, ORT_MJS_SOURCE, ORT_WASM_FILE, RUNTIME_DIR, SERVICE_WORKER_FILE } from '../contracts/runtime-layout.ts';
 import { PRECACHE_MANIFEST_PATH, type PrecacheEntry } from '../sw/runtime-manifest.ts';
 import { tinyModelFiles } from '../tiny-models/generate.ts';
 
@@ -53,10 +54,11 @@ export async function runtimeFiles(options: RuntimeFileOptions = {}): Promise<Ru
       throw new Error(`The built service worker is missing from ${dir}: build the package first (npm run build:package).`);
     }
   }
-  // The package's copy (dist/browser); else, building from source, onnxruntime-web's own.
-  if (!files.some((f) => f.path === `${RUNTIME_DIR}/${ORT_WASM_FILE}`)) {
-    const wasm = ortWasmPath();
-    files.push({ path: `${RUNTIME_DIR}/${ORT_WASM_FILE}`, read: () => readFile(wasm) });
+  // The package's copies (dist/browser); else, building from source, onnxruntime-web's own.
+  for (const [name, source] of [[ORT_WASM_FILE, ORT_WASM_FILE], [ORT_MJS_FILE, ORT_MJS_SOURCE]] as const) {
+    if (files.some((f) => f.path === `${RUNTIME_DIR}/${name}`)) continue;
+    const path = ortWasmPath().replace(ORT_WASM_FILE, source);
+    files.push({ path: `${RUNTIME_DIR}/${name}`, read: () => readFile(path) });
   }
   if (options.scripts ?? true) files.push(precacheManifest(files));
   if (options.models) {
@@ -108,7 +110,7 @@ export function precacheManifest(files: readonly RuntimeFile[]): RuntimeFile {
       const entries: PrecacheEntry[] = [];
       for (const file of runtime) {
         const revision = createHash('sha256').update(await file.read()).digest('hex').slice(0, 16);
-        const url = file.path.endsWith(`/${ORT_WASM_FILE}`) ? `${file.path}?v=${encodeURIComponent(ortWebVersion())}` : file.path;
+        const url = file.path.endsWith(`/${ORT_WASM_FILE}`) || file.path.endsWith(`/${ORT_MJS_FILE}`) ? `${file.path}?v=${encodeURIComponent(ortWebVersion())}` : file.path;
         entries.push({ url, revision });
       }
       return `${JSON.stringify(entries.sort((a, b) => a.url.localeCompare(b.url)), null, 1)}\n`;

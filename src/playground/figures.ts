@@ -62,6 +62,12 @@ export function createFigures() {
       if (reason) backend.append(small(reason));
       else if (report.webgpu === 'ok' && !report.shaderF16) backend.append(small('WebLLM picks its f32 variants (no shader-f16).'));
     },
+    /** The CPU engine that runs the WASM models (from `GET /models`): its runtime, threads, and why that many. */
+    cpu(facts: { readonly runtime: string; readonly threads: number; readonly reason: string }): void {
+      backend.querySelector('.fig-cpu')?.remove();
+      backend.dataset.cpuThreads = String(facts.threads);
+      backend.append(Object.assign(document.createElement('small'), { className: 'fig-cpu', textContent: `CPU engine: ${facts.runtime}; ${facts.reason}` }));
+    },
   };
 }
 

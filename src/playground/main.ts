@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     required('#panel-chat').append(errorView(error, 'Could not list the models'));
     return;
   }
-  const modelsPanel = createModelsPanel({ baseUrl: inf.baseUrl, models, control: engine.control, loads: tracker.views });
+  const modelsPanel = createModelsPanel({ baseUrl: inf.baseUrl, models, control: engine.control, loads: tracker.views, onCpu: (cpu) => figures.cpu(cpu) });
   const refresh = () => void modelsPanel.refresh();
   refreshModels = refresh;
   const chat = createChatPanel({ baseUrl: inf.baseUrl, models, figures, onSettled: refresh });

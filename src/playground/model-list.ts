@@ -18,6 +18,8 @@ export interface ApiLocalState {
   readonly backend?: string;
   /** Why that backend was chosen. */
   readonly backendReason?: string;
+  /** On WASM: the CPU engine, its threads, and why that many. */
+  readonly cpu?: { readonly runtime: string; readonly threads: number; readonly reason: string };
   readonly reason?: string;
   readonly error?: string;
   /** The engine's own id of the variant a load would use here (web-llm's). */
@@ -81,6 +83,7 @@ interface WireLocalState {
   requires?: string[];
   backend?: string;
   backend_reason?: string;
+  cpu?: { runtime: string; threads: number; reason: string };
   reason?: string;
   error?: string;
   variant?: string;
@@ -140,6 +143,7 @@ function toLocal(wire: WireLocalState): ApiLocalState {
     requires: wire.requires ?? [],
     backend: wire.backend,
     ...(wire.backend_reason ? { backendReason: wire.backend_reason } : {}),
+    ...(wire.cpu ? { cpu: wire.cpu } : {}),
     reason: wire.reason,
     error: wire.error,
     ...(wire.variant ? { variant: wire.variant } : {}),

@@ -22,6 +22,8 @@ export interface ModelsPanelOptions {
   readonly control: EngineControl;
   /** The tracker's current views (progress survives re-renders). */
   readonly loads: ReadonlyMap<string, LoadView>;
+  /** Told, on each refresh, which CPU engine runs the WASM models, on how many threads and why. */
+  readonly onCpu?: (cpu: NonNullable<ApiLocalState['cpu']>) => void;
 }
 
 interface Row {
@@ -207,6 +209,8 @@ export function createModelsPanel(options: ModelsPanelOptions) {
           renderRow(row);
         }
         renderOthers(groups.filter((g) => ![...rows.values()].some((r) => r.groups.includes(g))));
+        const cpu = [...rows.values()].find((row) => row.local?.cpu)?.local?.cpu;
+        if (cpu) options.onCpu?.(cpu);
         renderStorage(storage);
         hostNote.hidden = options.control.isHost();
         hostNote.textContent = relayed === null

@@ -25,6 +25,13 @@ export class GraphBuilder {
     return name;
   }
 
+  /** A named int8 initializer (8-bit quantized weights), kept by reference. */
+  int8s(name: string, dims: readonly number[], data: Int8Array): string {
+    if (data.length !== dims.reduce((a, b) => a * b, 1)) throw new Error(`${name}: size mismatch`);
+    this.initializers.push({ name, dataType: DataType.INT8, dims, raw: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+    return name;
+  }
+
   /** A float32 constant; `dims` [] makes a scalar. */
   floats(values: readonly number[], dims: readonly number[] = [values.length]): string {
     return this.weight(this.fresh('const'), dims, Float32Array.from(values));
@@ -63,7 +70,7 @@ export class GraphBuilder {
     return { name, nodes: this.nodes, initializers: this.initializers, inputs, outputs };
   }
 
-  private fresh(prefix: string): string {
+  fresh(prefix: string): string {
     return `${prefix}_${this.counter++}`;
   }
 }

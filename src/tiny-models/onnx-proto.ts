@@ -7,7 +7,7 @@
  */
 
 /** TensorProto.DataType values used here. */
-export const DataType = { FLOAT: 1, UINT8: 2, INT64: 7, BOOL: 9 } as const;
+export const DataType = { FLOAT: 1, UINT8: 2, INT8: 3, INT64: 7, BOOL: 9 } as const;
 export type DataType = (typeof DataType)[keyof typeof DataType];
 
 /** ONNX Runtime's contrib operator set (MatMulNBits and friends). */

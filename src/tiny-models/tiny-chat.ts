@@ -26,6 +26,7 @@ import { json, type ModelFiles } from './model-files.ts';
 import { CONTRIB_OPSET, DataType, encodeModel } from './onnx-proto.ts';
 import type { Prng } from './prng.ts';
 import { q4Linear } from './q4.ts';
+import { q8Linear, q8Product, randomQ8Weight } from './q8.ts';
 import { STORY_WORDS } from './words.ts';
 
 /** The sizes of a llama-style decoder. */
@@ -50,8 +51,8 @@ export interface DecoderShape {
 
 /** How the graph is laid out beyond its sizes: the choices that make it cost what an export costs. */
 export interface DecoderLayout {
-  /** The seven projections of each layer as float32 MatMul, or as 4-bit MatMulNBits (see q4.ts). */
-  readonly weights: 'fp32' | 'q4';
+  /** The seven projections of each layer as float32 MatMul, 4-bit MatMulNBits (q4.ts) or 8-bit dynamic quantization (q8.ts). */
+  readonly weights: 'fp32' | 'q4' | 'q8';
   /** lm_head is the token embedding table, transposed (no weight of its own). */
   readonly tiedEmbeddings: boolean;
   /** q/k/v projections add a bias (Qwen2 does). */
@@ -95,8 +96,8 @@ export const TINY_CHAT_LAYOUT: DecoderLayout = {
   graphName: 'tiny-chat',
 };
 
-const SPECIALS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const;
-const [PAD, IM_START, IM_END] = [0, 1, 2];
+export const SPECIALS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const;
+export const [PAD, IM_START, IM_END] = [0, 1, 2];
 /** Role names become single tokens so the header is exactly `<|im_start|>`, role, `\n`. */
 const ROLES = ['system', 'user', 'assistant'];
 
@@ -177,7 +178,7 @@ export function decoderTextFiles(shape: DecoderShape, layout: DecoderLayout): { 
 
 /** The ONNX file's path in the model folder, named as transformers.js looks for its dtype. */
 export function decoderModelFile(layout: Pick<DecoderLayout, 'weights'>): string {
-  return layout.weights === 'q4' ? 'onnx/model_q4.onnx' : 'onnx/model.onnx';
+  return layout.weights === 'q4' ? 'onnx/model_q4.onnx' : layout.weights === 'q8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
 }
 
 /** GPT-2's byte-to-printable-character map used by byte-level BPE. */
@@ -197,7 +198,7 @@ function byteChars(): string[] {
  * With a `size`, synthetic tokens fill the vocabulary up to it, ranked after all of those (see
  * `fillerWords`).
  */
-function buildVocab(size?: number): { vocab: string[]; merges: string[]; wordIds: number[] } {
+export function buildVocab(size?: number): { vocab: string[]; merges: string[]; wordIds: number[] } {
   const bytes = byteChars();
   const vocab = [...SPECIALS, ...bytes];
   const merges: string[] = [];
@@ -292,6 +293,7 @@ function buildGraph(prng: Prng, shape: DecoderShape, layout: DecoderLayout, V: n
   /** A layer projection in the layout's weights; `zeroColumn0` makes output 0 exactly zero. */
   const linear = (x: string, name: string, fanIn: number, fanOut: number, zeroColumn0 = false): string => {
     if (layout.weights === 'q4') return q4Linear(g, prng, x, name, fanIn, fanOut, zeroColumn0);
+    if (layout.weights === 'q8') return q8Linear(g, prng, x, name, fanIn, fanOut, zeroColumn0);
     const w = prng.floats(fanIn * fanOut, Math.sqrt(3 / fanIn));
     if (zeroColumn0) for (let r = 0; r < fanIn; r++) w[r * fanOut] = 0;
     return g.op('MatMul', [x, g.weight(name, [fanIn, fanOut], w)]);
@@ -320,8 +322,13 @@ function buildGraph(prng: Prng, shape: DecoderShape, layout: DecoderLayout, V: n
 
   // Tied: the table lm_head reads too, so its rows are scaled like an output weight (logits of unit variance).
   const embedScale = layout.tiedEmbeddings ? Math.sqrt(3 / H) : 1;
-  const embed = g.weight('embed_tokens', [V, H], prng.floats(V * H, embedScale));
-  let x = g.op('Gather', [embed, 'input_ids']);
+  // 8-bit and tied, as dynamic quantization leaves a tied table: one int8 [H, V] table (variance
+  // 1/H), read by lm_head as a quantized MatMul and, column by column, by the embedding.
+  const q8Table = layout.weights === 'q8' && layout.tiedEmbeddings ? randomQ8Weight(prng, H, V) : undefined;
+  const embed = q8Table ? g.int8s('embed_tokens.weight_quantized', [H, V], q8Table.codes) : g.weight('embed_tokens', [V, H], prng.floats(V * H, embedScale));
+  let x = q8Table
+    ? g.op('Mul', [g.op('Cast', [g.op('Transpose', [g.op('Gather', [embed, 'input_ids'], [attr.i('axis', 1)])], [attr.ints('perm', [1, 2, 0])])], [attr.i('to', DataType.FLOAT)]), g.floats([q8Table.scale], [])])
+    : g.op('Gather', [embed, 'input_ids']);
 
   // RoPE (rotate-half form): cos/sin of position × inv_freq, each [B,1,S,D].
   const invFreq = Array.from({ length: D / 2 }, (_, i) => ropeTheta ** (-(2 * i) / D));
@@ -388,7 +395,7 @@ function buildGraph(prng: Prng, shape: DecoderShape, layout: DecoderLayout, V: n
   for (const id of wordIds) bias[id] = 0;
   bias[IM_END] = -50;
   const lmHead = (h: string): string =>
-    layout.tiedEmbeddings ? g.op('MatMul', [h, g.op('Transpose', [embed], [attr.ints('perm', [1, 0])])]) : dense(h, 'lm_head', H, V);
+    q8Table ? q8Product(g, h, embed, q8Table.scale) : layout.tiedEmbeddings ? g.op('MatMul', [h, g.op('Transpose', [embed], [attr.ints('perm', [1, 0])])]) : dense(h, 'lm_head', H, V);
   // A term that varies with the absolute position keeps greedy text from settling into a two-word loop.
   let biased: string;
   if (layout.positionDrift === 'logits') {

@@ -5,7 +5,8 @@
  * inpage-llm init` copies (src/install/runtime-files.ts).
  * @module
  */
-import type { Plugin } from 'vite';
+import type { Connect, Plugin } from 'vite';
+import { isolationHeaders } from '../contracts/cross-origin-isolation.ts';
 import { precacheManifest, runtimeFiles, type RuntimeFile, type RuntimeFileOptions } from '../install/runtime-files.ts';
 import type { PrecacheEntry } from '../sw/runtime-manifest.ts';
 
@@ -16,9 +17,24 @@ import type { PrecacheEntry } from '../sw/runtime-manifest.ts';
 export interface InpageLLMPluginOptions {
   /** Also serve and emit the tiny generated models (`tiny-embed`, `tiny-chat`), for offline demos and tests. */
   readonly models?: boolean;
+  /**
+   * Make every page the dev and preview servers serve cross-origin isolated (default true):
+   * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: credentialless`
+   * (`require-corp` for a browser without credentialless), so the CPU engines run on every core
+   * (WebAssembly threads need SharedArrayBuffer). A production server needs the same headers, or
+   * `startInference({ crossOriginIsolation: true })`; what they cost an app (cross-origin popups
+   * and embeds): docs/guides/cross-origin-isolation.md. false: no headers.
+   */
+  readonly crossOriginIsolation?: boolean;
 }
 
-const TYPES: Record<string, string> = { js: 'text/javascript', wasm: 'application/wasm', json: 'application/json', onnx: 'application/octet-stream' };
+/** Adds the isolation headers to every response of a dev or preview server, chosen by the browser's user agent. */
+function isolate(req: Connect.IncomingMessage, res: { setHeader(name: string, value: string): unknown }, next: Connect.NextFunction): void {
+  for (const [name, value] of Object.entries(isolationHeaders(req.headers['user-agent'] ?? ''))) res.setHeader(name, value);
+  next();
+}
+
+const TYPES: Record<string, string> = { js: 'text/javascript', mjs: 'text/javascript', wasm: 'application/wasm', json: 'application/json', onnx: 'application/octet-stream' };
 
 export function inpageLLM(options: InpageLLMPluginOptions = {}): Plugin {
   let files: Promise<Map<string, RuntimeFile>> | undefined;
@@ -29,7 +45,11 @@ export function inpageLLM(options: InpageLLMPluginOptions = {}): Plugin {
     configResolved(config) {
       base = config.base;
     },
+    configurePreviewServer(server) {
+      if (options.crossOriginIsolation !== false) server.middlewares.use(isolate);
+    },
     configureServer(server) {
+      if (options.crossOriginIsolation !== false) server.middlewares.use(isolate);
       server.middlewares.use((req, res, next) => {
         const pathname = req.url?.split('?')[0] ?? '';
         if (!pathname.startsWith(base)) return next();

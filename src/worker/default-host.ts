@@ -7,7 +7,7 @@
  */
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
-import { MODELS_DIR, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
+import { MODELS_DIR, ORT_MJS_FILE, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
 import { withAppModels } from '../engines/app-models.ts';
 import { builtinModels, transformersModels, webllmModels } from '../engines/catalog.ts';
 import { createBuiltinAdapter } from '../engines/builtin/builtin-adapter.ts';
@@ -29,7 +29,10 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     localModelPath: new URL(config.localModelPath ?? MODELS_DIR, here).pathname.replace(/\/?$/, '/'),
     // Catalog entries that are not bundled load from the Hugging Face hub on users' machines.
     allowRemoteModels: true,
-    wasmPaths: { wasm: new URL(config.wasmUrl ?? ORT_WASM_FILE, here).href },
+    // The glue beside the wasm, loaded by URL rather than from this bundle: its WebAssembly threads
+    // start as workers of that script (a bundled copy would start this whole worker instead).
+    wasmPaths: { wasm: new URL(config.wasmUrl ?? ORT_WASM_FILE, here).href, mjs: new URL(config.wasmUrl ? config.wasmUrl.replace(/\.wasm(?=$|[?#])/, '.js') : ORT_MJS_FILE, here).href },
+    ...(config.threads !== undefined ? { threads: config.threads } : {}),
     remoteHost: config.transformersRemoteHost,
     device: config.device ?? 'auto',
     grammar: loadXGrammar,

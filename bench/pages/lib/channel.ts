@@ -6,6 +6,7 @@
  */
 
 import type { RealWorkload } from '../../driver/real-size-results.ts';
+import type { CpuCandidate, CpuWorkload } from '../../driver/cpu-paths-results.ts';
 import type { ConversationTexts } from './conversation.ts';
 
 export interface TaskConfig {
@@ -25,6 +26,8 @@ export interface TaskConfig {
   readonly real?: RealWorkload;
   /** Prefix-cache page: the workload's texts, runs a side, and reply length. */
   readonly conversation?: { readonly texts: ConversationTexts; readonly runs: number; readonly replyTokens: number; readonly newTokensPerTurn: number };
+  /** CPU-path page: this round's candidates, in this round's order, and the completion each runs. */
+  readonly cpu?: { readonly candidates: readonly CpuCandidate[]; readonly workload: CpuWorkload; readonly round: number };
 }
 
 

@@ -6,6 +6,8 @@ describe('the onnxruntime wasm URL', () => {
     expect(versioned({ wasm: '/inpage-llm/ort-wasm-simd-threaded.asyncify.wasm' }, '1.31.0-dev.20260914-8d85527a0')).toEqual({
       wasm: '/inpage-llm/ort-wasm-simd-threaded.asyncify.wasm?v=1.31.0-dev.20260914-8d85527a0',
     });
+    // The glue beside it too: a kept copy of either must match the other.
+    expect(versioned({ wasm: '/a.wasm', mjs: '/a.mjs' }, '1.31.0')).toEqual({ wasm: '/a.wasm?v=1.31.0', mjs: '/a.mjs?v=1.31.0' });
   });
 
   it("leaves an app's own query, a path prefix and an unknown version alone", () => {

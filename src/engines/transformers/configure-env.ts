@@ -7,6 +7,7 @@
  */
 
 import { env } from '@huggingface/transformers';
+import { cpuThreads, type CpuThreads } from '../../contracts/cross-origin-isolation.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { checkFor, type FileChecks } from '../file-integrity.ts';
 import { createFileProgress, type FileProgress } from '../file-progress.ts';
@@ -33,6 +34,12 @@ export interface EnvOptions {
    * a CDN, which fails offline.
    */
   readonly wasmPaths?: string | { readonly wasm?: string; readonly mjs?: string };
+  /**
+   * WebAssembly threads for onnxruntime-web (browsers). Default: every core, at most four, where
+   * the page is cross-origin isolated; one where it is not (no SharedArrayBuffer). A number bounds
+   * it by the cores.
+   */
+  readonly threads?: number;
 }
 
 /** What each model folder's files must be (by the model's `source`), where the catalog says. */
@@ -47,7 +54,20 @@ export interface ConfiguredEnv {
    * local files itself) undefined: loads use transformers.js's progress.
    */
   readonly progress?: FileProgress;
+  /**
+   * In a browser: the threads onnxruntime-web's WASM backend runs on, and why that many, read when
+   * asked (onnxruntime falls back to one thread at its first session where it cannot start more).
+   */
+  readonly cpu?: () => CpuFacts;
 }
+
+/** What runs chat and embeddings on the CPU, on how many threads, and why. */
+export interface CpuFacts extends CpuThreads {
+  readonly runtime: string;
+}
+
+/** The wasm build the product ships (runtime-layout.ts ORT_WASM_FILE): SIMD, threads, asyncify (WebGPU too). */
+export const ORT_WEB_RUNTIME = 'onnxruntime-web (WebAssembly SIMD, threaded build)';
 
 export function configureEnv(options: EnvOptions, folders: FolderChecks = new Map()): ConfiguredEnv {
   if (options.localModelPath !== undefined) env.localModelPath = options.localModelPath;
@@ -87,7 +107,24 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
   }) as typeof env.fetch;
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = versioned(options.wasmPaths, env.backends.onnx?.versions?.web);
-  return cache ? { cache, progress: fileProgress } : {};
+  // Read by onnxruntime once, at its first session: set before any load.
+  const planned = browserCpu(options.threads);
+  if (planned && wasm) wasm.numThreads = planned.threads;
+  const cpu = planned && wasm ? () => liveCpu(planned, wasm.numThreads) : undefined;
+  return { ...(cache ? { cache, progress: fileProgress } : {}), ...(cpu ? { cpu } : {}) };
+}
+
+/** Threads for the WASM backend where there is one (a browser: a window or a worker), else undefined (Node runs native). */
+function browserCpu(asked: number | undefined): CpuFacts | undefined {
+  const scope = globalThis as { crossOriginIsolated?: boolean; document?: unknown; WorkerGlobalScope?: unknown; navigator?: { hardwareConcurrency?: number } };
+  if (scope.document === undefined && scope.WorkerGlobalScope === undefined) return undefined;
+  return { runtime: ORT_WEB_RUNTIME, ...cpuThreads(scope.crossOriginIsolated === true, scope.navigator?.hardwareConcurrency, asked) };
+}
+
+/** The planned threads, or what onnxruntime left of them after its first session. */
+function liveCpu(planned: CpuFacts, now: number | undefined): CpuFacts {
+  if (now === undefined || now >= planned.threads) return planned;
+  return { ...planned, threads: Math.max(1, now), reason: `${Math.max(1, now)} thread${now > 1 ? 's' : ''}: onnxruntime-web could not start the ${planned.threads} planned (${planned.reason})` };
 }
 
 /**
@@ -96,6 +133,7 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
  * another version's glue code after an upgrade, and needs no check against the server.
  */
 export function versioned(paths: NonNullable<EnvOptions['wasmPaths']>, version: string | undefined): typeof paths {
-  if (typeof paths === 'string' || !paths.wasm || !version || paths.wasm.includes('?')) return paths;
-  return { ...paths, wasm: `${paths.wasm}?v=${encodeURIComponent(version)}` };
+  if (typeof paths === 'string' || !version) return paths;
+  const tag = (url: string | undefined) => (url && !url.includes('?') ? `${url}?v=${encodeURIComponent(version)}` : url);
+  return { ...paths, ...(paths.wasm ? { wasm: tag(paths.wasm) } : {}), ...(paths.mjs ? { mjs: tag(paths.mjs) } : {}) };
 }

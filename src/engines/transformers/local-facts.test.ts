@@ -13,7 +13,9 @@ afterEach(() => vi.unstubAllGlobals());
 describe('transformers.js local facts', () => {
   it('in Node (no Cache Storage): bundled models are on disk, hub models are not; the backend is the CPU', async () => {
     const facts = await adapter('auto').localFacts!();
-    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 0, runnable: true, backend: 'cpu', backendReason: 'auto: Node runs onnxruntime on the CPU', requires: [] });
+    // A chat model also says what its prefix cache holds (nothing yet); Node runs native, so no `cpu`.
+    const emptyCache = { entries: 0, bytes: 0, maxBytes: expect.any(Number) };
+    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 0, prefixCache: emptyCache, runnable: true, backend: 'cpu', backendReason: 'auto: Node runs onnxruntime on the CPU', requires: [] });
     expect(facts.get('all-MiniLM-L6-v2')).toMatchObject({ downloaded: false, bytesOnDisk: 0, runnable: true });
     expect([...facts.keys()]).toEqual(transformersModels.map((m) => m.info.id));
   });
@@ -27,7 +29,7 @@ describe('transformers.js local facts', () => {
     await storage.store('transformers-cache', `${HUB}/Xenova/all-MiniLM-L6-v2/resolve/main/config.json`, new Uint8Array(40));
 
     const facts = await adapter('wasm').localFacts!();
-    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 5100, runnable: true, backend: 'wasm', backendReason: 'set to wasm', requires: [] });
+    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 5100, prefixCache: { entries: 0, bytes: 0, maxBytes: expect.any(Number) }, runnable: true, backend: 'wasm', backendReason: 'set to wasm', requires: [] });
     expect(facts.get('all-MiniLM-L6-v2')).toMatchObject({ downloaded: false, bytesOnDisk: 40 });
     // Bundled, but not cached: it would be fetched from the app, so it does not load offline.
     expect(facts.get('tiny-embed')).toMatchObject({ downloaded: false, bytesOnDisk: 0 });
@@ -61,5 +63,17 @@ describe('transformers.js local facts', () => {
     expect((await adapter('auto').localFacts!()).get('tiny-embed')).toMatchObject({ backend: 'webgpu', backendReason: 'auto: hardware WebGPU adapter (NVIDIA GeForce RTX 3060)', requires: ['webgpu'] });
     vi.stubGlobal('navigator', {});
     expect((await adapter('auto').localFacts!()).get('tiny-embed')).toMatchObject({ backend: 'wasm', backendReason: 'auto: this browser has no WebGPU' });
+  });
+  it('in a browser on WASM: says which CPU engine runs, on how many threads, and why', async () => {
+    // A worker's globals, as the engine worker has them (Node has neither).
+    vi.stubGlobal('WorkerGlobalScope', class {});
+    vi.stubGlobal('crossOriginIsolated', false);
+    expect((await adapter('wasm').localFacts!()).get('tiny-chat')?.cpu).toEqual({ runtime: expect.stringMatching(/^onnxruntime-web/), threads: 1, reason: expect.stringMatching(/not cross-origin isolated/) });
+    vi.stubGlobal('crossOriginIsolated', true);
+    vi.stubGlobal('navigator', { hardwareConcurrency: 8 });
+    const isolated = (await adapter('wasm').localFacts!()).get('tiny-chat')?.cpu;
+    expect(isolated).toMatchObject({ threads: 4, reason: expect.stringMatching(/8 cores, at most 4/) });
+    // Not on WebGPU: the CPU engine is not what runs it there.
+    expect((await adapter('webgpu').localFacts!()).get('tiny-chat')?.cpu).toBeUndefined();
   });
 });

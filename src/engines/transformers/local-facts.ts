@@ -6,7 +6,7 @@
  * the runtime finds in its models folder (`onDisk`).
  * @module
  */
-import type { PrefixCacheFigures } from '../../core/engine.ts';
+import type { CpuEngineFacts, PrefixCacheFigures } from '../../core/engine.ts';
 import type { LocalFacts } from '../adapter.ts';
 import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../model-cache.ts';
 import { clearFinishedParts } from '../partial-store.ts';
@@ -19,15 +19,16 @@ export async function readLocalFacts(
   device: () => Promise<DeviceChoice>,
   onDisk?: (source: string) => Promise<boolean>,
   prefixCache?: (model: string) => PrefixCacheFigures,
+  cpu?: CpuEngineFacts,
 ): Promise<Map<string, LocalFacts>> {
   // Parts of files that are whole go first: they are no download left to resume, and would count twice.
   const groups = clearFinishedParts('transformers').catch(() => 0).then(() => listCachedModels('transformers'));
   const [{ device: backend, reason: backendReason }, cached] = await Promise.all([device(), groups]);
   // `auto` only picks WebGPU when there is an adapter; a forced `webgpu` may have none.
   const missingGpu = chosen === 'webgpu' && !(await supportsWebGPU());
-  const support: Pick<LocalFacts, 'runnable' | 'backend' | 'backendReason' | 'reason' | 'requires'> = missingGpu
+  const support: Pick<LocalFacts, 'runnable' | 'backend' | 'backendReason' | 'cpu' | 'reason' | 'requires'> = missingGpu
     ? { runnable: false, reason: 'The engine is set to WebGPU (device: webgpu), but this browser offers no WebGPU adapter.', requires: ['webgpu'] }
-    : { runnable: true, backend, backendReason, requires: backend === 'webgpu' ? ['webgpu'] : [] };
+    : { runnable: true, backend, backendReason, ...(backend === 'wasm' && cpu ? { cpu } : {}), requires: backend === 'webgpu' ? ['webgpu'] : [] };
   const storage = typeof caches !== 'undefined';
   const facts = new Map<string, LocalFacts>();
   for (const spec of specs) {

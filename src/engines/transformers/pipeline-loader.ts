@@ -28,6 +28,8 @@ export interface LoadRequest {
   readonly id: string;
   readonly source: string;
   readonly dtype?: string;
+  /** The variant on the WASM backend, where it differs from `dtype`. */
+  readonly wasmDtype?: string;
   /** Never look beyond `localModelPath` (bundled models: their optional files must not be sought on the hub). */
   readonly localOnly?: boolean;
   /** Its files with their sizes (and hashes), when the catalog knows them: room is checked for them all before the first byte. */
@@ -73,9 +75,10 @@ export function createPipelineLoader(device: () => Promise<TransformersDevice>, 
           const stopWatching = progress?.watch(model.source, { onBytes: tell, onFailure: (_file, error) => heard(error) });
           let loaded: PipelineTasks[T];
           try {
+            const on = await device();
             loaded = (await pipeline(task, model.source, {
-              device: await device(),
-              dtype: model.dtype as PipelineOptions['dtype'],
+              device: on,
+              dtype: (on === 'wasm' && model.wasmDtype ? model.wasmDtype : model.dtype) as PipelineOptions['dtype'],
               local_files_only: model.localOnly ?? false,
               ...(progress ? {} : { progress_callback: (info: ProgressInfo) => fromEngine(info, tell) }),
             })) as PipelineTasks[T];

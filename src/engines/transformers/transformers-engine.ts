@@ -29,6 +29,11 @@ export interface TransformersModelSpec {
   readonly normalize?: boolean;
   /** ONNX weight variant (`fp32`, `fp16`, `q8`, `q4`, ...); default: the model's `transformers.js_config`. */
   readonly dtype?: string;
+  /**
+   * The variant on the WASM backend, where it differs: onnxruntime-web's 4-bit MatMulNBits runs
+   * 5–7× slower there than its 8-bit kernels (docs/decisions/cpu-path.md).
+   */
+  readonly wasmDtype?: string;
   /** The files ship with the app under `localModelPath`: never fetch anything for it from the hub. */
   readonly bundled?: boolean;
   /**
@@ -72,7 +77,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     return spec as TransformersModelSpec;
   };
   const task = (spec: TransformersModelSpec) => (spec.info.kind === 'chat' ? 'text-generation' : 'feature-extraction');
-  const request = ({ info, source, dtype, bundled, files }: TransformersModelSpec) => ({ id: info.id, source, dtype, localOnly: bundled, files });
+  const request = ({ info, source, dtype, wasmDtype, bundled, files }: TransformersModelSpec) => ({ id: info.id, source, dtype, ...(wasmDtype ? { wasmDtype } : {}), localOnly: bundled, files });
 
   return {
     models: options.models.map((spec) => (spec.info.kind !== 'chat' ? spec.info : { ...spec.info, logitBias: true, ...(options.grammar ? { structuredOutput: true, toolCalling: true } : {}) })),
@@ -108,6 +113,6 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const pipe = await loader.load('feature-extraction', request(spec));
       return embedTexts(pipe, spec.info, embed.input, { pooling: spec.pooling ?? 'mean', normalize: spec.normalize ?? true }, signal);
     },
-    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', chosen, options.onDisk, (model) => prefixCache.figures(model)),
+    localFacts: () => readLocalFacts(options.models, options.device ?? 'auto', chosen, options.onDisk, (model) => prefixCache.figures(model), configured.cpu?.()),
   };
 }
