@@ -40,9 +40,13 @@ const post = (server: GatewayServer, path: string, body: string, headers: Record
 const preflight = (server: GatewayServer, origin: string, extra: Record<string, string> = {}) =>
   fetch(`${server.url}/chat/completions`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization', ...extra } });
 
-/** A GET of /v1/models naming `host` in its Host header (fetch will not forge one). */
+/**
+ * A GET of /v1/models naming `host` in its Host header (fetch will not forge one). The client keeps
+ * its side open, as browsers and SDKs do: Node takes a client's half-close as the client gone and
+ * drops the answer if it is not written yet (how a closed tab stops its generation).
+ */
 const withHost = (server: GatewayServer, host: string, headers: string[] = []) =>
-  rawExchange(server.url, rawRequest(['GET /v1/models HTTP/1.1', `Host: ${host}`, ...headers, 'Connection: close']));
+  rawExchange(server.url, rawRequest(['GET /v1/models HTTP/1.1', `Host: ${host}`, ...headers, 'Connection: close']), { keepOpen: true });
 
 describe('CORS: which pages may call the server', () => {
   it('refuses a page of another site without a key, in each flavour, and its preflight', async () => {
