@@ -107,6 +107,11 @@ export function configureEnv(options: EnvOptions, folders: FolderChecks = new Ma
   }) as typeof env.fetch;
   const wasm = env.backends.onnx?.wasm;
   if (options.wasmPaths !== undefined && wasm) wasm.wasmPaths = versioned(options.wasmPaths, env.backends.onnx?.versions?.web);
+  // With wasmPaths as an object transformers.js would keep its own copy of the wasm and the glue in
+  // Cache Storage and hand onnxruntime the bytes and a blob URL: a second copy of what the service
+  // worker already keeps offline, and the wasm compiled afresh on every load where a URL lets the
+  // browser keep its compiled code. onnxruntime loads them by URL instead.
+  if (options.wasmPaths !== undefined) env.useWasmCache = false;
   // Read by onnxruntime once, at its first session: set before any load.
   const planned = browserCpu(options.threads);
   if (planned && wasm) wasm.numThreads = planned.threads;
