@@ -159,8 +159,12 @@ test('64 requests in flight through the service worker, aborts and two service w
   expect(result.outcomes.hang ?? 0, 'requests with no end in time').toBe(0);
   expect(result.problems).toEqual([]);
   expect(Object.values(result.outcomes).reduce((a, b) => a + b, 0)).toBe(REQUESTS);
-  // Most were answered, not lost to the stops.
-  expect(Object.entries(result.outcomes).filter(([k]) => k.endsWith(' 200') || k.endsWith('stream ended')).reduce((a, [, n]) => a + n, 0)).toBeGreaterThan(REQUESTS / 2);
+  // Few were lost to the stops. The rest were answered or, past the model's queue of 16, refused
+  // with a 429 and a Retry-After: how many of which depends on how fast the machine drains the
+  // queue (on 2 busy cores, up to 40% were 429s), so answers are held to a third.
+  const outcomesOf = (test: (kind: string) => boolean) => Object.entries(result.outcomes).filter(([k]) => test(k)).reduce((a, [, n]) => a + n, 0);
+  expect(outcomesOf((k) => k.endsWith('network error')), 'requests lost to the stops').toBeLessThan(REQUESTS / 20);
+  expect(outcomesOf((k) => k.endsWith(' 200') || k.endsWith('stream ended'))).toBeGreaterThan(REQUESTS / 3);
 
   // Afterwards the engine answers as before, through the (restarted) service worker.
   const after = await page.evaluate(async () => {
