@@ -8,7 +8,7 @@
  * @module
  */
 import { GatewayError } from '../../../core/errors.ts';
-import type { FinishReason, Generation, Usage } from '../../../core/generation.ts';
+import type { FinishReason, Generation, GenerationEvent, Usage } from '../../../core/generation.ts';
 import { randomId } from '../../../core/ids.ts';
 import type { SSEMessage } from '../../../core/sse.ts';
 import { toOpenAIErrorBody } from '../wire.ts';
@@ -95,24 +95,27 @@ const statusOf = (finish: FinishReason) => (finish === 'length' ? 'incomplete' :
 type Step = { readonly event: SSEMessage } | { readonly final: ResponseObject; readonly event: SSEMessage };
 
 /**
- * The generation as Responses events, the final response last: thinking as a reasoning item, text
- * as a message item, each call as a function_call item, closed in order as the next begins. The
- * token cap cuts the item being written, the last: those before it are whole. Throws when the
- * generation fails (its caller says so as its API does).
+ * Writes a generation as Responses events, the final response last: thinking as a reasoning item,
+ * text as a message item, each call as a function_call item, closed in order as the next begins.
+ * The token cap cuts the item being written, the last: those before it are whole. `start` gives
+ * the opening events, `push` those of each generation event; the caller reads the generation, so a
+ * token costs one asynchronous step, as in chat completions' renderer.
  */
-async function* responseSteps(generation: Generation, meta: ResponseMeta): AsyncGenerator<Step> {
+function responseWriter(meta: ResponseMeta, encode: boolean): { start(): Generator<Step>; push(item: GenerationEvent): Generator<Step> } {
   let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>): Step => ({ event: { event: type, data: JSON.stringify({ type, sequence_number: sequence++, ...fields }) } });
+  // A whole response needs only the final object: its events are counted, not written.
+  const event = (type: string, fields: Record<string, unknown>): Step => ({ event: { event: type, data: encode ? JSON.stringify({ type, sequence_number: sequence++, ...fields }) : (sequence++, '') } });
+  /** One per token, so written as `event` would write it with only the text encoded. */
+  const textDelta = (head: string, text: string): Step => ({
+    event: { event: 'response.output_text.delta', data: encode ? `{"type":"response.output_text.delta","sequence_number":${sequence++}${head}${JSON.stringify(text)},"logprobs":[]}` : (sequence++, '') },
+  });
   const output: Item[] = [];
   /** The message item being written, and its text so far. */
-  let message: { index: number; id: string; text: string } | undefined;
+  let message: { index: number; id: string; text: string; head: string } | undefined;
   /** The reasoning item being written (a thinking model's thinking comes first), and its text so far. */
   let thought: { index: number; id: string; text: string } | undefined;
   /** Calls by their index in the generation: their output index, ids, name and arguments so far. */
   const calls = new Map<number, { index: number; id: string; callId: string; name: string; args: string }>();
-
-  yield event('response.created', { response: responseObject(meta, 'in_progress', [], null) });
-  yield event('response.in_progress', { response: responseObject(meta, 'in_progress', [], null) });
 
   function* closeMessage(status: string): Generator<Step> {
     if (!message) return;
@@ -151,29 +154,30 @@ async function* responseSteps(generation: Generation, meta: ResponseMeta): Async
   function* openMessage(): Generator<Step> {
     yield* closeThought('completed');
     const index = output.length;
-    message = { index, id: randomId('msg_'), text: '' };
+    const id = randomId('msg_');
+    message = { index, id, text: '', head: `,"item_id":${JSON.stringify(id)},"output_index":${index},"content_index":0,"delta":` };
     output.push(messageItem(message.id, '', 'in_progress'));
     yield event('response.output_item.added', { output_index: index, item: { ...messageItem(message.id, '', 'in_progress'), content: [] } });
     yield event('response.content_part.added', { item_id: message.id, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
   }
-
-  for (;;) {
-    const next = await generation.events.next();
-    if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
-    const item = next.value;
+  function* start(): Generator<Step> {
+    yield event('response.created', { response: responseObject(meta, 'in_progress', [], null) });
+    yield event('response.in_progress', { response: responseObject(meta, 'in_progress', [], null) });
+  }
+  function* push(item: GenerationEvent): Generator<Step> {
     if (item.type === 'reasoning') {
-      if (!item.text) continue;
+      if (!item.text) return;
       if (!thought) yield* openThought();
       thought!.text += item.text;
       yield event('response.reasoning_text.delta', { item_id: thought!.id, output_index: thought!.index, content_index: 0, delta: item.text });
-      continue;
+      return;
     }
     if (item.type === 'text') {
-      if (!item.text) continue;
+      if (!item.text) return;
       if (!message) yield* openMessage();
       message!.text += item.text;
-      yield event('response.output_text.delta', { item_id: message!.id, output_index: message!.index, content_index: 0, delta: item.text, logprobs: [] });
-      continue;
+      yield textDelta(message!.head, item.text);
+      return;
     }
     if (item.type === 'tool_call') {
       yield* closeThought('completed');
@@ -182,14 +186,14 @@ async function* responseSteps(generation: Generation, meta: ResponseMeta): Async
       calls.set(item.index, call);
       output.push(callItem(call.id, call.callId, call.name, '', 'in_progress'));
       yield event('response.output_item.added', { output_index: call.index, item: callItem(call.id, call.callId, call.name, '', 'in_progress') });
-      continue;
+      return;
     }
     if (item.type === 'tool_arguments') {
       const call = calls.get(item.index);
-      if (!call || !item.text) continue;
+      if (!call || !item.text) return;
       call.args += item.text;
       yield event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.index, delta: item.text });
-      continue;
+      return;
     }
     const status = statusOf(item.reason);
     // Thinking cut by the cap is the last item, and the one left incomplete.
@@ -204,15 +208,20 @@ async function* responseSteps(generation: Generation, meta: ResponseMeta): Async
     const response = responseObject(meta, status, output, item.usage);
     const last = event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
     yield { final: response, event: last.event };
-    return;
   }
+  return { start, push };
 }
 
 /** The whole response object (a request without `stream`). */
 export async function toResponse(generation: Generation, meta: ResponseMeta): Promise<ResponseObject> {
   try {
-    for await (const step of responseSteps(generation, meta)) if ('final' in step) return step.final;
-    throw new GatewayError('internal', 'The generation ended without a finish.');
+    const writer = responseWriter(meta, false);
+    for (const _ of writer.start()) void _;
+    for (;;) {
+      const next = await generation.events.next();
+      if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
+      for (const step of writer.push(next.value)) if ('final' in step) return step.final;
+    }
   } finally {
     await generation.events.return?.(undefined);
   }
@@ -226,10 +235,20 @@ export async function toResponse(generation: Generation, meta: ResponseMeta): Pr
 export async function* toResponseEvents(generation: Generation, meta: ResponseMeta, onFinal: (response: ResponseObject) => Promise<void>): AsyncGenerator<SSEMessage> {
   let sequence = 0;
   try {
-    for await (const step of responseSteps(generation, meta)) {
-      sequence++;
-      if ('final' in step) await onFinal(step.final);
-      yield step.event;
+    const writer = responseWriter(meta, true);
+    for (const step of writer.start()) yield (sequence++, step.event);
+    for (;;) {
+      const next = await generation.events.next();
+      if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
+      for (const step of writer.push(next.value)) {
+        sequence++;
+        if ('final' in step) {
+          await onFinal(step.final);
+          yield step.event;
+          return;
+        }
+        yield step.event;
+      }
     }
   } catch (error) {
     const { message, param, code } = toOpenAIErrorBody(GatewayError.from(error)).error;
