@@ -102,7 +102,9 @@ function serveFile(req: IncomingMessage, res: ServerResponse, url: URL): void {
 
 export async function startServer(): Promise<BenchServer> {
   let listener: PageListener | undefined;
-  const server = createServer((req, res) => {
+  // A task's configuration travels in its page's URL, and the prefix-cache task's carries its whole
+  // workload (ten turns' and six tool results' texts): past Node's default 16 KiB of headers.
+  const server = createServer({ maxHeaderSize: 1024 * 1024 }, (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     res.setHeader('cross-origin-opener-policy', 'same-origin');
     res.setHeader('cross-origin-embedder-policy', 'require-corp');
