@@ -3,7 +3,7 @@
  * (test/support/real-weights/stories260k-gguf.ts) and run by llama.cpp itself, compiled to
  * WebAssembly (@wllama/wllama), gives the published greedy story of `Once upon a time`, byte for
  * byte, with its 5 prompt tokens. A wrong tensor layout, rotary, norm, vocabulary, score or token
- * type shows as another story. Skips, naming the path, where ../shared/models is missing.
+ * type shows as another story. Skips, naming the path, where the real-weights folder (INPAGE_REAL_WEIGHTS_DIR) is missing.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

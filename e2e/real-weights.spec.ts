@@ -1,10 +1,10 @@
 /**
- * Real trained weights in the browser (../shared/models, converted by test/support/real-weights):
+ * Real trained weights in the browser (the real-weights folder, converted by test/support/real-weights):
  * stories260K's published greedy story and model2vec-bge-vq's reference vector, through the
  * service worker and through the page's own link, transformers.js on WASM in the engine worker
  * (and on WebGPU through SwiftShader). A wrong position, cache, prompt or decoding step in the
  * browser's path shows as another story. The models are served hub-style from a server of their
- * own, as an app's models from the hub would be. Skips, naming the path, where ../shared/models
+ * own, as an app's models from the hub would be. Skips, naming the path, where the real-weights folder (INPAGE_REAL_WEIGHTS_DIR)
  * is missing.
  *
  * Checked to fail, each planted in the conversion: rotary positions one ahead on decoding steps

@@ -1,9 +1,10 @@
 /**
- * The Node server on real trained weights (../shared/models, converted by
+ * The Node server on real trained weights (the real-weights folder, converted by
  * test/support/real-weights): `serveGateway` over HTTP with the official SDKs, and the
  * `npx inpage-llm serve` command given the converted folder and the models as a `--config` file,
  * as a user runs it. The published greedy story of stories260K byte for byte, and
- * model2vec-bge-vq's reference vector. Skips, naming the path, where ../shared/models is missing.
+ * model2vec-bge-vq's reference vector. Skips, naming the folder and
+ * files it needs (INPAGE_REAL_WEIGHTS_DIR), where they are missing.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The gateway on real trained weights (../shared/models, converted by test/support/real-weights):
+ * The gateway on real trained weights (the real-weights folder, converted by test/support/real-weights):
  * stories260K, a TinyStories Llama whose greedy story after `Once upon a time` is published, and
  * model2vec-bge-vq, a sentence embedder with its authors' reference vector. Unlike the generated
  * models' output, these answers have a right value known apart from this project, so a bug in

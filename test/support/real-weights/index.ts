@@ -1,5 +1,5 @@
 /**
- * The two models with real, trained weights (../shared/models/, see shared-models.ts), converted on
+ * The two models with real, trained weights (the real-weights folder, see shared-models.ts), converted on
  * demand into what the engines load, in a temporary folder written once per test file:
  * - stories260K (stories260k.ts): a TinyStories Llama whose greedy text has a published right answer;
  * - model2vec-bge-vq (model2vec.ts): a sentence embedder with its authors' reference vector.

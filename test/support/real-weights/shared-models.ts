@@ -1,6 +1,6 @@
 /**
- * Where the real trained weights live: `../shared/models/` beside the repository (CI has `../shared`
- * beside its clone). They are data the tests read, never copied into the repository or the
+ * Where the real trained weights live: the folder `INPAGE_REAL_WEIGHTS_DIR` names, else
+ * `shared/models/` in the repository's parent folder (where CI keeps them). They are data the tests read, never copied into the repository or the
  * package; where the folder is missing (a clone elsewhere), the suites that need it skip and say
  * which path they need.
  * @module
@@ -9,8 +9,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
-/** `../shared/models/` relative to the repository root. */
-export const SHARED_MODELS_DIR = fileURLToPath(new URL('../../../../shared/models/', import.meta.url));
+/** The real-weights folder: `INPAGE_REAL_WEIGHTS_DIR`, else `shared/models/` beside the repository. */
+export const SHARED_MODELS_DIR = process.env.INPAGE_REAL_WEIGHTS_DIR || fileURLToPath(new URL('../../../../shared/models/', import.meta.url));
 
 /** The files the converters read, by model folder. */
 const NEEDED = {
@@ -30,7 +30,7 @@ export function sharedModelFile(model: SharedModel, file: string): string {
  * the message a skip shows.
  */
 export function sharedModelsMissing(): string | undefined {
-  const needs = `needs the real trained weights in ${SHARED_MODELS_DIR} (../shared/models beside the repository, as CI has it)`;
+  const needs = `needs the real trained weights in ${SHARED_MODELS_DIR} (a folder with stories260K/ and model2vec-bge-vq/ as the README's "Models the tests run on" lists; name another with INPAGE_REAL_WEIGHTS_DIR=<folder>)`;
   if (!existsSync(SHARED_MODELS_DIR)) return `${needs}, which is missing: put that folder there and run again`;
   const missing = Object.entries(NEEDED).flatMap(([model, files]) => files.map((file) => join(model, file))).filter((path) => !existsSync(join(SHARED_MODELS_DIR, path)));
   return missing.length ? `${needs}; it lacks ${missing.join(', ')}` : undefined;
