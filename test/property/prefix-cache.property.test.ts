@@ -4,7 +4,8 @@
  * order — turns that continue a conversation, two conversations interleaved, regenerations, edited
  * histories, replies cut by `max_tokens` or left midway (as at a stop string) — and every answer
  * at temperature 0 is the same from an engine with the cache, one without, and one whose cache is
- * so small that it evicts at almost every request. Real transformers.js inference (onnxruntime-node).
+ * so small that it evicts at almost every request (and one such that reads the rest of each prompt
+ * five tokens a pass: chunked-prefill.ts). Real transformers.js inference (onnxruntime-node).
  * A reused prefix one token longer than the one shared (the planted defect: `length + 1` in
  * kv-prefix-cache.ts's slice) fails it within a few cases. `PREFIX_CASES` sets how many trees
  * (default 40), `FC_SEED` the seed.
@@ -23,13 +24,15 @@ const missing = sharedModelsMissing();
 /** stories260K's cache: 5 layers × keys and values × 4 heads × 8 floats = 1,280 bytes a token. */
 const BYTES_PER_TOKEN = 5 * 2 * 4 * 8 * 4;
 
-let engines: { on: EngineAdapter; off: EngineAdapter; tight: EngineAdapter };
+let engines: { on: EngineAdapter; off: EngineAdapter; tight: EngineAdapter; pieces: EngineAdapter };
 beforeAll(async () => {
   if (missing) return;
   const dir = await realWeightsDir();
-  const adapter = (prefixCacheBytes?: number) => createTransformersAdapter({ models: [storiesSpec], localModelPath: dir, device: 'cpu', ...(prefixCacheBytes !== undefined ? { prefixCacheBytes } : {}) });
-  // About 40 tokens: most entries are evicted before they could be reused.
-  engines = { on: adapter(), off: adapter(0), tight: adapter(40 * BYTES_PER_TOKEN) };
+  const adapter = (prefixCacheBytes?: number, prefillChunkTokens?: number) =>
+    createTransformersAdapter({ models: [storiesSpec], localModelPath: dir, device: 'cpu', ...(prefixCacheBytes !== undefined ? { prefixCacheBytes } : {}), ...(prefillChunkTokens ? { prefillChunkTokens } : {}) });
+  // About 40 tokens: most entries are evicted before they could be reused. `pieces` reads what the
+  // cache does not hold 5 tokens a pass (chunked-prefill.ts), and evicts as often.
+  engines = { on: adapter(), off: adapter(0), tight: adapter(40 * BYTES_PER_TOKEN), pieces: adapter(40 * BYTES_PER_TOKEN, 5) };
 }, 60_000);
 afterAll(removeRealWeightsDir);
 beforeEach((context) => context.skip(missing !== undefined, missing));
@@ -90,13 +93,14 @@ describe('the prefix cache on real weights (stories260K)', () => {
           if (next.kind === 'branch') messages = [...messages.slice(0, -1), { role: 'user', content: ` ${next.words.join(' ')}` }];
           // Conversations stay well inside the 512-token window.
           if (messages.reduce((n, m) => n + m.content.length, 0) > 900) messages = messages.slice(-2);
-          const [on, off, tight] = await Promise.all([ask(engines.on, messages, maxTokens, leaveAfter), ask(engines.off, messages, maxTokens, leaveAfter), ask(engines.tight, messages, maxTokens, leaveAfter)]);
+          const [on, off, tight, pieces] = (await Promise.all([engines.on, engines.off, engines.tight, engines.pieces].map((engine) => ask(engine, messages, maxTokens, leaveAfter)))) as [Answer, Answer, Answer, Answer];
           const where = `${next.kind} of conversation ${at}: ${JSON.stringify(messages)}`;
           expect(on.text, where).toBe(off.text);
           expect(tight.text, where).toBe(off.text);
+          expect(pieces.text, where).toBe(off.text);
           expect(on.promptTokens).toBe(off.promptTokens);
           expect(off.cachedTokens).toBe(0);
-          for (const cached of [on.cachedTokens, tight.cachedTokens]) expect(cached).toBeLessThan(on.promptTokens);
+          for (const cached of [on.cachedTokens, tight.cachedTokens, pieces.cachedTokens]) expect(cached).toBeLessThan(on.promptTokens);
           // The reply joins the conversation as a client would send it back.
           const answered = [...messages, { role: 'assistant' as const, content: on.text }];
           if (next.kind === 'branch' || next.kind === 'edit') conversations.push(answered);

@@ -14,10 +14,20 @@ import { constraintCompilerFor, GrammarMask, GrammarProgress } from './grammar-c
 import { renderChatPrompt } from './chat-prompt.ts';
 import { createEventChannel } from './event-channel.ts';
 import { checkLogitBias } from '../logit-bias.ts';
+import { DEFAULT_PREFILL_CHUNK_TOKENS, prefillInChunks } from './chunked-prefill.ts';
 import type { KVPrefixCache } from './kv-prefix-cache.ts';
 import { LogitBias } from './logit-bias.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
 import { TokenStreamer } from './token-streamer.ts';
+
+export interface ChatGenerationOptions {
+  /** Loads the grammar engine for `response_format` and tools; without it they are refused. */
+  readonly loadGrammar?: LoadXGrammar;
+  /** Keys and values of earlier requests: a prompt starting with tokens read before reads only the rest. */
+  readonly prefixCache?: KVPrefixCache;
+  /** A prompt longer than this is read in pieces of it (chunked-prefill.ts). */
+  readonly prefillChunkTokens?: number;
+}
 
 /**
  * Yields `start`, one `token` per generated token (the end token itself is not one), then `end`:
@@ -30,10 +40,9 @@ export async function* generateChat(
   info: ModelInfo,
   request: ChatRequest,
   signal: AbortSignal,
-  loadGrammar?: LoadXGrammar,
-  prefixCache?: KVPrefixCache,
+  { loadGrammar, prefixCache, prefillChunkTokens = DEFAULT_PREFILL_CHUNK_TOKENS }: ChatGenerationOptions = {},
 ): AsyncGenerator<ChatEvent> {
-  const { tokenizer, model } = pipe;
+  const { tokenizer } = pipe;
   // Thinking turned off where the template has the switch; elsewhere the model still thinks (and the gateway splits it off).
   const thinkingOff = request.thinking === false && info.reasoning?.switch === 'enable_thinking';
   const prompt = renderChatPrompt(tokenizer, request.messages, request.tools, thinkingOff ? { enableThinking: false } : {});
@@ -53,7 +62,7 @@ export async function* generateChat(
   const spec = grammarSpecOf(request, info.reasoning);
   const constraint = spec ? await startConstraint(pipe, spec, loadGrammar) : undefined;
   try {
-    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, prefixCache && { cache: prefixCache, model: info.id });
+    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens);
   } finally {
     // Every way out, a consumer leaving at the first event included: the matcher lives in wasm memory.
     constraint?.dispose();
@@ -69,6 +78,7 @@ async function* decode(
   signal: AbortSignal,
   constraint: TokenConstraint | undefined,
   prefix: { readonly cache: KVPrefixCache; readonly model: string } | undefined,
+  prefillChunkTokens: number,
 ): AsyncGenerator<ChatEvent> {
   if (signal.aborted) throw abortedError();
   if (maxNewTokens <= 0) {
@@ -79,6 +89,8 @@ async function* decode(
   // The longest beginning of this prompt the model has read before: only the rest is read now.
   const reused = prefix?.cache.reuse(prefix.model, Int32Array.from(inputs.input_ids.data as BigInt64Array, Number));
   yield { type: 'start', promptTokens, cachedTokens: reused?.length ?? 0 };
+  // What the cache did not hold, but the last piece, read a piece at a time: bounded memory.
+  const prefilled = await prefillInChunks(model, inputs, reused?.past, reused?.length ?? 0, prefillChunkTokens, signal);
 
   // Stops generation on client abort and when the consumer leaves the iteration.
   const stop = new AbortController();
@@ -95,7 +107,7 @@ async function* decode(
   const generation = model
     .generate({
       ...inputs,
-      ...(reused ? { past_key_values: reused.past } : {}),
+      ...(prefilled.past ? { past_key_values: prefilled.past } : {}),
       // The cache comes back with the ids, to be kept for the next request (or disposed).
       return_dict_in_generate: true,
       max_new_tokens: maxNewTokens,

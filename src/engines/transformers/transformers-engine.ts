@@ -55,6 +55,8 @@ export interface TransformersAdapterOptions extends EnvOptions {
    * sixteenth of the device's memory, between 64 MiB and 1 GiB (see prefix-store.ts).
    */
   readonly prefixCacheBytes?: number;
+  /** A chat prompt longer than this is read in pieces of it, bounding the memory one pass takes (default 256; chunked-prefill.ts). */
+  readonly prefillChunkTokens?: number;
   /**
    * Where there is no Cache Storage (Node): whether a model's files are on this machine's disk
    * (its `source` under `localModelPath`), so that it is reported as downloaded. Without it, only
@@ -106,7 +108,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     async *chat(chat, { signal }) {
       const spec = lookup(chat.model, 'chat');
       const pipe = await loader.load('text-generation', request(spec));
-      yield* generateChat(pipe, spec.info, chat, signal, options.grammar, prefixCache);
+      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(options.prefillChunkTokens ? { prefillChunkTokens: options.prefillChunkTokens } : {}) });
     },
     async embed(embed, { signal }) {
       const spec = lookup(embed.model, 'embedding');
