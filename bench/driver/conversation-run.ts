@@ -12,7 +12,7 @@ import type { ConversationTexts } from '../pages/lib/conversation.ts';
 import { conversationInNode } from './conversation-node.ts';
 import type { ConversationResult } from './conversation-results.ts';
 import type { Options } from './options.ts';
-import { realWorkload } from './real-workload.ts';
+import { realModel, realWorkload } from './real-workload.ts';
 import { conversationCharts, conversationReport } from './report/conversation.ts';
 import { runTask } from './run-task.ts';
 import type { BenchServer } from './server.ts';
@@ -45,8 +45,10 @@ export async function runConversationBench(options: Options, server: BenchServer
   }
   if (options.main) {
     const device = options.device === 'webgpu' ? 'webgpu' : 'wasm';
-    console.log(`bench: prefix cache in the browser (${device}), ${runs} run(s) a side…`);
-    const [result] = await runTask(server, { name: `conversation-${device}`, page: '/bench/pages/conversation.html', config: { device, profile, real, conversation: setup }, results: 1, timeoutMs: 180 * 60_000 }, options.driver);
+    // The weights the catalog's Qwen loads on that backend: 8-bit on WASM (docs/decisions/cpu-path.md), 4-bit on WebGPU.
+    const chat = device === 'wasm' ? await realModel('chat-q8') : real.chat;
+    console.log(`bench: prefix cache in the browser (${device}, ${chat.dtype}), ${runs} run(s) a side…`);
+    const [result] = await runTask(server, { name: `conversation-${device}`, page: '/bench/pages/conversation.html', config: { device, profile, real, conversation: { ...setup, chat } }, results: 1, timeoutMs: 180 * 60_000 }, options.driver);
     results.push(result as ConversationResult);
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');

@@ -1,7 +1,8 @@
 /**
- * The prefix-cache benchmark in the browser: the real-shaped Qwen2.5-0.5B (q4) in a product engine
- * worker on the task's backend, through the product's gateway in this page (as the fetch shim runs
- * it), the conversation and the agent loop of lib/conversation.ts with the prefix cache on and off,
+ * The prefix-cache benchmark in the browser: the real-shaped Qwen2.5-0.5B in a product engine
+ * worker on the task's backend, with the weights the catalog loads there (8-bit on WASM, 4-bit on
+ * WebGPU), through the product's gateway in this page (as the fetch shim runs it), the
+ * conversation and the agent loop of lib/conversation.ts with the prefix cache on and off,
  * alternately, a fresh engine worker for each run. The result goes to bench/run.ts.
  * @module
  */
@@ -18,9 +19,8 @@ import { runAgentLoop, runConversation, type TurnFigures } from './lib/conversat
 const BASE = 'https://llm.local/v1';
 
 async function main(): Promise<void> {
-  const real = config.real!;
   const setup = config.conversation!;
-  const { id, dtype, files } = real.chat;
+  const { id, dtype, files } = setup.chat;
   const models: ModelEntry[] = [{ engine: 'transformers', id, kind: 'chat', source: id, dtype, contextWindow: 4096, maxOutputTokens: 512, files }];
   const runs = { conversation: { on: [] as TurnFigures[][], off: [] as TurnFigures[][] }, agent: { on: [] as TurnFigures[][], off: [] as TurnFigures[][] } };
   const cache = { peakBytes: 0, maxBytes: 0, entries: 0 };
@@ -31,7 +31,8 @@ async function main(): Promise<void> {
         const host = wrap<EngineHostApi>(worker.connect());
         await host.load(id);
         const gateway = createGateway({ engine: linkEngine(host), baseUrl: BASE });
-        const workload = { fetch: (input: string, init: RequestInit) => gateway.fetch(new Request(input, init)), base: BASE, model: id, replyTokens: setup.replyTokens, now: () => performance.now() };
+        const onTurn = (f: TurnFigures) => log(`${config.device} ${kind}, cache ${mode}, run ${run + 1}, turn ${f.turn}: first token ${(f.firstTokenMs / 1000).toFixed(2)} s, all ${(f.totalMs / 1000).toFixed(2)} s (${f.cachedTokens}/${f.promptTokens} cached)`);
+        const workload = { fetch: (input: string, init: RequestInit) => gateway.fetch(new Request(input, init)), base: BASE, model: id, replyTokens: setup.replyTokens, now: () => performance.now(), onTurn };
         const figures = kind === 'conversation' ? await runConversation(workload, setup.texts) : await runAgentLoop(workload, setup.texts);
         runs[kind][mode].push(figures);
         await log(`${config.device} ${kind}, cache ${mode}, run ${run + 1}: first token ${figures.map((f) => `${(f.firstTokenMs / 1000).toFixed(2)} s (${f.cachedTokens}/${f.promptTokens})`).join(", ")}`);

@@ -24,8 +24,8 @@ export interface TaskConfig {
   readonly sections?: readonly string[];
   /** Real-size page: the real-shaped models and the inputs the driver made for them. */
   readonly real?: RealWorkload;
-  /** Prefix-cache page: the workload's texts, runs a side, and reply length. */
-  readonly conversation?: { readonly texts: ConversationTexts; readonly runs: number; readonly replyTokens: number; readonly newTokensPerTurn: number };
+  /** Prefix-cache page: the workload's texts, runs a side, reply length, and the chat model it runs. */
+  readonly conversation?: { readonly texts: ConversationTexts; readonly runs: number; readonly replyTokens: number; readonly newTokensPerTurn: number; readonly chat: RealWorkload['chat'] };
   /** CPU-path page: this round's candidates, in this round's order, and the completion each runs. */
   readonly cpu?: { readonly candidates: readonly CpuCandidate[]; readonly workload: CpuWorkload; readonly round: number };
 }

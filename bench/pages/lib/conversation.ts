@@ -82,6 +82,8 @@ export interface Workload {
   /** Tokens per reply (the answer is asked for exactly this many: the real-shaped model never stops early). */
   readonly replyTokens: number;
   readonly now: () => number;
+  /** Told each turn's figures as it ends (a run takes minutes to hours: the log shows progress). */
+  readonly onTurn?: (figures: TurnFigures) => void | Promise<void>;
 }
 
 /** A conversation of `texts.turns.length` turns: system prompt, then user and assistant messages. */
@@ -93,6 +95,7 @@ export async function runConversation(w: Workload, texts: ConversationTexts): Pr
     const answer = await ask(w.fetch, w.base, { model: w.model, messages, max_tokens: w.replyTokens }, w.now);
     messages.push({ role: 'assistant', content: answer.text });
     out.push({ turn: i + 1, firstTokenMs: answer.firstTokenMs, totalMs: answer.totalMs, promptTokens: answer.promptTokens, cachedTokens: answer.cachedTokens });
+    await w.onTurn?.(out.at(-1)!);
   }
   return out;
 }
@@ -114,6 +117,7 @@ export async function runAgentLoop(w: Workload, texts: ConversationTexts): Promi
   for (const [i, result] of texts.results.entries()) {
     const answer = await ask(w.fetch, w.base, { model: w.model, messages, tools: AGENT_TOOLS, tool_choice: 'required', parallel_tool_calls: false, max_tokens: 64 }, w.now);
     out.push({ turn: i + 1, firstTokenMs: answer.firstTokenMs, totalMs: answer.totalMs, promptTokens: answer.promptTokens, cachedTokens: answer.cachedTokens });
+    await w.onTurn?.(out.at(-1)!);
     if (answer.calls.length === 0) throw new Error(`step ${i + 1} made no tool call (tool_choice required)`);
     messages.push({ role: 'assistant', content: null, tool_calls: answer.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
     for (const call of answer.calls) messages.push({ role: 'tool', tool_call_id: call.id, content: result });
