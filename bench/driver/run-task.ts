@@ -21,6 +21,7 @@ export async function runTask(server: BenchServer, task: Task, driver: Driver): 
     await new Promise<void>((resolvePromise, reject) => {
       const timer = setTimeout(() => reject(new Error(`${task.name}: no result after ${task.timeoutMs / 1000} s`)), task.timeoutMs);
       server.listen({
+        page: task.page,
         onLog: (message) => console.log(`  [${task.name} +${((Date.now() - started) / 1000).toFixed(0)}s] ${message}`),
         onResult: (result) => {
           results.push(result);

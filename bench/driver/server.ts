@@ -12,6 +12,8 @@ import { OUT_DIR, REAL_MODELS, ROOT } from './paths.ts';
 
 /** What the page of the task in progress posts. */
 export interface PageListener {
+  /** The task's page path (`/bench/pages/x.html`): an error status for it fails the task at once. */
+  readonly page?: string;
   onLog(message: string): void;
   onResult(result: unknown): void;
   onError(message: string): void;
@@ -80,10 +82,12 @@ function receive(req: IncomingMessage, res: ServerResponse, kind: string, curren
   });
 }
 
-function serveFile(req: IncomingMessage, res: ServerResponse, url: URL): void {
+function serveFile(req: IncomingMessage, res: ServerResponse, url: URL, listener: PageListener | undefined): void {
   const file = fileFor(url.pathname);
   if (!file || !existsSync(file) || req.method !== 'GET') {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    // A page that cannot load posts nothing: without this the task would wait out its timeout.
+    if (listener?.page === url.pathname) listener.onError(`the server has no page ${url.pathname} (404; is the bench build current?)`);
     return;
   }
   const stat = statSync(file);
@@ -111,7 +115,18 @@ export async function startServer(): Promise<BenchServer> {
     res.setHeader('cross-origin-resource-policy', 'same-origin');
     if (req.method === 'POST' && url.pathname.startsWith('/__bench/')) receive(req, res, url.pathname.slice('/__bench/'.length), () => listener);
     else if (url.pathname === '/favicon.ico') res.writeHead(204).end();
-    else serveFile(req, res, url);
+    else serveFile(req, res, url, listener);
+  });
+  // A request Node's parser refuses (headers past the limit: 431) never reaches the handler above;
+  // the page then never loads and never posts, so the task is failed here instead of timing out.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
+    listener?.onError(`the bench server refused a request: ${status} (${error.code ?? error.message})`);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
