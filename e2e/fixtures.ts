@@ -24,6 +24,8 @@ export interface StartArgs {
   readonly serviceWorkerUrl?: string;
   /** Where transformers.js fetches models that are not bundled (the product engine); a path is taken on the page's origin. */
   readonly transformersRemoteHost?: string;
+  /** The product engine's prefill piece (tokens a pass over a long prompt). */
+  readonly prefillChunkTokens?: number;
   /** The app's own models (the product engine's `engine.models`). */
   readonly models?: readonly ModelEntry[];
   /** Each model's fallback (the product engine's `engine.fallbacks`). */
@@ -44,7 +46,7 @@ export interface PageLog {
 export async function startRuntime(page: Page, args: StartArgs = {}): Promise<void> {
   await page.goto(args.origin ? new URL(SDK_PAGE, args.origin).href : SDK_PAGE);
   await expect(page.locator('body[data-ready="true"]')).toBeAttached();
-  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, prefillMs, serviceWorkerUrl, transformersRemoteHost, models, fallbacks, wasmUrl }) => {
+  await page.evaluate(async ({ baseUrl, device, apiKeys, inPage, engine, tokenMs, prefillMs, serviceWorkerUrl, transformersRemoteHost, models, fallbacks, wasmUrl, prefillChunkTokens }) => {
     const log: PageLog = { progress: [], hostChanges: [], engineExits: [] };
     Object.assign(window, { log });
     const inference = await window.harness.startInference({
@@ -52,7 +54,7 @@ export async function startRuntime(page: Page, args: StartArgs = {}): Promise<vo
       apiKeys,
       inPage,
       ...(serviceWorkerUrl ? { serviceWorkerUrl } : {}),
-      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs, prefillMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href, models, fallbacks, wasmUrl } }),
+      ...(engine === 'slow' ? { engineWorker: window.harness.slowEngineWorker, engine: { tokenMs, prefillMs } as object } : { engine: { device: device ?? 'wasm', transformersRemoteHost: transformersRemoteHost && new URL(transformersRemoteHost, location.href).href, models, fallbacks, wasmUrl, ...(prefillChunkTokens ? { prefillChunkTokens } : {}) } }),
       onProgress: (p) => log.progress.push(p),
       onHostChange: (isHost) => log.hostChanges.push(isHost),
       onEngineExit: (exit) => log.engineExits.push(exit ?? null),

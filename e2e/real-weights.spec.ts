@@ -188,3 +188,35 @@ for (const device of ['wasm', 'webgpu'] as const) {
     expect(edited.cached).toBe(1);
   });
 }
+
+/**
+ * A prompt longer than a prefill piece (chunked-prefill.ts) is read in pieces in the browser, the
+ * keys and values of each piece (GPU buffers on WebGPU) carried into the next: the answer is the
+ * one Node gives reading the prompt in one pass. Pieces of 16 tokens here (the default is 256):
+ * twenty-odd passes, each on the cache the last one left. A piece that drops that cache or
+ * misplaces its mask fails here, as does one whose GPU buffers are released too early; this small
+ * model's next words hardly depend on tokens a hundred back, so the keys and values themselves
+ * are checked against one pass in Node (chunked-prefill.test.ts).
+ */
+const LONG_PROMPT = Array.from({ length: 30 }, (_, i) => `${TURNS[i % TURNS.length]} and ${['the dog ran', 'the sun was warm', 'they played'][i % 3]}.`).join('') + ' One day, Lily';
+
+for (const device of ['wasm', 'webgpu'] as const) {
+  test(`a prompt longer than a prefill piece on ${device === 'wasm' ? 'WASM' : 'WebGPU (SwiftShader)'} answers as one pass does`, async ({ page }) => {
+    const tokens = device === 'wasm' ? 24 : 6;
+    const engine = createTransformersAdapter({ models: [storiesSpec], localModelPath: dir, device: 'cpu', prefixCacheBytes: 0, prefillChunkTokens: 100_000 });
+    const content = `${STORY_PROMPT}${LONG_PROMPT}`;
+    let expected = '';
+    for await (const event of engine.chat({ model: STORIES_ID, messages: [{ role: 'user', content }], maxTokens: tokens, stop: [] }, { signal: new AbortController().signal })) if (event.type === 'token') expected += event.text;
+    expect(expected.length).toBeGreaterThan(10);
+    await startRuntime(page, { device, inPage: false, transformersRemoteHost: hub.url, models: models(), prefillChunkTokens: 16 });
+    const got = await page.evaluate(async ({ content, model, tokens }) => {
+      const client = new window.harness.OpenAI({ baseURL: `${location.origin}/v1`, apiKey: 'k', dangerouslyAllowBrowser: true });
+      const reply = await client.chat.completions.create({ model, messages: [{ role: 'user', content }], max_tokens: tokens, temperature: 0 });
+      return { text: reply.choices[0]!.message.content!, prompt: reply.usage!.prompt_tokens };
+    }, { content, model: STORIES_ID, tokens });
+    // About twenty pieces, then the last one for generate.
+    expect(got.prompt).toBeGreaterThan(300);
+    expect(got.prompt).toBeLessThan(512 - tokens);
+    expect(got.text).toBe(expected);
+  });
+}

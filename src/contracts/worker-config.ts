@@ -28,6 +28,12 @@ export interface WorkerConfig {
    * device's memory, between 64 MiB and 1 GiB.
    */
   readonly prefixCacheBytes?: number;
+  /**
+   * A chat prompt (what the prefix cache does not hold) longer than this many tokens is read in
+   * pieces of it, so one pass never holds more than a piece's logits (transformers.js models;
+   * default 256). Smaller saves memory on small devices at some speed.
+   */
+  readonly prefillChunkTokens?: number;
   /** Serve web-llm models and libraries from these folders instead of their public sources. */
   readonly webllmSelfHost?: SelfHost;
   /** Where transformers.js fetches models that are not bundled (default: the Hugging Face hub). */

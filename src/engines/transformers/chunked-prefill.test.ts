@@ -126,4 +126,10 @@ describe('the engine with a small prefill piece', () => {
     // The second prompt began with the first: read from the cache, the rest in pieces.
     expect((await answer(piecesCached, `${PROMPT} And then the dog sat down.`)).cached).toBeGreaterThan(0);
   });
+
+  it('refuses a piece that is not a whole number of tokens', () => {
+    for (const prefillChunkTokens of [0, -1, 2.5, Number.NaN]) {
+      expect(() => createTransformersAdapter({ models: tinyModelSpecs, localModelPath: dir, prefillChunkTokens })).toThrow(/prefillChunkTokens must be a whole number of tokens/);
+    }
+  });
 });

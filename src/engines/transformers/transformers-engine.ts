@@ -55,7 +55,7 @@ export interface TransformersAdapterOptions extends EnvOptions {
    * sixteenth of the device's memory, between 64 MiB and 1 GiB (see prefix-store.ts).
    */
   readonly prefixCacheBytes?: number;
-  /** A chat prompt longer than this is read in pieces of it, bounding the memory one pass takes (default 256; chunked-prefill.ts). */
+  /** A chat prompt longer than this is read in pieces of it, bounding the memory one pass takes (default 256; chunked-prefill.ts). A positive integer. */
   readonly prefillChunkTokens?: number;
   /**
    * Where there is no Cache Storage (Node): whether a model's files are on this machine's disk
@@ -72,6 +72,10 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
   const loader = createPipelineLoader(async () => (await chosen()).device, configured);
   const specs = new Map(options.models.map((spec) => [spec.info.id, spec]));
   const prefixCache = new KVPrefixCache(options.prefixCacheBytes ?? defaultPrefixCacheBytes());
+  const { prefillChunkTokens } = options;
+  if (prefillChunkTokens !== undefined && !(Number.isInteger(prefillChunkTokens) && prefillChunkTokens > 0)) {
+    throw new RangeError(`prefillChunkTokens must be a whole number of tokens, 1 or more, not ${JSON.stringify(prefillChunkTokens)}.`);
+  }
 
   const lookup = (id: string, kind?: ModelInfo['kind']): TransformersModelSpec => {
     const spec = specs.get(id);
@@ -108,7 +112,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     async *chat(chat, { signal }) {
       const spec = lookup(chat.model, 'chat');
       const pipe = await loader.load('text-generation', request(spec));
-      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(options.prefillChunkTokens ? { prefillChunkTokens: options.prefillChunkTokens } : {}) });
+      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(prefillChunkTokens ? { prefillChunkTokens } : {}) });
     },
     async embed(embed, { signal }) {
       const spec = lookup(embed.model, 'embedding');
