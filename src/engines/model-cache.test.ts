@@ -15,6 +15,11 @@ describe('groupLabel', () => {
   it('names a hub file by its repository, a bundled file by its models/ folder, a web-llm library by its file', () => {
     expect(groupLabel(`${HUB}/Xenova/all-MiniLM-L6-v2/resolve/main/onnx/model.onnx`, 'transformers-cache')).toBe('Xenova/all-MiniLM-L6-v2');
     expect(groupLabel('http://localhost:4173/models/tiny-chat/onnx/model.onnx', 'transformers-cache')).toBe('models/tiny-chat');
+    // However deep under models/, and wherever an app keeps its folders: the weights' onnx/ joins its config.
+    expect(groupLabel('http://localhost:4173/inpage-llm/models/team/story-model/onnx/model_q4.onnx', 'transformers-cache')).toBe('models/team/story-model');
+    expect(groupLabel('http://localhost:4173/inpage-llm/models/team/story-model/config.json', 'transformers-cache')).toBe('models/team/story-model');
+    expect(groupLabel('http://localhost:4173/weights/x/onnx/model.onnx', 'transformers-cache')).toBe('weights/x');
+    expect(groupLabel('http://localhost:4173/weights/x/tokenizer.json', 'transformers-cache')).toBe('weights/x');
     expect(groupLabel('https://raw.githubusercontent.com/mlc-ai/libs/v0_2_86/base/SmolLM2-360M-Instruct-q4f16_1_cs1k-webgpu.wasm', 'webllm/wasm')).toBe(
       'SmolLM2-360M-Instruct-q4f16_1_cs1k-webgpu.wasm',
     );
@@ -52,6 +57,16 @@ describe('groupsForModel', () => {
     const webllm = groupsForModel(groups, { id: 'Qwen2.5-0.5B-Instruct', engine: 'webllm' });
     expect(webllm.map((g) => g.label)).toEqual(['mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC']);
     expect(bytesOf(webllm)).toBe(2);
+  });
+
+  it('matches a transformers model by its source, nested or named apart from its id', async () => {
+    await storage.store('transformers-cache', 'http://localhost/models/team/story-model/config.json', 'ab');
+    await storage.store('transformers-cache', 'http://localhost/models/team/story-model/onnx/model.onnx', 'abcd');
+    await storage.store('transformers-cache', 'http://localhost/models/team/other/onnx/model.onnx', 'abcdefgh');
+    const groups = await listCachedModels();
+    const mine = groupsForModel(groups, { id: 'stories', engine: 'transformers', source: 'team/story-model' });
+    expect(mine.map((g) => [g.label, g.bytes])).toEqual([['models/team/story-model', 6]]);
+    expect(groupsForModel(groups, { id: 'stories', engine: 'transformers' })).toEqual([]);
   });
 });
 

@@ -67,19 +67,27 @@ export function groupLabel(url: string, cacheName: string): string {
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   // web-llm's model libraries are single files named after the model variant.
   if (cacheName === WEBLLM_CACHES.wasm || (cacheName === PARTIAL_CACHES.webllm && pathname.endsWith('.wasm'))) return parts.at(-1) ?? pathname;
-  const models = parts.lastIndexOf('models');
-  if (models !== -1 && parts.length > models + 1) return `models/${parts[models + 1]}`;
-  return parts.slice(0, -1).join('/') || pathname;
+  const folder = parts.slice(0, -1);
+  // transformers.js keeps a model's weights in its `onnx/` subfolder: they belong with its config.
+  if (folder.at(-1) === 'onnx') folder.pop();
+  // A model folder under the app's `models/` is named from there, however deep (`models/team/x`).
+  const models = folder.lastIndexOf('models');
+  if (models !== -1 && folder.length > models + 1) return ['models', ...folder.slice(models + 1)].join('/');
+  return folder.join('/') || pathname;
 }
 
 /**
  * The groups holding a model's files. transformers.js repos end in the model id (or the id adds a
  * suffix such as `-onnx`); web-llm repos and libraries are a short id plus a variant
  * (`-q4f16_1-MLC`), or web-llm's own id (plus `-1k` for a smaller-context twin of the same files).
+ * A transformers.js model given with its `source` also owns the group named by that source.
  */
-export function groupsForModel(groups: readonly CachedGroup[], model: { readonly id: string; readonly engine: string }): CachedGroup[] {
+export function groupsForModel(groups: readonly CachedGroup[], model: { readonly id: string; readonly engine: string; readonly source?: string }): CachedGroup[] {
+  const source = model.source?.replace(/^\/+|\/+$/g, '');
   return groups.filter((group) => {
     if (group.engine !== model.engine) return false;
+    // A transformers.js model's folder is its source (a hub repository, or a path in the models folder), whatever its id.
+    if (source && (group.label === source || group.label.endsWith(`/${source}`))) return true;
     const last = group.label.split('/').at(-1) ?? '';
     // A short id owns its variants' folders; a web-llm id its own folder, which `-1k` ids share.
     if (group.engine === 'webllm') return last.startsWith(`${model.id}-`) || last === model.id || model.id.startsWith(`${last}-`);

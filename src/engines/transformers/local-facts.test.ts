@@ -35,6 +35,16 @@ describe('transformers.js local facts', () => {
     expect(facts.get('tiny-embed')).toMatchObject({ downloaded: false, bytesOnDisk: 0 });
   });
 
+  it('in a browser: an app model in a nested folder, named apart from its id, is downloaded once its weights are cached', async () => {
+    const storage = new MemoryCacheStorage();
+    vi.stubGlobal('caches', storage);
+    await storage.store('transformers-cache', 'http://localhost/inpage-llm/models/team/story-model/config.json', new Uint8Array(100));
+    await storage.store('transformers-cache', 'http://localhost/inpage-llm/models/team/story-model/onnx/model_q4.onnx', new Uint8Array(5000));
+    const spec = { info: { id: 'stories', kind: 'chat' as const, engine: 'transformers' as const, displayName: 'Stories', contextWindow: 512 }, source: 'team/story-model' };
+    const facts = await createTransformersAdapter({ models: [spec], localModelPath: '/inpage-llm/models/', device: 'wasm' }).localFacts!();
+    expect(facts.get('stories')).toMatchObject({ downloaded: true, bytesOnDisk: 5100 });
+  });
+
   it('set to WebGPU where there is no adapter: cannot run, and says why', async () => {
     const facts = await adapter('webgpu').localFacts!();
     expect(facts.get('tiny-chat')).toMatchObject({ runnable: false, requires: ['webgpu'], reason: expect.stringContaining('no WebGPU adapter') });

@@ -32,7 +32,7 @@ export async function readLocalFacts(
   const storage = typeof caches !== 'undefined';
   const facts = new Map<string, LocalFacts>();
   for (const spec of specs) {
-    const mine = groupsForModel(cached, spec.info);
+    const mine = groupsForModel(cached, { ...spec.info, source: spec.source });
     // Counted as downloaded once its weights (.onnx) are cached; config and tokenizer files are
     // small and fetched first or alongside. An unfinished download's parts are not weights.
     const weights = mine.some((group) => group.entries.some((entry) => entry.cache === TRANSFORMERS_CACHE && /\.onnx(_data)?$/.test(new URL(entry.url).pathname)));

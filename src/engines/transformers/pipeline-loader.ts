@@ -131,7 +131,7 @@ async function checkRoomFor(model: LoadRequest): Promise<void> {
   const total = Object.values(model.files).reduce((sum, file) => sum + (file.bytes ?? 0), 0);
   // Cached files are grouped by the folder they came from, which an app's model may name apart from its id.
   const folder = model.source.split('/').filter(Boolean).at(-1) ?? model.id;
-  const stored = bytesOf(groupsForModel(await listCachedModels('transformers'), { id: folder, engine: 'transformers' }));
+  const stored = bytesOf(groupsForModel(await listCachedModels('transformers'), { id: folder, engine: 'transformers', source: model.source }));
   await checkRoom(total - stored, `the model "${model.id}"`);
 }
 
