@@ -28,7 +28,7 @@ test("lists web-llm's models with what this GPU runs, and refuses one it cannot 
     const found = await gpu?.requestAdapter();
     return found ? { f16: found.features.has('shader-f16'), name: `${found.info?.vendor ?? ''} ${found.info?.description ?? ''}` } : null;
   });
-  test.skip(adapter === null, 'needs a WebGPU adapter (SwiftShader in the test browser: see e2e/chromium.ts)');
+  test.skip(adapter === null, 'needs a WebGPU adapter, which this browser did not offer (the test browser has SwiftShader\'s: see e2e/chromium.ts): run with CHROMIUM_PATH=<a Chromium with WebGPU> npx playwright test e2e/webllm-models.spec.ts');
 
   const listing = await page.evaluate(async () => {
     const timed = async () => {

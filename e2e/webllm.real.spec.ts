@@ -236,7 +236,7 @@ test.describe('web-llm on a real local model', () => {
      */
     test('a conversation reads only each new turn: web-llm keeps its KV cache across a stop string', async ({ page }) => {
       const [hello, ...more] = await encode(' hello');
-      test.skip(hello === undefined || more.length > 0, 'needs a tokenizer with " hello" as one token (Qwen\'s): run with the folder the skip of this group names');
+      test.skip(hello === undefined || more.length > 0, 'needs a tokenizer with " hello" as one token (Qwen\'s): run WEBLLM_MODEL_DIR=<folder with a Qwen model and its tokenizer> WEBLLM_MODEL=<its id> npx playwright test e2e/webllm.real.spec.ts --grep "real tokenizer"');
       await page.goto(SDK_PAGE);
       await page.evaluate(
         ({ origin }) => {
@@ -290,7 +290,7 @@ test.describe('web-llm on a real local model', () => {
      */
     test('counts the prompt exactly and streams a character split over several tokens whole', async ({ page }) => {
       const char = splitCharacter(vocabulary!);
-      test.skip(!char, 'this vocabulary holds every candidate character whole (or joined to the quote before it), so none is split over tokens: run with a byte-level BPE tokenizer that splits one, such as Qwen\'s or Llama 3\'s (see the skip of this group)');
+      test.skip(!char, 'this vocabulary holds every candidate character whole (or joined to the quote before it), so none is split over tokens: run with a byte-level BPE tokenizer that splits one, such as Qwen\'s or Llama 3\'s: WEBLLM_MODEL_DIR=<folder with such a model> WEBLLM_MODEL=<its id> npx playwright test e2e/webllm.real.spec.ts --grep "real tokenizer"');
       const schema = { type: 'string', const: char };
       const withSystem: Message[] = [{ role: 'system', content: 'Reply in JSON.' }, { role: 'user', content: 'Name this: 🫎 東京' }];
       // No system message: web-llm writes its template's default one, which the model reads and the count includes.
