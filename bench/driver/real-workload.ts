@@ -10,22 +10,25 @@ import { generateRealModels, REAL_MODEL_IDS, type RealModelKind } from '../real-
 import type { RealWorkload } from './real-size-results.ts';
 import { REAL_MODELS } from './paths.ts';
 
-/** One more real-shaped model (made, or kept), as the catalog's entry would name its files. */
-export async function realModel(kind: RealModelKind): Promise<RealWorkload['chat']> {
-  const { manifest, reports } = await generateRealModels(REAL_MODELS, { only: [kind] });
-  for (const r of reports) console.log(`bench: ${r.id} ${r.status} (${(r.entry.bytes / 1e6).toFixed(0)} MB) in ${REAL_MODELS}`);
-  const id = REAL_MODEL_IDS[kind];
-  const m = manifest.models[id]!;
-  return { id, bytes: m.bytes, dtype: m.dtype, files: m.files };
-}
+type RealModel = RealWorkload['chat'];
 
-export async function realWorkload(): Promise<RealWorkload> {
-  const { manifest, reports } = await generateRealModels(REAL_MODELS);
+/** The real-shaped models of `kinds` (made, or kept), each as the catalog's entry would name its files. */
+async function realModels(kinds?: readonly RealModelKind[]): Promise<(id: string) => RealModel> {
+  const { manifest, reports } = await generateRealModels(REAL_MODELS, kinds ? { only: kinds } : {});
   for (const r of reports) console.log(`bench: ${r.id} ${r.status} (${(r.entry.bytes / 1e6).toFixed(0)} MB) in ${REAL_MODELS}`);
-  const entry = (id: string) => {
+  return (id) => {
     const m = manifest.models[id]!;
     return { id, bytes: m.bytes, dtype: m.dtype, files: m.files };
   };
+}
+
+/** One more real-shaped model than realWorkload() makes (a variant such as `chat-q8`). */
+export async function realModel(kind: RealModelKind): Promise<RealModel> {
+  return (await realModels([kind]))(REAL_MODEL_IDS[kind]);
+}
+
+export async function realWorkload(): Promise<RealWorkload> {
+  const entry = await realModels();
   return {
     embed: entry(REAL_MODEL_IDS.embed),
     chat: entry(REAL_MODEL_IDS.chat),

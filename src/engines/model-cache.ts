@@ -80,14 +80,14 @@ export function groupLabel(url: string, cacheName: string): string {
  * The groups holding a model's files. transformers.js repos end in the model id (or the id adds a
  * suffix such as `-onnx`); web-llm repos and libraries are a short id plus a variant
  * (`-q4f16_1-MLC`), or web-llm's own id (plus `-1k` for a smaller-context twin of the same files).
- * A transformers.js model given with its `source` also owns the group named by that source.
+ * A transformers.js model given with its `source` owns the group that source names, and only that.
  */
 export function groupsForModel(groups: readonly CachedGroup[], model: { readonly id: string; readonly engine: string; readonly source?: string }): CachedGroup[] {
   const source = model.source?.replace(/^\/+|\/+$/g, '');
   return groups.filter((group) => {
     if (group.engine !== model.engine) return false;
     // A transformers.js model's folder is its source (a hub repository, or a path in the models folder), whatever its id.
-    if (source && (group.label === source || group.label.endsWith(`/${source}`))) return true;
+    if (source) return group.label === source || group.label.endsWith(`/${source}`);
     const last = group.label.split('/').at(-1) ?? '';
     // A short id owns its variants' folders; a web-llm id its own folder, which `-1k` ids share.
     if (group.engine === 'webllm') return last.startsWith(`${model.id}-`) || last === model.id || model.id.startsWith(`${last}-`);

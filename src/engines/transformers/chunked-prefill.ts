@@ -14,6 +14,7 @@
 
 import { DynamicCache, type PreTrainedModel, type Tensor } from '@huggingface/transformers';
 import { abortedError } from '../../core/errors.ts';
+import { ATTENTION } from './kv-prefix-cache.ts';
 
 /** Tokens a piece: 256 × 151,936 logits are 155 MB (311 MB with 8-bit weights' int32 step). */
 export const DEFAULT_PREFILL_CHUNK_TOKENS = 256;
@@ -76,5 +77,5 @@ function attentionCacheOnly(model: PreTrainedModel): boolean {
   const names = sessions.model?.inputNames;
   if (!names) return false;
   const state = names.filter((name) => name.startsWith('past'));
-  return state.length > 0 && state.every((name) => /^past_key_values\.\d+\.(key|value)$/.test(name));
+  return state.length > 0 && state.every((name) => ATTENTION.test(name));
 }

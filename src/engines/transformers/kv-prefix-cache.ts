@@ -23,7 +23,7 @@ import { PrefixStore, type PrefixStoreFigures } from '../prefix-store.ts';
 type KeysAndValues = Readonly<Record<string, Tensor>>;
 
 /** Cache entries a prefix can be cut from: attention keys and values, [batch, heads, sequence, head size]. */
-const ATTENTION = /^past_key_values\.\d+\.(key|value)$/;
+export const ATTENTION = /^past_key_values\.\d+\.(key|value)$/;
 
 export interface PrefixReuse {
   /** The cache to generate from: the entry's keys and values for the first `length` tokens. */

@@ -129,9 +129,8 @@ function fromEngine(info: ProgressInfo, tell: (bytes: FileBytes) => void): void 
 async function checkRoomFor(model: LoadRequest): Promise<void> {
   if (!model.files) return;
   const total = Object.values(model.files).reduce((sum, file) => sum + (file.bytes ?? 0), 0);
-  // Cached files are grouped by the folder they came from, which an app's model may name apart from its id.
-  const folder = model.source.split('/').filter(Boolean).at(-1) ?? model.id;
-  const stored = bytesOf(groupsForModel(await listCachedModels('transformers'), { id: folder, engine: 'transformers', source: model.source }));
+  // Cached files are grouped by the folder they came from: the model's source, which an app may name apart from its id.
+  const stored = bytesOf(groupsForModel(await listCachedModels('transformers'), { id: model.id, engine: 'transformers', source: model.source }));
   await checkRoom(total - stored, `the model "${model.id}"`);
 }
 
