@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QWEN3_THINKING_CHAT, writeModel } from '../../test/support/real-tokenizer-models.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NODE = join(ROOT, 'node_modules/.bin/node');
@@ -176,6 +177,36 @@ describe('npx inpage-llm serve', () => {
       expect(run.output().stdout).toMatch(/elsewhere +chat +not on disk/);
       run.child.kill('SIGTERM');
       await run.exited;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('with --models DIR lists only what the folder holds: no tiny models it lacks, downloaded from the files there', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inpage-cli-folder-'));
+    try {
+      await writeModel(QWEN3_THINKING_CHAT, join(dir, 'models', QWEN3_THINKING_CHAT.id));
+      const config = join(dir, 'models.json');
+      const entry = { engine: 'transformers', id: QWEN3_THINKING_CHAT.id, kind: 'chat', source: QWEN3_THINKING_CHAT.id, reasoning: { open: '<think>', close: '</think>' } };
+      await writeFile(config, JSON.stringify({ models: [entry] }));
+      const run = cli('serve', '--port', '0', '--models', join(dir, 'models'), '--config', config);
+      const url = await waitFor(() => LISTENING.exec(run.output().stdout)?.[1], 20_000, () => JSON.stringify(run.output()));
+      await summarised(run);
+      expect(run.output().stdout).toMatch(/qwen3-thinking-chat +chat +on disk\n/);
+      expect(run.output().stdout).not.toMatch(/tiny-/);
+
+      const { data } = (await (await fetch(`${url}/models`)).json()) as { data: { id: string; local?: { downloaded: boolean } }[] };
+      const downloaded = Object.fromEntries(data.map((model) => [model.id, model.local?.downloaded]));
+      expect(downloaded).not.toHaveProperty('tiny-chat');
+      expect(downloaded).not.toHaveProperty('tiny-embed');
+      expect(downloaded[QWEN3_THINKING_CHAT.id]).toBe(true);
+      // Hub models stay listed, as not on disk: --allow-remote would fetch them.
+      expect(downloaded['Qwen2.5-0.5B-Instruct-onnx']).toBe(false);
+      expect((await fetch(`${url}/models/tiny-chat`)).status).toBe(404);
+      const chat = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(chat.status).toBe(404);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,5 @@
 /** The Node entry: the catalog's transformers.js models (and an app's own) behind the gateway, for real. */
-import { mkdtemp } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -23,6 +23,24 @@ describe('createNodeEngine', () => {
     expect(own!.data[0]!.embedding).toEqual(catalog!.data[0]!.embedding);
     const chat = await client.chat.completions.create({ model: 'tiny-chat', max_tokens: 4, messages: [{ role: 'user', content: 'hello' }] });
     expect(chat.usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('lists the tiny models only where the models folder holds them, and says downloaded from the files there', async () => {
+    const partial = await mkdtemp(join(tmpdir(), 'inpage-node-partial-'));
+    try {
+      await cp(join(dir, 'tiny-chat'), join(partial, 'tiny-chat'), { recursive: true });
+      const engine = createNodeEngine({ localModelPath: partial });
+      const ids = (await engine.listModels()).map((model) => model.id);
+      expect(ids).toContain('tiny-chat');
+      expect(ids).not.toContain('tiny-embed');
+      const downloaded = async () => (await engine.modelStates()).find((state) => state.id === 'tiny-chat')?.downloaded;
+      expect(await downloaded()).toBe(true);
+      // Its weights gone: no longer on disk, though it was listed at the start.
+      await rm(join(partial, 'tiny-chat', 'onnx'), { recursive: true });
+      expect(await downloaded()).toBe(false);
+    } finally {
+      await rm(partial, { recursive: true, force: true });
+    }
   });
 
   it('refuses a web-llm entry, which needs a browser', () => {

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModelEntry } from '../contracts/worker-config.ts';
@@ -30,7 +31,11 @@ export type { ModelEntry, RemoteModelEntry, TransformersModelEntry } from '../co
 export type { UpstreamSpec, UpstreamFlavour } from '../core/upstream-spec.ts';
 
 export interface NodeEngineOptions {
-  /** The folder holding local models, one sub-folder per model (`writeTinyModels` fills one). */
+  /**
+   * The folder holding local models, one sub-folder per model (`writeTinyModels` fills one). Each
+   * model's `downloaded` says whether its weights are there; the tiny generated models are listed
+   * only when they are.
+   */
   readonly localModelPath?: string;
   /** Fetch catalog models that are not local from the Hugging Face hub (default false: offline). */
   readonly allowRemoteModels?: boolean;
@@ -53,7 +58,11 @@ export interface NodeEngineOptions {
 export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
   const webllm = options.models?.find((entry) => entry.engine === 'webllm');
   if (webllm) throw new Error(`Model "${webllm.id}" runs on web-llm, which needs a browser's WebGPU; in Node, use transformers.js models.`);
-  const catalog = withAppModels({ transformers: transformersModels, webllm: [] }, options.models, undefined, options.fallbacks);
+  // The tiny generated models are in the catalog as the offline default, not on any hub: given a
+  // models folder, they are listed only where it holds them (`writeTinyModels`, `serve --tiny`).
+  const dir = options.localModelPath;
+  const shipped = dir === undefined ? transformersModels : transformersModels.filter((spec) => !spec.bundled || onDiskNow(dir, spec.source));
+  const catalog = withAppModels({ transformers: shipped, webllm: [] }, options.models, undefined, options.fallbacks);
   const adapter = createTransformersAdapter({
     models: catalog.transformers,
     ...(options.localModelPath !== undefined ? { localModelPath: options.localModelPath } : {}),
@@ -78,8 +87,25 @@ export async function writeTinyModels(dir: string): Promise<void> {
  */
 function onDiskUnder(dir: string): (source: string) => Promise<boolean> {
   return async (source) => {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(source) || source.split('/').includes('..')) return false;
-    const weights = await readdir(join(dir, source, 'onnx')).catch(() => [] as string[]);
-    return weights.some((name) => name.endsWith('.onnx'));
+    const folder = weightsFolder(dir, source);
+    return folder !== undefined && (await readdir(folder).catch(() => [] as string[])).some(isWeights);
   };
 }
+
+/** The same, read at once: which of the catalog's tiny models to list. */
+function onDiskNow(dir: string, source: string): boolean {
+  const folder = weightsFolder(dir, source);
+  if (folder === undefined) return false;
+  try {
+    return readdirSync(folder).some(isWeights);
+  } catch {
+    return false;
+  }
+}
+
+/** Where a source's weights are under the models folder; none for a URL or a path that leaves it. */
+function weightsFolder(dir: string, source: string): string | undefined {
+  return /^[a-z][a-z0-9+.-]*:/i.test(source) || source.split('/').includes('..') ? undefined : join(dir, source, 'onnx');
+}
+
+const isWeights = (name: string) => name.endsWith('.onnx');

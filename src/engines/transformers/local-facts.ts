@@ -2,8 +2,8 @@
  * What the transformers.js adapter knows of its models on this device. transformers.js keeps
  * every file it fetched in Cache Storage (`transformers-cache`), bundled models included: the
  * service worker keeps the app shell only, so a bundled model loads offline once it is cached.
- * Where there is no Cache Storage (Node), models are read from local disk: bundled ones, and those
- * the runtime finds in its models folder (`onDisk`).
+ * Where there is no Cache Storage (Node), models are read from local disk: those the runtime finds
+ * in its models folder (`onDisk`), or, where it has no such check, the bundled ones.
  * @module
  */
 import type { CpuEngineFacts, PrefixCacheFigures } from '../../core/engine.ts';
@@ -37,9 +37,10 @@ export async function readLocalFacts(
     // small and fetched first or alongside. An unfinished download's parts are not weights.
     const weights = mine.some((group) => group.entries.some((entry) => entry.cache === TRANSFORMERS_CACHE && /\.onnx(_data)?$/.test(new URL(entry.url).pathname)));
     const partialBytes = partialBytesOf(mine);
-    // Without Cache Storage (Node), a model's files are on disk when they ship with the app, or
-    // when the runtime finds them in the models folder (an app's own model, one copied there).
-    const local = storage ? weights && partialBytes === 0 : spec.bundled === true || ((await onDisk?.(spec.source).catch(() => false)) ?? false);
+    // Without Cache Storage (Node), a model's files are on disk when the runtime finds them in the
+    // models folder (`onDisk`: bundled ones too, which are there only if written there); without
+    // that check, bundled ones are taken to ship with the app.
+    const local = storage ? weights && partialBytes === 0 : onDisk ? await onDisk(spec.source).catch(() => false) : spec.bundled === true;
     const cache = spec.info.kind === 'chat' ? prefixCache?.(spec.info.id) : undefined;
     facts.set(spec.info.id, { downloaded: local, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...(cache ? { prefixCache: cache } : {}), ...support });
   }
