@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { createNodeEngine, serveGateway, writeTinyModels, type GatewayServer } from '../src/node/index.ts';
 import { startScriptedUpstream } from '../test/support/scripted-upstream.ts';
-import { expect, startRuntime, test } from './fixtures.ts';
+import { expect, SDK_PAGE, startRuntime, test } from './fixtures.ts';
 
 const UPSTREAM_KEY = 'sk-upstream-only-in-the-config';
 
@@ -176,4 +176,53 @@ test('a change of keys in the service worker changes who is let in, not what it 
   } finally {
     await scripted.close();
   }
+});
+
+test('with no tab hosting the engine, the service worker answers from its stores and for remote models at once', async ({ context }) => {
+  const host = await context.newPage();
+  await startRuntime(host, { inPage: false, models: [...remoteModels()] });
+  const made = await post(host, '/v1/responses', { model: 'tiny-chat', input: 'Say hi.', max_output_tokens: 4 });
+  expect(made.status).toBe(200);
+  const responseId = (JSON.parse(made.body) as { id: string }).id;
+  const thread = await post(host, '/v1/conversations', { items: [{ type: 'message', role: 'user', content: 'Hello.' }] });
+  expect(thread.status).toBe(200);
+  const conversationId = (JSON.parse(thread.body) as { id: string }).id;
+  // The host tells the service worker its remote models after its port (kept for the worker's restarts).
+  await expect.poll(() => host.evaluate(async () => (await (await caches.open('inpage-llm-config')).match('/__inpage-llm/remote-models'))?.text())).toContain('team-chat');
+
+  // A page of the app that runs no engine of its own (as a frame or a worker would), then the host leaves.
+  const other = await context.newPage();
+  await other.goto(SDK_PAGE);
+  expect(await other.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+  await host.close();
+
+  const timed = (path: string, init: { method?: string; body?: unknown } = {}) =>
+    other.evaluate(
+      async ({ path, method, body }) => {
+        const began = performance.now();
+        const response = await fetch(path, { method: method ?? 'GET', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        const text = await response.text();
+        return { status: response.status, ms: performance.now() - began, body: text, servedBy: response.headers.get('x-inpage-llm-served-by') };
+      },
+      { path, ...init },
+    );
+  const stored = await timed(`/v1/responses/${responseId}`);
+  expect(stored.status).toBe(200);
+  expect(JSON.parse(stored.body)).toMatchObject({ id: responseId, object: 'response', model: 'tiny-chat' });
+  const items = await timed(`/v1/conversations/${conversationId}/items`);
+  expect(items.status).toBe(200);
+  expect((JSON.parse(items.body) as { data: unknown[] }).data).toHaveLength(1);
+  const conversation = await timed(`/v1/conversations/${conversationId}`);
+  expect(conversation.status).toBe(200);
+  // Waiting for an engine would take 15 s before a 503: these are answered from IndexedDB.
+  for (const answer of [stored, items, conversation]) expect(answer.ms).toBeLessThan(1000);
+
+  const remote = await timed('/v1/chat/completions', { method: 'POST', body: chat('team-chat') });
+  expect(remote.status).toBe(200);
+  expect(remote.servedBy).toBe('team-chat');
+  expect(remote.ms).toBeLessThan(10_000);
+  // A local model still needs the engine: with none hosted it is the clear 503 it was.
+  const local = await timed('/v1/chat/completions', { method: 'POST', body: chat('tiny-chat') });
+  expect(local.status).toBe(503);
+  expect(JSON.parse(local.body)).toMatchObject({ error: { code: 'engine_unavailable' } });
 });

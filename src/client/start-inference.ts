@@ -144,7 +144,14 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
     if (!engine) return;
     const port = engine.connect();
     post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD, ...(forClient ? { for: forClient, hostLock } : {}) }, [port]);
+    if (!forClient) tellRemoteModels(engine);
   };
+  /** The service worker serves remote models itself, with no tab hosting the engine too: it is told which. */
+  const tellRemoteModels = (worker: EngineWorker) =>
+    void untilGone(worker.api.listModels()).then(
+      (models) => post({ type: 'REMOTE_MODELS', models: models.filter((model) => model.upstream !== undefined) }),
+      () => {},
+    );
   /** Whether persistent storage was granted; asked once, when a download starts. */
   let persisted: Promise<boolean> | undefined;
   const progressed = (progress: LoadProgress) => {

@@ -5,6 +5,7 @@
  * here: they go over engine links (`engine-link.ts`).
  * @module
  */
+import type { ModelInfo } from '../core/engine.ts';
 import type { ApiKey } from '../core/models.ts';
 
 /**
@@ -44,6 +45,13 @@ export type PageMessage =
       /** Its engine worker ended on its own (GPU device lost, crash): calls cut off say so. */
       readonly exit?: EngineExit;
     }
+  /**
+   * The hosting tab's remote models (those with an `upstream`), sent after each port it offers the
+   * service worker: the service worker reaches their servers itself, so it answers requests for
+   * them with no tab hosting the engine (it keeps the list across its own restarts). Only the
+   * host's own message is taken.
+   */
+  | { readonly type: 'REMOTE_MODELS'; readonly models: readonly ModelInfo[] }
   /** Shell files the page loaded before the worker controlled it, to keep for offline use. */
   | { readonly type: 'CACHE_SHELL'; readonly urls: readonly string[] }
   /** Asks the worker's build and state; the reply goes to `port`. */

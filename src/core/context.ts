@@ -53,8 +53,17 @@ export interface RequestContext {
   /** The API family whose shapes this request gets, errors included (decided once, from its path and headers). */
   readonly wire: WireDescriptor;
   readonly engine: Engine;
-  /** Every model the engine serves; use `scope` to see which this caller may use. */
-  readonly models: readonly ModelInfo[];
+  /**
+   * Every model the engine serves; use `scope` to see which this caller may use. The engine is asked
+   * once a request, and only by a handler that calls this: in the browser that waits for a tab
+   * hosting the engine, so what needs no engine (stored responses, conversations) never calls it.
+   */
+  models(): Promise<readonly ModelInfo[]>;
+  /**
+   * The model with this id (whatever the caller's scope), or undefined. One the gateway serves
+   * without the engine (a remote model it was told of) is found without asking the engine.
+   */
+  model(id: string): Promise<ModelInfo | undefined>;
   readonly scope: ModelScope;
   /** The request body as a JSON object (read once, size-capped). */
   body(): Promise<Record<string, unknown>>;

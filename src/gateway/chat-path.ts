@@ -110,8 +110,9 @@ async function countLocally(ctx: Pick<RequestContext, 'engine' | 'signal'>, requ
 }
 
 /** The model asked for (as this caller may see it), then its fallbacks, until one serves. */
-async function withFallback<T>(ctx: Pick<RequestContext, 'models' | 'scope' | 'signal'>, id: string, kind: ModelInfo['kind'], served: Served, attempt: (model: ModelInfo) => Promise<T>): Promise<T> {
-  const requested = findModel(ctx.models, id, ctx.scope, kind);
+async function withFallback<T>(ctx: Pick<RequestContext, 'model' | 'scope' | 'signal'>, id: string, kind: ModelInfo['kind'], served: Served, attempt: (model: ModelInfo) => Promise<T>): Promise<T> {
+  const found = await ctx.model(id);
+  const requested = findModel(found ? [found] : [], id, ctx.scope, kind);
   let model = requested;
   let first: GatewayError | undefined;
   // The key's model scope was checked for the model asked for; a fallback is the app's choice, not the caller's.
@@ -124,7 +125,8 @@ async function withFallback<T>(ctx: Pick<RequestContext, 'models' | 'scope' | 's
       return answer;
     } catch (error) {
       const failure = GatewayError.from(error);
-      const next = model.fallback === undefined ? undefined : ctx.models.find((m) => m.id === model.fallback);
+      // A fallback the engine must be asked for, when it cannot be: the failure stands as it is.
+      const next = model.fallback === undefined || ctx.signal.aborted || !FALLBACK_CODES.has(failure.code) ? undefined : await ctx.model(model.fallback).catch(() => undefined);
       if (!next || tried.has(next.id) || ctx.signal.aborted || !FALLBACK_CODES.has(failure.code)) throw first ? afterFallback(failure, first, requested) : failure;
       first ??= failure;
       delete served.upstream;

@@ -589,3 +589,60 @@ describe('answers', () => {
     expect(anthropic).toMatchObject({ has_more: true, first_id: 'scripted-chat' });
   });
 });
+
+describe('requests that need no engine', () => {
+  /** An engine that never answers, as the browser's link does while no tab hosts one. */
+  const absent = (): Engine & { asked: number } => {
+    const engine = {
+      asked: 0,
+      listModels: () => (engine.asked++, new Promise<never>(() => {})),
+      embed: () => new Promise<never>(() => {}),
+      chat: () => ({ next: () => new Promise<never>(() => {}) }) as unknown as AsyncGenerator<never>,
+    };
+    return engine;
+  };
+  /** Settles within `ms`, or fails the test saying it waited (for the engine). */
+  const within = <T>(work: Promise<T>, ms = 1000) => Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms))]);
+
+  it('stored responses and conversations are answered without asking the engine', async () => {
+    const engine = absent();
+    const gateway = createGateway({ engine, baseUrl: '/v1' });
+    const call = (method: string, path: string, body?: unknown) =>
+      within(gateway.fetch(new Request(`${ORIGIN}${path}`, { method, headers: JSON_TYPE, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })));
+    const created = await call('POST', '/v1/conversations', { items: [{ type: 'message', role: 'user', content: 'Hello.' }] });
+    expect(created.status).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    expect((await call('GET', `/v1/conversations/${id}`)).status).toBe(200);
+    const items = (await (await call('GET', `/v1/conversations/${id}/items`)).json()) as { data: unknown[] };
+    expect(items.data).toHaveLength(1);
+    const missing = await call('GET', '/v1/responses/resp_none');
+    expect(missing.status).toBe(404);
+    expect((await openaiError(missing)).message).toBe("Response with id 'resp_none' not found.");
+    expect((await call('DELETE', `/v1/conversations/${id}`)).status).toBe(200);
+    expect(engine.asked).toBe(0);
+  });
+
+  it('a model the gateway knows beside the engine is served without asking it; an unknown one asks', async () => {
+    const { startScriptedUpstream } = await import('../../test/support/scripted-upstream.ts');
+    const upstream = await startScriptedUpstream();
+    try {
+      const engine = absent();
+      const remote = { id: 'team-chat', kind: 'chat', engine: 'remote', contextWindow: 0, upstream: { baseURL: upstream.url, model: 'scripted-model' } } as const;
+      const gateway = createGateway({ engine, baseUrl: '/v1', knownModels: () => [remote] });
+      const answer = await within(
+        gateway.fetch(new Request(`${ORIGIN}/v1/chat/completions`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ model: 'team-chat', messages: [{ role: 'user', content: 'Hi.' }] }) })),
+        5000,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-inpage-llm-served-by')).toBe('team-chat');
+      expect(((await answer.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('Hello there');
+      expect(engine.asked).toBe(0);
+      // A model it does not know is the engine's to name: that waits, as before.
+      const local = gateway.fetch(new Request(`${ORIGIN}/v1/chat/completions`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ model: 'tiny-chat', messages: [{ role: 'user', content: 'Hi.' }] }) }));
+      await expect(within(local, 200)).rejects.toThrow('still waiting');
+      expect(engine.asked).toBe(1);
+    } finally {
+      await upstream.close();
+    }
+  });
+});

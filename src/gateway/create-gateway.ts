@@ -5,7 +5,7 @@
  * @module
  */
 import type { Handler, RequestContext } from '../core/context.ts';
-import type { Engine } from '../core/engine.ts';
+import type { Engine, ModelInfo } from '../core/engine.ts';
 import type { Flavour } from '../core/wire.ts';
 import { abortedError, GatewayError } from '../core/errors.ts';
 import { randomId } from '../core/ids.ts';
@@ -55,6 +55,13 @@ export interface GatewayOptions {
    * process's memory, the newest 1,000. The browser's runtimes pass an IndexedDB store.
    */
   readonly responseStore?: ResponseStore;
+  /**
+   * Models this gateway serves without the engine (remote models, whose servers it reaches itself),
+   * read at each request: a request that names one never waits for the engine, which in the browser
+   * means a tab hosting it. The service worker passes the remote models the host tab last told it of.
+   * The engine's own listing (`GET /models`) still comes from the engine.
+   */
+  readonly knownModels?: () => readonly ModelInfo[];
 }
 
 /** What the runtime asks of a request beyond the Request itself (as in hono's execution context). */
@@ -145,13 +152,17 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       const scope = authenticate(request.headers, wire, keys);
       let body: Promise<Record<string, unknown>> | undefined;
+      let listed: Promise<readonly ModelInfo[]> | undefined;
+      // Asked only when a handler needs it, once: routes that read only the stores answer with no engine.
+      const models = () => (listed ??= options.engine.listModels());
       const served: Served = {};
       const shared: Omit<RequestContext, keyof ReturnType<typeof chatPath>> = {
         request,
         requestId,
         wire,
         engine: options.engine,
-        models: await options.engine.listModels(),
+        models,
+        model: async (id) => options.knownModels?.().find((m) => m.id === id) ?? (await models()).find((m) => m.id === id),
         scope,
         rest: rest ? decodePathPart(rest, request.method, url.pathname) : '',
         // Read once: the model routing reads `model` before the handler reads the rest.

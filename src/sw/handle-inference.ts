@@ -14,13 +14,14 @@
  * error. See docs/decisions/service-worker-limits.md.
  * @module
  */
+import type { ModelInfo } from '../core/engine.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type Gateway } from '../gateway/create-gateway.ts';
 import { BUILD, PROTOCOL, VERSION, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createEngineConnection } from '../rpc/engine-connection.ts';
 import { createIndexedDBResponseStore } from '../storage/indexeddb-response-store.ts';
 import { createHostChannel } from './host-channel.ts';
-import { loadApiKeys, loadHostId, saveApiKeys, saveHostId } from './key-store.ts';
+import { loadApiKeys, loadHostId, loadRemoteModels, saveApiKeys, saveHostId, saveRemoteModels } from './key-store.ts';
 import { cacheShell } from './offline-shell.ts';
 import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
 
@@ -63,11 +64,15 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
   // what it has learnt (remote servers' health and requests in flight) is kept. Its store is in the
   // database the pages' fetch shims share. Bodies come from the app's pages: read whole (a Request
   // here never shows its Content-Length).
-  const gateway: Gateway = createGateway({ engine: connection, baseUrl, readBodyWhole: true, responseStore: createIndexedDBResponseStore() });
+  // Remote models are served here, their servers reached from this worker: a request for one needs
+  // no tab hosting the engine. The host tells them after each port; they are kept for restarts.
+  let remoteModels: readonly ModelInfo[] = [];
+  const remoteKnown = loadRemoteModels().then((models) => void (remoteModels = models));
+  const gateway: Gateway = createGateway({ engine: connection, baseUrl, readBodyWhole: true, responseStore: createIndexedDBResponseStore(), knownModels: () => remoteModels });
   // Keys are kept in Cache Storage: a restarted service worker must not answer before it knows them.
   let apiKeys: Promise<readonly ApiKey[] | undefined> = loadApiKeys();
-  /** Settles once the keys in force are the gateway's: requests wait for it. */
-  let keysInForce: Promise<void> = apiKeys.then((keys) => gateway.setApiKeys(keys));
+  /** Settles once the keys in force are the gateway's (and the remote models known): requests wait for it. */
+  let keysInForce: Promise<void> = Promise.all([apiKeys.then((keys) => gateway.setApiKeys(keys)), remoteKnown]).then(() => {});
 
   let lastKeys: string | undefined;
   /** The host offers its keys with every port: rebuild the gateway only when they changed. */
@@ -100,6 +105,10 @@ export function handleInference(options: HandleInferenceOptions = {}): Inference
         );
         keysInForce = apiKeys.then((keys) => gateway.setApiKeys(keys));
       }
+    },
+    remoteModels(models) {
+      remoteModels = models;
+      void saveRemoteModels(models).catch(() => {});
     },
     unlink: (reason, code) => connection.detach(reason, code),
     hello: (port) => port.postMessage({ type: 'HELLO_REPLY', build: BUILD, version: VERSION, protocol: PROTOCOL, baseUrl, linked: connection.linked } satisfies WorkerMessage),

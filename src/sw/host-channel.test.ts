@@ -20,6 +20,7 @@ function setup({ stored, keys, lookupMs = 0 }: Setup = {}) {
   const unlinks: string[] = [];
   const unlinkCodes: (string | undefined)[] = [];
   const hellos: string[] = [];
+  const remote: string[][] = [];
   const state = { saved: stored, keys };
   const channel = createHostChannel({
     async clientExists(id) {
@@ -40,6 +41,7 @@ function setup({ stored, keys, lookupMs = 0 }: Setup = {}) {
       state.keys = apiKeys;
       port.close();
     },
+    remoteModels: (models) => void remote.push(models.map((model) => model.id)),
     unlink(reason, code) {
       unlinks.push(reason);
       unlinkCodes.push(code);
@@ -49,7 +51,7 @@ function setup({ stored, keys, lookupMs = 0 }: Setup = {}) {
       port.close();
     },
   });
-  return { channel, clients, posted, broadcasts, links, unlinks, unlinkCodes, hellos, state };
+  return { channel, clients, posted, broadcasts, links, unlinks, unlinkCodes, hellos, remote, state };
 }
 
 /** A port as a page would offer it, with its `close` watched (a dropped offer is closed). */
@@ -62,6 +64,19 @@ function port() {
 const offer = (p: MessagePort, apiKeys?: readonly ApiKey[], extra: { for?: string; hostLock?: string } = {}): PageMessage => ({ type: 'ENGINE_PORT', port: p, build: 'test', ...(apiKeys ? { apiKeys } : {}), ...extra });
 
 describe('createHostChannel', () => {
+  it("takes the host's remote models, and no other page's, while that host exists", async () => {
+    const s = setup();
+    const model = (id: string) => ({ id, kind: 'chat', engine: 'remote', contextWindow: 0, upstream: { baseURL: 'https://llm.example/v1' } }) as const;
+    const told = (models: readonly unknown[]): PageMessage => ({ type: 'REMOTE_MODELS', models: models as never });
+    // Before any host: nobody's list is taken.
+    await s.channel.receive(told([model('early')]), 'tab-2');
+    await s.channel.receive(offer(port()), 'tab-1');
+    await s.channel.receive(told([model('team-chat'), { id: 'local-one', kind: 'chat' }]), 'tab-1');
+    await s.channel.receive(told([model('forged')]), 'tab-2');
+    await s.channel.receive(told([model('forged')]), null);
+    expect(s.remote).toEqual([['team-chat']]);
+  });
+
   it('takes the first tab to offer a link as the host, with its keys, and remembers it for a restart', async () => {
     const s = setup();
     await s.channel.receive(offer(port(), ['sk-host-key-1234']), 'tab-1');
@@ -233,6 +248,7 @@ describe('createHostChannel', () => {
       saveHost: () => Promise.reject(new Error('storage unavailable')),
       apiKeys: async () => undefined,
       link,
+      remoteModels: () => {},
       unlink: () => {},
       hello: () => {},
     });

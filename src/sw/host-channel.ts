@@ -11,6 +11,7 @@
  * @module
  */
 import { describeExit, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
+import type { ModelInfo } from '../core/engine.ts';
 import { createKeyTable, type ApiKey } from '../gateway/auth.ts';
 
 export interface HostChannelOptions {
@@ -27,6 +28,8 @@ export interface HostChannelOptions {
   apiKeys(): Promise<readonly ApiKey[] | undefined>;
   /** The host offered a port to its engine worker, with its keys. */
   link(port: MessagePort, hostId: string, apiKeys: readonly ApiKey[] | undefined): void;
+  /** The host told its remote models (which the service worker serves without the engine). */
+  remoteModels(models: readonly ModelInfo[]): void;
   /** The host's engine worker is gone: calls over the link fail now (with `device_lost` when its GPU device went). */
   unlink(reason: string, code?: 'engine_unavailable' | 'device_lost'): void;
   /** Answers a HELLO (anyone may ask). */
@@ -84,6 +87,12 @@ export function createHostChannel(options: HostChannelOptions): HostChannel {
         if (source === null || (source !== host && (await liveHost()) !== undefined)) return port.close();
         await setHost(source);
         options.link(port, source, message.apiKeys);
+        return;
+      }
+      case 'REMOTE_MODELS': {
+        // Another page's list could send everyone's requests for a model to a server of its choosing.
+        if (source === null || source !== host || !Array.isArray(message.models)) return;
+        options.remoteModels(message.models.filter((model) => typeof model?.id === 'string' && typeof model.upstream === 'object' && model.upstream !== null));
         return;
       }
       case 'HOST_GONE': {

@@ -18,11 +18,11 @@ export async function embeddings(ctx: RequestContext): Promise<Response> {
 
 export async function models(ctx: RequestContext): Promise<Response> {
   if (ctx.rest) {
-    const model = asSeenBy(findModel(ctx.models, ctx.rest, ctx.scope), ctx.scope);
+    const model = asSeenBy(findModel(await ctx.models(), ctx.rest, ctx.scope), ctx.scope);
     const [local, remote] = await Promise.all([readLocalStates(ctx.engine), readRemoteStates(ctx, [model])]);
     return jsonResponse(toOpenAIModel(model, local.get(model.id), remote.get(model.id)));
   }
-  const models = visibleModels(ctx.models, ctx.scope);
+  const models = visibleModels(await ctx.models(), ctx.scope);
   const [local, remote] = await Promise.all([readLocalStates(ctx.engine), readRemoteStates(ctx, models)]);
   return jsonResponse(toOpenAIModelList(models, local, remote));
 }

@@ -49,7 +49,7 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
     const body = await ctx.body();
     const model = requiredString(body, 'model');
     // Whether it thinks, from the model itself (the chat path checks it exists and may be used).
-    const parsed = parseResponsesRequest(body, model, ctx.models.some((m) => m.id === model && m.reasoning !== undefined));
+    const parsed = parseResponsesRequest(body, model, (await ctx.model(model))?.reasoning !== undefined);
     let context: ConversationItem[] = [];
     if (parsed.previousResponseId !== undefined) {
       const previous = await visible(ctx, parsed.previousResponseId);
