@@ -1,8 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { prebuiltAppConfig } from '@mlc-ai/web-llm';
+import { describe, expect, it, vi } from 'vitest';
+import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
+import { SCRIPTED_MODELS } from '../../test/support/scripted-engine.ts';
+import { TestDoubleMLCEngine } from '../../test/support/webllm-double.ts';
 import type { ModelEntry } from '../contracts/worker-config.ts';
-import { withAppModels } from './app-models.ts';
+import { createGateway } from '../gateway/create-gateway.ts';
+import { withAppModels, withListedFallbacks } from './app-models.ts';
 import { transformersModels, webllmModels } from './catalog.ts';
+import { createModelHost } from './model-host.ts';
 import { buildAppConfig } from './webllm/app-config.ts';
+import { withPrebuiltModels } from './webllm/prebuilt-models.ts';
+import { createWebLLMAdapter } from './webllm/webllm-adapter.ts';
 
 const catalog = { transformers: transformersModels, webllm: webllmModels };
 const ORIGIN = 'https://app.example';
@@ -118,6 +126,75 @@ describe('the app models', () => {
     expect(() =>
       withAppModels(catalog, [{ engine: 'webllm', id: 'w', modelUrl: 'https://h/w', modelLib: 'https://l/w.wasm', integrity: { model_lib: 'nope' } }]),
     ).toThrow(/integrity\.model_lib must be an SRI hash/);
+  });
+});
+
+describe("fallbacks that name web-llm's own ids", () => {
+  const QWEN3 = 'Qwen3-0.6B-q4f16_1-MLC';
+  const SMOL = 'SmolLM2-360M-Instruct-q4f32_1-MLC';
+  /** As the browser's host has it: web-llm's own list is read at run time, when its script loads. */
+  const later = { transformers: transformersModels, webllm: webllmModels, builtin: SCRIPTED_MODELS.filter((m) => m.kind === 'chat'), webllmListedLater: true };
+
+  it('sets one at once where the catalog lists web-llm\'s ids already', () => {
+    const known = { transformers: transformersModels, webllm: withPrebuiltModels(webllmModels, prebuiltAppConfig) };
+    const result = withAppModels(known, [{ engine: 'remote', id: 'team', upstream: { baseURL: 'http://a:8000/v1' }, fallback: QWEN3 }], ORIGIN, { [SMOL]: 'Qwen2.5-0.5B-Instruct' });
+    expect(result.remote[0]!.fallback).toBe(QWEN3);
+    expect(result.webllm.find((spec) => spec.info.id === SMOL)!.info.fallback).toBe('Qwen2.5-0.5B-Instruct');
+    expect(result.pendingFallbacks).toEqual({});
+  });
+
+  it('accepts one before the list is read, and the gateway follows it once it is', async () => {
+    const catalog = withAppModels(later, [], ORIGIN, { 'scripted-chat': QWEN3, [SMOL]: 'Qwen2.5-0.5B-Instruct' });
+    expect(catalog.pendingFallbacks).toEqual({ 'scripted-chat': QWEN3, [SMOL]: 'Qwen2.5-0.5B-Instruct' });
+    const scripted = new ScriptedAdapter();
+    scripted.broken.add('scripted-chat');
+    const webllm = createWebLLMAdapter({ models: catalog.webllm, gpu: async () => ({ hasShaderF16: true }), createEngine: (options) => new TestDoubleMLCEngine(options) });
+    const host = withListedFallbacks(createModelHost({ adapters: [scripted, webllm] }), catalog);
+    const listed = new Map((await host.listModels()).map((info) => [info.id, info]));
+    expect(listed.get('scripted-chat')!.fallback).toBe(QWEN3);
+    expect(listed.get(SMOL)!.fallback).toBe('Qwen2.5-0.5B-Instruct');
+
+    const gateway = createGateway({ engine: host, baseUrl: '/v1' });
+    const response = await gateway.fetch(
+      new Request(`${ORIGIN}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'scripted-chat', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] }) }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-inpage-llm-served-by')).toBe(QWEN3);
+    expect(response.headers.get('x-inpage-llm-fallback-from')).toBe('scripted-chat');
+  });
+
+  it('leaves one unset, saying why, when the list read has no such model or one of another kind', async () => {
+    const catalog = withAppModels(later, [], ORIGIN, { 'scripted-chat': 'Qwen9-0.1B-q4f16_1-MLC', 'Qwen2.5-0.5B-Instruct': 'snowflake-arctic-embed-s-q0f32-MLC-b4' });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const webllm = createWebLLMAdapter({ models: catalog.webllm, gpu: async () => ({ hasShaderF16: true }), createEngine: (options) => new TestDoubleMLCEngine(options) });
+      const host = withListedFallbacks(createModelHost({ adapters: [new ScriptedAdapter(), webllm] }), catalog);
+      for (let i = 0; i < 2; i++) {
+        const listed = new Map((await host.listModels()).map((info) => [info.id, info]));
+        expect(listed.get('scripted-chat')!.fallback).toBeUndefined();
+        expect(listed.get('Qwen2.5-0.5B-Instruct')!.fallback).toBeUndefined();
+      }
+      // Once each, not at every listing.
+      expect(warn.mock.calls.map(([message]) => String(message))).toEqual([
+        expect.stringMatching(/fallback of "scripted-chat" must be another model's id, not "Qwen9-0\.1B-q4f16_1-MLC"/),
+        expect.stringMatching(/fallback of "Qwen2\.5-0\.5B-Instruct" \(a chat model\) must be a chat model too/),
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it.each([
+    [{ 'scripted-chat': 'nope' }, /fallback of "scripted-chat" must be another model's id, not "nope"/],
+    [{ nope: QWEN3 }, /engine.fallbacks names "nope", which is not a model/],
+    [{ [QWEN3]: QWEN3 }, /fallback of "Qwen3-0.6B-q4f16_1-MLC" must be another model's id/],
+    [{ 'scripted-chat': QWEN3, [QWEN3]: 'scripted-chat' }, /go round in a circle \(scripted-chat → Qwen3-0.6B-q4f16_1-MLC → scripted-chat\)/],
+  ])('still refuses at startup what the list cannot change: %j', (fallbacks, message) => {
+    expect(() => withAppModels(later, [], ORIGIN, fallbacks)).toThrow(message);
+  });
+
+  it('refuses one where no web-llm list comes (Node)', () => {
+    expect(() => withAppModels({ transformers: transformersModels, webllm: [] }, [], undefined, { 'tiny-chat': QWEN3 })).toThrow(/fallback of "tiny-chat" must be another model's id/);
   });
 });
 

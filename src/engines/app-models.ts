@@ -8,6 +8,7 @@ import type { ModelInfo } from '../core/engine.ts';
 import type { ReasoningFormat } from '../core/reasoning.ts';
 import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../contracts/worker-config.ts';
 import { isIntegrity, type FileChecks } from './file-integrity.ts';
+import type { ModelHost } from './model-host.ts';
 import type { TransformersModelSpec } from './transformers/transformers-engine.ts';
 import type { WebLLMModelSpec } from './webllm/app-config.ts';
 
@@ -18,13 +19,26 @@ export interface Catalog {
   readonly remote?: readonly ModelInfo[];
   /** The browser's built-in model (Prompt API), run by the page that hosts the engine worker. */
   readonly builtin?: readonly ModelInfo[];
+  /**
+   * web-llm's own models (its prebuilt list, under web-llm's ids) are served too, read at run time
+   * (webllm/prebuilt-models.ts): a fallback may name such an id before it is listed; it is checked
+   * and set once the list is read (`withListedFallbacks`).
+   */
+  readonly webllmListedLater?: boolean;
+}
+
+/** The catalog with the app's models, and the fallbacks that wait for web-llm's own list. */
+export interface AppCatalog extends Required<Omit<Catalog, 'webllmListedLater'>> {
+  /** Fallbacks by model id that name a web-llm id not listed yet: see `withListedFallbacks`. */
+  readonly pendingFallbacks: Readonly<Record<string, string>>;
 }
 
 /**
  * The catalog with the app's entries added (an entry with a catalog model's id replaces it), and
- * each model's fallback set, from its entry or from `fallbacks` (which may name catalog models).
+ * each model's fallback set, from its entry or from `fallbacks` (which may name catalog models, and
+ * web-llm's own ids: at once where the catalog lists them, else once they are listed).
  */
-export function withAppModels(catalog: Catalog, entries: readonly ModelEntry[] = [], origin?: string, fallbacks: Readonly<Record<string, string>> = {}): Required<Catalog> {
+export function withAppModels(catalog: Catalog, entries: readonly ModelEntry[] = [], origin?: string, fallbacks: Readonly<Record<string, string>> = {}): AppCatalog {
   const ids = new Set<string>();
   for (const entry of entries) {
     if (typeof entry?.id !== 'string' || entry.id === '') throw new Error('Each of engine.models needs an `id` (the name clients send as `model`).');
@@ -39,7 +53,7 @@ export function withAppModels(catalog: Catalog, entries: readonly ModelEntry[] =
     remote: [...(catalog.remote ?? []).filter((info) => !ids.has(info.id)), ...entries.filter(isRemote).map(remoteInfo)],
     builtin: (catalog.builtin ?? []).filter((info) => !ids.has(info.id)),
   };
-  return withFallbacks(merged, { ...Object.fromEntries(entries.flatMap((e) => (e.fallback === undefined ? [] : [[e.id, e.fallback]]))), ...fallbacks });
+  return withFallbacks(merged, { ...Object.fromEntries(entries.flatMap((e) => (e.fallback === undefined ? [] : [[e.id, e.fallback]]))), ...fallbacks }, catalog.webllmListedLater === true);
 }
 
 const ENGINES: readonly unknown[] = ['transformers', 'webllm', 'remote'];
@@ -50,21 +64,20 @@ const isRemote = (entry: ModelEntry): entry is RemoteModelEntry => entry.engine 
 /**
  * Sets each named model's `fallback`, after checking it names another model of the same kind, and
  * that following fallbacks never comes back to where it started (a request would go round forever).
+ * One that names a web-llm id not listed yet (`listedLater`) waits for the list: `pendingFallbacks`.
  */
-function withFallbacks(catalog: Required<Catalog>, fallbacks: Readonly<Record<string, string>>): Required<Catalog> {
+function withFallbacks(catalog: Required<Omit<Catalog, 'webllmListedLater'>>, fallbacks: Readonly<Record<string, string>>, listedLater: boolean): AppCatalog {
   const infos = new Map([...catalog.transformers, ...catalog.webllm].map((spec) => [spec.info.id, spec.info] as const));
   for (const info of [...catalog.remote, ...catalog.builtin]) infos.set(info.id, info);
+  // null: a web-llm id, known once web-llm's own list is read.
+  const find = (id: string) => infos.get(id) ?? (listedLater && isWebLLMId(id) ? null : undefined);
+  const pendingFallbacks: Record<string, string> = {};
   for (const [id, target] of Object.entries(fallbacks)) {
-    const from = infos.get(id);
-    const to = infos.get(target);
-    if (!from) throw new Error(`engine.fallbacks names "${id}", which is not a model.`);
-    if (!to || target === id) throw new Error(`The fallback of "${id}" must be another model's id, not ${JSON.stringify(target)}.`);
-    if (to.kind !== from.kind) throw new Error(`The fallback of "${id}" (${aKind(from)}) must be ${aKind(from)} too; "${target}" is ${aKind(to)}.`);
-    // Vectors of another length are of another model: mixed into one index they would compare as nonsense.
-    if (from.kind === 'embedding' && from.dimensions !== undefined && to.dimensions !== undefined && from.dimensions !== to.dimensions) {
-      throw new Error(`The fallback of "${id}" (${from.dimensions} dimensions) must give vectors of the same length; "${target}" gives ${to.dimensions}.`);
-    }
+    const [from, to] = [find(id), find(target)];
+    checkFallback(id, target, from, to);
+    if (from === null || to === null) pendingFallbacks[id] = target;
   }
+  // Over every fallback, those waiting for the list included: a circle needs only their ids.
   for (const id of Object.keys(fallbacks)) {
     const seen = new Set([id]);
     for (let next = fallbacks[id]; next !== undefined; next = fallbacks[next]) {
@@ -72,12 +85,60 @@ function withFallbacks(catalog: Required<Catalog>, fallbacks: Readonly<Record<st
       seen.add(next);
     }
   }
-  const set = <T extends { info: ModelInfo }>(spec: T): T => (Object.hasOwn(fallbacks, spec.info.id) ? { ...spec, info: { ...spec.info, fallback: fallbacks[spec.info.id] } } : spec);
+  const set = <T extends { info: ModelInfo }>(spec: T): T => (Object.hasOwn(fallbacks, spec.info.id) && !Object.hasOwn(pendingFallbacks, spec.info.id) ? { ...spec, info: { ...spec.info, fallback: fallbacks[spec.info.id] } } : spec);
   return {
     transformers: catalog.transformers.map(set),
     webllm: catalog.webllm.map(set),
     remote: catalog.remote.map((info) => set({ info }).info),
     builtin: catalog.builtin.map((info) => set({ info }).info),
+    pendingFallbacks,
+  };
+}
+
+/**
+ * One fallback's checks. A side that is `undefined` is no model; `null`, a web-llm id not listed
+ * yet, whose kind is checked once it is.
+ */
+function checkFallback(id: string, target: string, from: ModelInfo | null | undefined, to: ModelInfo | null | undefined): void {
+  if (from === undefined) throw new Error(`engine.fallbacks names "${id}", which is not a model.`);
+  if (to === undefined || target === id) throw new Error(`The fallback of "${id}" must be another model's id, not ${JSON.stringify(target)}.`);
+  if (from === null || to === null) return;
+  if (to.kind !== from.kind) throw new Error(`The fallback of "${id}" (${aKind(from)}) must be ${aKind(from)} too; "${target}" is ${aKind(to)}.`);
+  // Vectors of another length are of another model: mixed into one index they would compare as nonsense.
+  if (from.kind === 'embedding' && from.dimensions !== undefined && to.dimensions !== undefined && from.dimensions !== to.dimensions) {
+    throw new Error(`The fallback of "${id}" (${from.dimensions} dimensions) must give vectors of the same length; "${target}" gives ${to.dimensions}.`);
+  }
+}
+
+/** web-llm's ids end in `-MLC`, or add a variant after it (`-MLC-1k`, `-MLC-b32`). */
+const isWebLLMId = (id: string) => /-MLC(?:-[^-]+)?$/.test(id);
+
+/**
+ * The host, with the fallbacks that name web-llm ids (`pendingFallbacks`) set on its listing once
+ * web-llm's own list is read (the host's `listModels` waits for it), checked as at startup: one
+ * that names no listed model, or a model of another kind, stays unset and is said on the console.
+ */
+export function withListedFallbacks(host: ModelHost, catalog: Pick<AppCatalog, 'pendingFallbacks'>): ModelHost {
+  const pending = Object.entries(catalog.pendingFallbacks);
+  if (pending.length === 0) return host;
+  const refused = new Set<string>();
+  return {
+    ...host,
+    async listModels() {
+      const models = await host.listModels();
+      const infos = new Map(models.map((info) => [info.id, info]));
+      const fallbacks = new Map<string, string>();
+      for (const [id, target] of pending) {
+        try {
+          checkFallback(id, target, infos.get(id), infos.get(target));
+          fallbacks.set(id, target);
+        } catch (error) {
+          if (!refused.has(id)) console.warn(`inpage-llm: ${(error as Error).message} (web-llm's list, now read, says so); it is not set.`);
+          refused.add(id);
+        }
+      }
+      return models.map((info) => (fallbacks.has(info.id) ? { ...info, fallback: fallbacks.get(info.id)! } : info));
+    },
   };
 }
 

@@ -8,7 +8,7 @@
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { MODELS_DIR, ORT_MJS_FILE, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
-import { withAppModels } from '../engines/app-models.ts';
+import { withAppModels, withListedFallbacks } from '../engines/app-models.ts';
 import { builtinModels, transformersModels, webllmModels } from '../engines/catalog.ts';
 import { createBuiltinAdapter } from '../engines/builtin/builtin-adapter.ts';
 import { connectBuiltinModel } from '../rpc/builtin-model-link.ts';
@@ -22,7 +22,7 @@ import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
 
 export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void, page: PageLinks = {}): ModelHost {
   const here = self.location.href;
-  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels, builtin: builtinModels }, config.models, self.location.origin, config.fallbacks);
+  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels, builtin: builtinModels, webllmListedLater: true }, config.models, self.location.origin, config.fallbacks);
   const transformers = createTransformersAdapter({
     models: catalog.transformers,
     // A path, not a URL: transformers.js skips local lookup for anything that parses as a URL.
@@ -42,7 +42,8 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
   const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost, grammar: loadXGrammar });
   // The browser's own model lives in the page (the Prompt API is on `window` only): reached over the port it gave.
   const builtin = createBuiltinAdapter({ models: catalog.builtin, ...(page.builtinModel ? { backend: connectBuiltinModel(page.builtinModel) } : {}) });
-  const host = createModelHost({ adapters: [transformers, webllm, builtin], remoteModels: catalog.remote, onProgress, maxLoaded: config.maxLoaded });
+  // A fallback may name one of web-llm's own ids, which are listed once its script is read.
+  const host = withListedFallbacks(createModelHost({ adapters: [transformers, webllm, builtin], remoteModels: catalog.remote, onProgress, maxLoaded: config.maxLoaded }), catalog);
   // Every request's gateway asks for the whole list, which waits for web-llm's script (its models
   // are read from it): begin now, while the page is still starting, rather than on the first request.
   // See docs/decisions/webllm-models-from-its-own-list.md.
