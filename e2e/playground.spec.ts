@@ -789,7 +789,8 @@ test('models: a downloaded model is listed with its size, deleted on a confirmed
   await expect(row.locator('td[data-label="On disk"]')).toHaveText(`${TINY_CHAT_KB} KB`);
   // What the row shows is what GET /v1/models says of the model on this device.
   const local = () => page.evaluate(async () => (await (await fetch('/v1/models')).json()).data.find((m: { id: string }) => m.id === 'tiny-chat').local);
-  expect(await local()).toMatchObject({ state: 'loaded', downloaded: true, runnable: true, backend: 'wasm', requires: [] });
+  // Its source names the group of its files, which the row's size and Delete go by.
+  expect(await local()).toMatchObject({ state: 'loaded', downloaded: true, runnable: true, backend: 'wasm', requires: [], source: 'tiny-chat' });
   expect(Math.round((await local()).size_bytes / 1000)).toBe(TINY_CHAT_KB);
   await expect(modelRow(page, 'Qwen2.5-0.5B-Instruct')).toContainText('WebLLM');
   await expect(page.getByTestId('storage-text')).toHaveText(/^Storage: [\d.]+ [KMG]?B used of [\d.]+ [KMGT]B available to this site/);

@@ -269,6 +269,11 @@ export interface ModelLocalState {
   readonly lowResource?: boolean;
   /** Bytes of its files to download in all, where known. */
   readonly downloadBytes?: number;
+  /**
+   * Where its files come from (a transformers.js model's hub repo or folder), which names their
+   * group in the browser's caches whatever the model's id; absent where nothing is cached (Node).
+   */
+  readonly source?: string;
   /** The last load failure, while `state` is `failed`. */
   readonly error?: string;
   /**

@@ -45,6 +45,8 @@ export interface WireLocalState {
   readonly low_resource_required?: boolean;
   /** Bytes to download in all, where known (a web-llm model: once its weight index is stored). */
   readonly download_size_bytes?: number;
+  /** Where its files come from (a transformers.js model's hub repo or folder of the app), in the browser. */
+  readonly source?: string;
   /** Present while `state` is `failed`: the last load's error message. */
   readonly error?: string;
   /** Present when the engine was rebuilt after its GPU device was lost (or it crashed): why and when. */
@@ -91,6 +93,7 @@ export function toWireLocalState(state: ModelLocalState): WireLocalState {
     ...(state.vramRequiredMB !== undefined ? { vram_required_MB: state.vramRequiredMB } : {}),
     ...(state.lowResource !== undefined ? { low_resource_required: state.lowResource } : {}),
     ...(state.downloadBytes !== undefined ? { download_size_bytes: state.downloadBytes } : {}),
+    ...(state.source !== undefined ? { source: state.source } : {}),
     ...(state.error !== undefined ? { error: state.error } : {}),
     ...(state.lastExit !== undefined ? { last_exit: state.lastExit } : {}),
   };

@@ -42,6 +42,8 @@ export interface LocalFacts {
   readonly lowResource?: boolean;
   /** Bytes of its files to download in all, where known (from its weight index once stored). */
   readonly downloadBytes?: number;
+  /** Where its files come from, which names their group in the browser's caches (a transformers.js model's `source`). */
+  readonly source?: string;
 }
 
 export interface EngineAdapter {

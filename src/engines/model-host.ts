@@ -264,7 +264,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
  * with nothing stored: its loads then say otherwise through `state` and `error`.
  */
 function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined, exit: EngineExit | undefined): ModelLocalState {
-  const { downloaded = false, bytesOnDisk = 0, partialBytes, prefixCache, runnable = true, backend, backendReason, cpu, reason, requires = [], variant, vramRequiredMB, lowResource, downloadBytes } = facts ?? {};
+  const { downloaded = false, bytesOnDisk = 0, partialBytes, prefixCache, runnable = true, backend, backendReason, cpu, reason, requires = [], variant, vramRequiredMB, lowResource, downloadBytes, source } = facts ?? {};
   // A lost GPU device concerns the models that run on the GPU; a crash, every model.
   const hit = exit && (exit.reason === 'crashed' || requires.includes('webgpu') || backend === 'webgpu');
   return {
@@ -284,6 +284,7 @@ function toLocalState(id: string, slot: Slot, facts: LocalFacts | undefined, exi
     ...(vramRequiredMB !== undefined ? { vramRequiredMB } : {}),
     ...(lowResource !== undefined ? { lowResource } : {}),
     ...(downloadBytes !== undefined ? { downloadBytes } : {}),
+    ...(source !== undefined ? { source } : {}),
     ...(slot.state === 'failed' && slot.error ? { error: slot.error } : {}),
     ...(hit ? { lastExit: exit } : {}),
   };

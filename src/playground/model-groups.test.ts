@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { describeChoice, groupModels, needsOf, optionLabel } from './model-groups.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryCacheStorage } from '../../test/support/memory-cache-storage.ts';
+import { listCachedModels } from '../engines/model-cache.ts';
+import { cachedFilesOf, describeChoice, groupModels, needsOf, optionLabel } from './model-groups.ts';
 import type { ApiModel } from './model-list.ts';
 
 const model = (id: string, over: Partial<ApiModel> = {}): ApiModel => ({ id, kind: 'chat', engine: 'webllm', supportsDimensions: false, ...over });
@@ -40,5 +42,27 @@ describe('what a model needs, and whether it runs here', () => {
     expect(optionLabel(runs)).toBe('tiny-chat');
     expect(describeChoice(runs)).toBe('Runs here');
     expect(describeChoice(model('x'))).toBe('');
+  });
+});
+
+describe('cachedFilesOf', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("gives a model the files of the source its state names, though its folder is named apart from its id; the rest are other files", async () => {
+    const storage = new MemoryCacheStorage();
+    vi.stubGlobal('caches', storage);
+    await storage.store('transformers-cache', 'http://localhost/models/some-folder/config.json', new Uint8Array(100));
+    await storage.store('transformers-cache', 'http://localhost/models/some-folder/onnx/model.onnx', new Uint8Array(5000));
+    await storage.store('transformers-cache', 'http://localhost/models/tiny-chat/onnx/model.onnx', new Uint8Array(300));
+    await storage.store('transformers-cache', 'http://localhost/models/left-over/onnx/model.onnx', new Uint8Array(70));
+    const local = (source?: string) => ({ state: 'available', downloaded: true, sizeBytes: 1, runnable: true, requires: [], ...(source ? { source } : {}) }) as const;
+    const models = [model('my-model', { engine: 'transformers', local: local('/models/some-folder') }), model('tiny-chat', { engine: 'transformers', local: local('tiny-chat') })];
+
+    const files = cachedFilesOf(models, await listCachedModels());
+    expect(files.byModel.get('my-model')!.map((g) => [g.label, g.bytes])).toEqual([['models/some-folder', 5100]]);
+    expect(files.byModel.get('tiny-chat')!.map((g) => g.label)).toEqual(['models/tiny-chat']);
+    expect(files.others.map((g) => g.label)).toEqual(['models/left-over']);
+    // No state read yet (or an engine that names no source): by its id, as before.
+    expect(cachedFilesOf([model('tiny-chat', { engine: 'transformers' })], await listCachedModels()).byModel.get('tiny-chat')!.map((g) => g.label)).toEqual(['models/tiny-chat']);
   });
 });

@@ -4,6 +4,7 @@
  * the device and whether this one can run it. No DOM: model-picker.ts builds the `<select>`.
  * @module
  */
+import { groupsForModel, type CachedGroup } from '../engines/model-cache.ts';
 import { formatBytes } from './format.ts';
 import type { ApiModel } from './model-list.ts';
 
@@ -83,4 +84,15 @@ export function describeChoice(model: ApiModel): string {
   const fit = fitOf(model);
   const why = fit === 'cannot run here' && model.local?.reason ? `: ${model.local.reason}` : '';
   return [needs && `Needs ${needs}`, fit && `${fit.charAt(0).toUpperCase()}${fit.slice(1)}${why}`].filter(Boolean).join('. ');
+}
+
+/**
+ * Which cached files are whose, as the engine counts them for `size_bytes`: a model's by its id, and
+ * by the source its `local` state names (a folder named apart from the model's id); the rest no
+ * listed model uses. What the models panel's Delete removes.
+ */
+export function cachedFilesOf(models: readonly ApiModel[], groups: readonly CachedGroup[]): { readonly byModel: ReadonlyMap<string, CachedGroup[]>; readonly others: CachedGroup[] } {
+  const byModel = new Map(models.map((model) => [model.id, groupsForModel(groups, { id: model.id, engine: model.engine, ...(model.local?.source ? { source: model.local.source } : {}) })] as const));
+  const used = new Set([...byModel.values()].flat());
+  return { byModel, others: groups.filter((group) => !used.has(group)) };
 }

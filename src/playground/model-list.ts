@@ -30,6 +30,8 @@ export interface ApiLocalState {
   readonly lowResource?: boolean;
   /** Bytes to download in all, where known. */
   readonly downloadBytes?: number;
+  /** Where its files come from (a transformers.js model's repo or folder): the group its cached files are in. */
+  readonly source?: string;
   /** The engine was rebuilt after its predecessor ended on its own (GPU device lost, crash). */
   readonly lastExit?: { readonly reason: string; readonly message: string; readonly at: string };
 }
@@ -90,6 +92,7 @@ interface WireLocalState {
   vram_required_MB?: number;
   low_resource_required?: boolean;
   download_size_bytes?: number;
+  source?: string;
   last_exit?: { reason: string; message: string; at: string };
 }
 
@@ -150,6 +153,7 @@ function toLocal(wire: WireLocalState): ApiLocalState {
     ...(wire.vram_required_MB !== undefined ? { vramRequiredMB: wire.vram_required_MB } : {}),
     ...(wire.low_resource_required !== undefined ? { lowResource: wire.low_resource_required } : {}),
     ...(wire.download_size_bytes !== undefined ? { downloadBytes: wire.download_size_bytes } : {}),
+    ...(wire.source ? { source: wire.source } : {}),
     ...(wire.last_exit ? { lastExit: wire.last_exit } : {}),
   };
 }

@@ -5,13 +5,13 @@
  * files, the storage quota, and a restart that frees the models' memory.
  * @module
  */
-import { deleteGroups, groupsForModel, listCachedModels, type CachedGroup } from '../engines/model-cache.ts';
+import { deleteGroups, listCachedModels, type CachedGroup } from '../engines/model-cache.ts';
 import { announce, h, required } from './dom.ts';
 import type { EngineControl } from './engine-control.ts';
 import { formatBytes } from './format.ts';
 import type { LoadView } from './load-progress.ts';
 import { fetchLocalStates, type ApiLocalState, type ApiModel } from './model-list.ts';
-import { needsOf } from './model-groups.ts';
+import { cachedFilesOf, needsOf } from './model-groups.ts';
 import { describeState } from './model-state.ts';
 import { storageFigures } from './storage-figures.ts';
 
@@ -202,13 +202,15 @@ export function createModelsPanel(options: ModelsPanelOptions) {
           storageFigures().catch(() => ({})),
           options.control.isHost() ? Promise.resolve([]) : options.control.status().catch(() => null),
         ]);
+        // A failed read keeps the last known state rather than blanking the table.
+        if (states) for (const row of rows.values()) row.local = states.get(row.model.id);
+        // Grouped by the source each state names, as the engine groups them to count their size.
+        const files = cachedFilesOf([...rows.values()].map((row) => ({ ...row.model, local: row.local })), groups);
         for (const row of rows.values()) {
-          // A failed read keeps the last known state rather than blanking the table.
-          if (states) row.local = states.get(row.model.id);
-          row.groups = groupsForModel(groups, row.model);
+          row.groups = files.byModel.get(row.model.id) ?? [];
           renderRow(row);
         }
-        renderOthers(groups.filter((g) => ![...rows.values()].some((r) => r.groups.includes(g))));
+        renderOthers(files.others);
         const cpu = [...rows.values()].find((row) => row.local?.cpu)?.local?.cpu;
         if (cpu) options.onCpu?.(cpu);
         renderStorage(storage);

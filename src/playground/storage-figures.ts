@@ -1,7 +1,8 @@
 /**
  * The storage figures the models panel shows (quota, usage, persistence). Which cached files
- * belong to which model is decided engine-side, in `engines/model-cache.ts`, which the panel uses
- * for Delete and for the files no listed model uses.
+ * belong to which model is decided as the engine decides it (`engines/model-cache.ts`, by the
+ * source each model's state names: `cachedFilesOf` in model-groups.ts), for Delete and for the
+ * files no listed model uses.
  * @module
  */
 

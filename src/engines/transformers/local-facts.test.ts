@@ -29,7 +29,7 @@ describe('transformers.js local facts', () => {
     await storage.store('transformers-cache', `${HUB}/Xenova/all-MiniLM-L6-v2/resolve/main/config.json`, new Uint8Array(40));
 
     const facts = await adapter('wasm').localFacts!();
-    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 5100, prefixCache: { entries: 0, bytes: 0, maxBytes: expect.any(Number) }, runnable: true, backend: 'wasm', backendReason: 'set to wasm', requires: [] });
+    expect(facts.get('tiny-chat')).toEqual({ downloaded: true, bytesOnDisk: 5100, prefixCache: { entries: 0, bytes: 0, maxBytes: expect.any(Number) }, runnable: true, backend: 'wasm', backendReason: 'set to wasm', requires: [], source: 'tiny-chat' });
     expect(facts.get('all-MiniLM-L6-v2')).toMatchObject({ downloaded: false, bytesOnDisk: 40 });
     // Bundled, but not cached: it would be fetched from the app, so it does not load offline.
     expect(facts.get('tiny-embed')).toMatchObject({ downloaded: false, bytesOnDisk: 0 });
@@ -42,7 +42,8 @@ describe('transformers.js local facts', () => {
     await storage.store('transformers-cache', 'http://localhost/inpage-llm/models/team/story-model/onnx/model_q4.onnx', new Uint8Array(5000));
     const spec = { info: { id: 'stories', kind: 'chat' as const, engine: 'transformers' as const, displayName: 'Stories', contextWindow: 512 }, source: 'team/story-model' };
     const facts = await createTransformersAdapter({ models: [spec], localModelPath: '/inpage-llm/models/', device: 'wasm' }).localFacts!();
-    expect(facts.get('stories')).toMatchObject({ downloaded: true, bytesOnDisk: 5100 });
+    // Its source is said, so the page finds (and deletes) its files by it too.
+    expect(facts.get('stories')).toMatchObject({ downloaded: true, bytesOnDisk: 5100, source: 'team/story-model' });
   });
 
   it('set to WebGPU where there is no adapter: cannot run, and says why', async () => {

@@ -42,7 +42,8 @@ export async function readLocalFacts(
     // that check, bundled ones are taken to ship with the app.
     const local = storage ? weights && partialBytes === 0 : onDisk ? await onDisk(spec.source).catch(() => false) : spec.bundled === true;
     const cache = spec.info.kind === 'chat' ? prefixCache?.(spec.info.id) : undefined;
-    facts.set(spec.info.id, { downloaded: local, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...(cache ? { prefixCache: cache } : {}), ...support });
+    // Its source names its files' group, whatever its id: the page groups and deletes them by it (only where they are cached).
+    facts.set(spec.info.id, { downloaded: local, bytesOnDisk: bytesOf(mine), ...(partialBytes > 0 ? { partialBytes } : {}), ...(cache ? { prefixCache: cache } : {}), ...support, ...(storage ? { source: spec.source } : {}) });
   }
   return facts;
 }
