@@ -181,7 +181,7 @@ test('a change of keys in the service worker changes who is let in, not what it 
 test('with no tab hosting the engine, the service worker answers from its stores and for remote models at once', async ({ context }) => {
   const host = await context.newPage();
   await startRuntime(host, { inPage: false, models: [...remoteModels()] });
-  const made = await post(host, '/v1/responses', { model: 'tiny-chat', input: 'Say hi.', max_output_tokens: 4 });
+  const made = await post(host, '/v1/responses', { model: 'tiny-chat', input: 'Say hi.', max_output_tokens: 16 });
   expect(made.status).toBe(200);
   const responseId = (JSON.parse(made.body) as { id: string }).id;
   const thread = await post(host, '/v1/conversations', { items: [{ type: 'message', role: 'user', content: 'Hello.' }] });
