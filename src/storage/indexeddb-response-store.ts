@@ -6,7 +6,8 @@
  * Two object stores. `responses` holds `{ id, entry }` under a key from the database's own key
  * generator, which every context shares, so key order is insertion order across tabs and the
  * service worker; a unique index finds an entry by its response id. `items` holds each input and
- * output item that has an id, keyed by that id, with the responses holding it (a multi-entry
+ * output item that has an id (a thinking model's reasoning items too, read by `outputItems` as the
+ * memory store reads them), keyed by that id, with the responses holding it (a multi-entry
  * index on them), for `findItem`.
  *
  * Same semantics as `createMemoryResponseStore`: a put of an id already stored replaces it and

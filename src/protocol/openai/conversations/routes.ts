@@ -44,7 +44,7 @@ export interface ConversationRoutes {
 /** A new item's id, in the real API's prefixes, where the caller gave it none. */
 export function withId(item: ConversationItem): IdentifiedItem {
   if (item.id !== undefined) return item as IdentifiedItem;
-  const prefix = item.type === 'message' ? 'msg_' : item.type === 'function_call' ? 'fc_' : 'fco_';
+  const prefix = item.type === 'message' ? 'msg_' : item.type === 'function_call' ? 'fc_' : item.type === 'reasoning' ? 'rs_' : 'fco_';
   return { ...item, id: randomId(prefix) };
 }
 
@@ -66,7 +66,7 @@ export function createConversationRoutes(responses: ResponseStore, store: Conver
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) throw invalid(field, `Invalid type for '${field}': expected an array of items, but got ${describe(value)}.`);
     if (value.length > MAX_ITEMS_AT_ONCE) throw invalid(field, `Invalid '${field}': array too long. Expected an array with maximum length ${MAX_ITEMS_AT_ONCE}, but got an array with length ${value.length} instead.`);
-    // Reasoning items are taken and not kept, as a thinking model's input is: templates drop past thinking.
+    // Reasoning items are kept, as a thinking model's input is; no prompt holds them: templates drop past thinking.
     const parsed = parseInput(value, undefined, true, field);
     const resolved = await resolveReferences(parsed, async (id) => within.find((entry) => entry.item.id === id)?.item ?? (await responses.findItem(id)));
     return resolved.map(withId);

@@ -125,8 +125,29 @@ describe('resolveReferences', () => {
   const stored: Record<string, ConversationItem> = {
     msg_a: { type: 'message', id: 'msg_a', role: 'assistant', text: 'Earlier answer.' },
     fc_b: { type: 'function_call', id: 'fc_b', call_id: 'call_b', name: 'f', arguments: '{}' },
+    rs_c: { type: 'reasoning', id: 'rs_c', summary: [], text: 'Earlier thought.' },
   };
   const find = async (id: string) => stored[id];
+
+  it('resolves a reference to a reasoning item for a model that reasons, which the prompt then leaves out', async () => {
+    const items = parseInput([{ role: 'user', content: 'Hi' }, { type: 'item_reference', id: 'rs_c' }, { type: 'item_reference', id: 'msg_a' }, { role: 'user', content: 'And?' }], MODEL);
+    const resolved = await resolveReferences(items, find, { reasons: true, model: MODEL });
+    expect(resolved).toEqual([{ type: 'message', role: 'user', text: 'Hi' }, stored.rs_c, stored.msg_a, { type: 'message', role: 'user', text: 'And?' }]);
+    expect(toChatMessages(resolved, 0)).toEqual([
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Earlier answer.' },
+      { role: 'user', content: 'And?' },
+    ]);
+  });
+
+  it('refuses a reference to a reasoning item for a model that does not reason, as the item sent inline is refused', async () => {
+    const items = parseInput([{ role: 'user', content: 'Hi' }, { type: 'item_reference', id: 'rs_c' }], MODEL);
+    const error = (await resolveReferences(items, find, { reasons: false, model: MODEL }).catch((e: unknown) => e)) as GatewayError;
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error.status).toBe(400);
+    expect(error.param).toBe('input[1]');
+    expect(error.message).toBe(`Item 'rs_c' is a reasoning item, and reasoning items are not supported by model '${MODEL}', which does not reason: leave it out of 'input[1]'.`);
+  });
 
   it('replaces each reference with the stored item, in place, and keeps other items as they are', async () => {
     const items = parseInput([{ role: 'user', content: 'Hi' }, { type: 'item_reference', id: 'msg_a' }, { type: 'item_reference', id: 'fc_b' }], MODEL);
@@ -231,5 +252,16 @@ describe('toWireItem', () => {
     });
     expect(toWireItem({ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' }, 'x')).toEqual({ type: 'function_call', id: 'x', call_id: 'c', name: 'f', arguments: '{}', status: 'completed' });
     expect(toWireItem({ type: 'function_call_output', id: 'fco_1', call_id: 'c', output: 'ok' }, 'x')).toEqual({ type: 'function_call_output', id: 'fco_1', call_id: 'c', output: 'ok', status: 'completed' });
+  });
+
+  it('lists a reasoning item with its summary, and its thinking as content where it has it', () => {
+    expect(toWireItem({ type: 'reasoning', id: 'rs_1', summary: ['Short.'], text: 'Long thought.' }, 'x')).toEqual({
+      type: 'reasoning',
+      id: 'rs_1',
+      summary: [{ type: 'summary_text', text: 'Short.' }],
+      content: [{ type: 'reasoning_text', text: 'Long thought.' }],
+      status: 'completed',
+    });
+    expect(toWireItem({ type: 'reasoning', summary: [] }, 'resp_1_in_1')).toEqual({ type: 'reasoning', id: 'resp_1_in_1', summary: [], status: 'completed' });
   });
 });

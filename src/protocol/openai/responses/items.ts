@@ -12,7 +12,13 @@ import { describe, invalid, isRecord } from '../../../core/fields.ts';
 export type ConversationItem =
   | { readonly type: 'message'; readonly id?: string; readonly role: 'user' | 'system' | 'developer' | 'assistant'; readonly text: string }
   | { readonly type: 'function_call'; readonly id?: string; readonly call_id: string; readonly name: string; readonly arguments: string }
-  | { readonly type: 'function_call_output'; readonly id?: string; readonly call_id: string; readonly output: string };
+  | { readonly type: 'function_call_output'; readonly id?: string; readonly call_id: string; readonly output: string }
+  /**
+   * A thinking model's thinking, as its response gave it or a caller sent it back: kept, listed and
+   * found by id, but never part of a prompt (chat templates drop past turns' thinking).
+   * `summary`: the summary parts' texts; `text`: the thinking itself, where it came with it.
+   */
+  | { readonly type: 'reasoning'; readonly id?: string; readonly summary: readonly string[]; readonly text?: string };
 
 /** An input item that names a stored one (`{"type":"item_reference","id":…}`), resolved by the caller. */
 export interface ItemReference {
@@ -51,19 +57,20 @@ const HOSTED_ITEMS = new Set([
 
 /**
  * `input` as sent: a string is one user message. A thinking model's earlier `reasoning` items,
- * sent back as the API asks, are left out: chat templates drop past turns' thinking. `field`: the
- * parameter the items came in (`items`, for a conversation's); `model` undefined: no model named
- * (a conversation's items, added before any model reads them).
+ * sent back as the API asks, are taken (and kept, for `input_items`), never put in a prompt:
+ * chat templates drop past turns' thinking; a model that does not reason refuses them. `field`:
+ * the parameter the items came in (`items`, for a conversation's); `model` undefined: no model
+ * named (a conversation's items, added before any model reads them).
  */
 export function parseInput(value: unknown, model: string | undefined, reasons = false, field = 'input'): (ConversationItem | ItemReference)[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return [{ type: 'message', role: 'user', text: value }];
   if (!Array.isArray(value)) throw invalid(field, `Invalid type for '${field}': expected a string or an array of input items, but got ${describe(value)}.`);
   const subject = model === undefined ? 'this server' : `model '${model}'`;
-  return value.flatMap((item, i) => (reasons && isRecord(item) && item.type === 'reasoning' ? [] : [parseItem(item, `${field}[${i}]`, subject)]));
+  return value.map((item, i) => parseItem(item, `${field}[${i}]`, subject, reasons));
 }
 
-function parseItem(item: unknown, at: string, subject: string): ConversationItem | ItemReference {
+function parseItem(item: unknown, at: string, subject: string, reasons: boolean): ConversationItem | ItemReference {
   if (!isRecord(item)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(item)}.`);
   const type = item.type ?? 'message';
   const id = optionalString(item, 'id', at);
@@ -91,7 +98,8 @@ function parseItem(item: unknown, at: string, subject: string): ConversationItem
       if (id === undefined) throw invalid(`${at}.id`, `Missing required parameter: '${at}.id'.`);
       return { type: 'item_reference', id, at };
     case 'reasoning':
-      throw invalid(`${at}.type`, `Reasoning items are not supported by ${subject}, which does not reason: leave them out of '${at}'.`);
+      if (!reasons) throw invalid(`${at}.type`, `Reasoning items are not supported by ${subject}, which does not reason: leave them out of '${at}'.`);
+      return parseReasoningItem(item, at, withId);
     default:
       if (typeof type === 'string' && HOSTED_ITEMS.has(type)) {
         throw invalid(`${at}.type`, `Items of type '${type}' are not supported: ${subject} runs no hosted tools; only function tools are available.`);
@@ -101,6 +109,25 @@ function parseItem(item: unknown, at: string, subject: string): ConversationItem
         `Invalid value for '${at}.type': ${describe(type)}. Supported values are: 'message', 'function_call', 'function_call_output' and 'item_reference'.`,
       );
   }
+}
+
+/** A reasoning item sent back: its summary's and its content's texts. */
+function parseReasoningItem(item: Readonly<Record<string, unknown>>, at: string, withId: { id?: string }): ConversationItem {
+  const summary = partTexts(item.summary, `${at}.summary`, 'summary_text');
+  const content = item.content === undefined || item.content === null ? undefined : partTexts(item.content, `${at}.content`, 'reasoning_text').join('');
+  return { type: 'reasoning', ...withId, summary, ...(content !== undefined ? { text: content } : {}) };
+}
+
+/** The texts of a list of parts of one type (`summary_text`, `reasoning_text`); absent: none. */
+function partTexts(parts: unknown, at: string, type: string): string[] {
+  if (parts === undefined || parts === null) return [];
+  if (!Array.isArray(parts)) throw invalid(at, `Invalid type for '${at}': expected an array of '${type}' parts, but got ${describe(parts)}.`);
+  return parts.map((part, j) => {
+    if (!isRecord(part)) throw invalid(`${at}[${j}]`, `Invalid type for '${at}[${j}]': expected an object, but got ${describe(part)}.`);
+    if (part.type !== type) throw invalid(`${at}[${j}].type`, `Invalid value for '${at}[${j}].type': ${describe(part.type)}. Supported values are: '${type}'.`);
+    if (typeof part.text !== 'string') throw invalid(`${at}[${j}].text`, `Missing required parameter: '${at}[${j}].text'.`);
+    return part.text;
+  });
 }
 
 /** A message's text: a string, or text parts joined (this API's models read text only). */
@@ -148,8 +175,16 @@ function optionalString(item: Readonly<Record<string, unknown>>, key: string, at
   return value;
 }
 
-/** Replaces each reference with the stored item it names; an unknown id is the real API's 404. */
-export async function resolveReferences(items: readonly (ConversationItem | ItemReference)[], find: (id: string) => Promise<ConversationItem | undefined>): Promise<ConversationItem[]> {
+/**
+ * Replaces each reference with the stored item it names; an unknown id is the real API's 404.
+ * `reasons` false: the model (`model`) does not reason, and a reference to a reasoning item is
+ * refused as the item sent inline is.
+ */
+export async function resolveReferences(
+  items: readonly (ConversationItem | ItemReference)[],
+  find: (id: string) => Promise<ConversationItem | undefined>,
+  { reasons = true, model }: { reasons?: boolean; model?: string } = {},
+): Promise<ConversationItem[]> {
   const resolved: ConversationItem[] = [];
   for (const item of items) {
     if (item.type !== 'item_reference') {
@@ -158,6 +193,10 @@ export async function resolveReferences(items: readonly (ConversationItem | Item
     }
     const found = await find(item.id);
     if (!found) throw new GatewayError('resource_not_found', `Item with id '${item.id}' not found.`, { param: item.at });
+    if (found.type === 'reasoning' && !reasons) {
+      const subject = model === undefined ? 'this server' : `model '${model}'`;
+      throw invalid(item.at, `Item '${item.id}' is a reasoning item, and reasoning items are not supported by ${subject}, which does not reason: leave it out of '${item.at}'.`);
+    }
     resolved.push(found);
   }
   return resolved;
@@ -169,6 +208,8 @@ export function toChatMessages(items: readonly ConversationItem[], firstInputInd
   const calls = new Set<string>();
   items.forEach((item, i) => {
     const last = messages.at(-1);
+    // Past thinking is no part of the prompt: chat templates drop it.
+    if (item.type === 'reasoning') return;
     if (item.type === 'message') {
       messages.push({ role: item.role, content: item.text });
       return;
@@ -198,5 +239,14 @@ export function toWireItem(item: ConversationItem, fallbackId: string): Record<s
     return { type: 'message', id, role: item.role, status: 'completed', content: [part] };
   }
   if (item.type === 'function_call') return { type: 'function_call', id, call_id: item.call_id, name: item.name, arguments: item.arguments, status: 'completed' };
+  if (item.type === 'reasoning') {
+    return {
+      type: 'reasoning',
+      id,
+      summary: item.summary.map((text) => ({ type: 'summary_text', text })),
+      ...(item.text !== undefined ? { content: [{ type: 'reasoning_text', text: item.text }] } : {}),
+      status: 'completed',
+    };
+  }
   return { type: 'function_call_output', id, call_id: item.call_id, output: item.output, status: 'completed' };
 }

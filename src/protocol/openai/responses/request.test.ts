@@ -46,6 +46,7 @@ describe('parseResponsesRequest: the chat completion body', () => {
         prompt_cache_key: null,
       },
       summary: false,
+      reasons: false,
     });
   });
 
@@ -244,13 +245,32 @@ describe('inResponsesTerms', () => {
 describe('parseResponsesRequest: a thinking model', () => {
   const parseThinker = (body: Record<string, unknown>) => parseResponsesRequest({ model: MODEL, input: 'Hi', ...body }, MODEL, true);
 
-  it('passes reasoning.effort on, echoes it, asks for a summary where reasoning.summary does, and drops earlier reasoning items', () => {
+  it('passes reasoning.effort on, echoes it, asks for a summary where reasoning.summary does, and keeps earlier reasoning items as items', () => {
     const parsed = parseThinker({ reasoning: { effort: 'none', summary: 'auto' }, input: [{ role: 'user', content: 'a' }, { type: 'reasoning', id: 'rs_1', summary: [] }] });
     expect(parsed.chat).toMatchObject({ reasoning_effort: 'none' });
     expect(parsed.echo).toMatchObject({ reasoning: { effort: 'none', summary: 'auto' } });
     expect(parsed.summary).toBe(true);
-    expect(parsed.input).toEqual([{ type: 'message', role: 'user', text: 'a' }]);
+    expect(parsed.reasons).toBe(true);
+    expect(parsed.input).toEqual([
+      { type: 'message', role: 'user', text: 'a' },
+      { type: 'reasoning', id: 'rs_1', summary: [] },
+    ]);
     expect(parseThinker({}).summary).toBe(false);
+  });
+
+  it.each([
+    [{ input: [{ type: 'reasoning', summary: 'x' }] }, 'input[0].summary', /expected an array of 'summary_text' parts/],
+    [{ input: [{ type: 'reasoning', summary: [{ type: 'output_text', text: 'x' }] }] }, 'input[0].summary[0].type', /Supported values are: 'summary_text'/],
+    [{ input: [{ type: 'reasoning', summary: [{ type: 'summary_text' }] }] }, 'input[0].summary[0].text', /Missing required parameter/],
+  ])('refuses %j naming %s', (body, param, message) => {
+    try {
+      parseThinker(body);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'invalid_request', param });
+      expect((error as Error).message).toMatch(message);
+      return;
+    }
+    throw new Error('accepted');
   });
 
   it.each([

@@ -27,6 +27,8 @@ export interface ParsedResponsesRequest {
   readonly echo: Readonly<Record<string, unknown>>;
   /** `reasoning.summary` asked for a summary of a thinking model's thinking. */
   readonly summary: boolean;
+  /** The model reasons (as the caller said): it takes reasoning items, by reference too. */
+  readonly reasons: boolean;
 }
 
 /** The smallest `max_output_tokens` the real API accepts. */
@@ -145,6 +147,7 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
     chat,
     echo,
     summary: reasoning?.summary !== undefined,
+    reasons,
   };
 }
 

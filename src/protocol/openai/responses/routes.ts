@@ -65,7 +65,8 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
       context = visibleItems(thread, ctx.scope).map((entry) => entry.item);
     }
     const known = thread?.items ?? [];
-    const resolved = await resolveReferences(parsed.input, async (id) => known.find((entry) => entry.item.id === id)?.item ?? (await store.findItem(id)));
+    const find = async (id: string) => known.find((entry) => entry.item.id === id)?.item ?? (await store.findItem(id));
+    const resolved = await resolveReferences(parsed.input, find, { reasons: parsed.reasons, model });
     // Items added to a conversation are known by their ids: each gets one (kept in the stored response too).
     const input = thread ? resolved.map(withId) : resolved;
     if (thread && thread.items.length + input.length >= MAX_CONVERSATION_ITEMS) throw conversationFull(thread.items.length);

@@ -65,6 +65,27 @@ describe('createMemoryResponseStore', () => {
     expect(await store.findItem('msg_2')).toBeDefined();
   });
 
+  it('finds a thinking model’s reasoning item by id, and forgets it with the response that holds it', async () => {
+    const store = createMemoryResponseStore({ maxEntries: 2 });
+    const thinking = (n: number): StoredResponse => {
+      const plain = entry(n);
+      const reasoning = { id: `rs_${n}`, type: 'reasoning', status: 'completed', summary: [], content: [{ type: 'reasoning_text', text: `thought ${n}` }] };
+      return { ...plain, response: { ...plain.response, output: [reasoning, ...plain.response.output] } };
+    };
+    await store.put(thinking(1));
+    expect(await store.findItem('rs_1')).toEqual({ type: 'reasoning', id: 'rs_1', summary: [], text: 'thought 1' });
+    // A later input that names it holds it too, until that response goes.
+    await store.put(entry(2, [(await store.findItem('rs_1'))!]));
+    expect(await store.delete('resp_1')).toBe(true);
+    expect(await store.findItem('rs_1')).toBeDefined();
+    expect(await store.delete('resp_2')).toBe(true);
+    expect(await store.findItem('rs_1')).toBeUndefined();
+    // Evicted alike.
+    for (const n of [3, 4, 5]) await store.put(thinking(n));
+    expect(await store.findItem('rs_3')).toBeUndefined();
+    expect(await store.findItem('rs_5')).toBeDefined();
+  });
+
   it('keeps an item while any stored response holds it: its producer, or a later one that repeated it', async () => {
     const store = createMemoryResponseStore({ maxEntries: 3 });
     await store.put(entry(1));
@@ -113,6 +134,24 @@ describe('outputItems', () => {
       { type: 'message', id: 'msg_1', role: 'assistant', text: 'answer 1' },
       { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{}' },
     ]);
-    expect(outputItems(withRefusal)).toEqual([{ type: 'message', id: 'msg_r', role: 'assistant', text: 'No: I cannot.' }]);
+    expect(outputItems(withRefusal)).toEqual([
+      { type: 'message', id: 'msg_r', role: 'assistant', text: 'No: I cannot.' },
+      { type: 'reasoning', id: 'x', summary: [] },
+    ]);
+  });
+
+  it('reads a reasoning item as one, its summary and its thinking kept (a reference to it must resolve)', () => {
+    const stored = entry(1);
+    const thinking: StoredResponse = {
+      ...stored,
+      response: {
+        ...stored.response,
+        output: [
+          { id: 'rs_t', type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Short.' }], content: [{ type: 'reasoning_text', text: 'Long ' }, { type: 'reasoning_text', text: 'thought.' }], encrypted_content: 'inpage-llm.rs.v1.x' },
+          ...stored.response.output,
+        ],
+      },
+    };
+    expect(outputItems(thinking)[0]).toEqual({ type: 'reasoning', id: 'rs_t', summary: ['Short.'], text: 'Long thought.' });
   });
 });

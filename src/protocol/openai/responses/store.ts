@@ -89,9 +89,18 @@ export function createMemoryResponseStore({ maxEntries = DEFAULT_STORED_RESPONSE
   };
 }
 
-/** A stored response's output as conversation items (what a follow-up is given of it). */
+/**
+ * A stored response's output as conversation items (what a follow-up is given of it, and what
+ * `item_reference` finds): its reasoning items too, as the real API resolves every item it
+ * returned, though past thinking never reaches a prompt (`toChatMessages` leaves it out).
+ */
 export function outputItems(entry: StoredResponse): ConversationItem[] {
   return entry.response.output.flatMap((item): ConversationItem[] => {
+    if (item.type === 'reasoning') {
+      const texts = (parts: unknown) => (Array.isArray(parts) ? parts.map((part: { text?: unknown }) => String(part.text ?? '')) : []);
+      const content = Array.isArray(item.content) ? texts(item.content).join('') : undefined;
+      return [{ type: 'reasoning', id: item.id, summary: texts(item.summary), ...(content !== undefined ? { text: content } : {}) }];
+    }
     if (item.type === 'function_call') {
       return [{ type: 'function_call', id: item.id, call_id: String(item.call_id), name: String(item.name), arguments: String(item.arguments) }];
     }
