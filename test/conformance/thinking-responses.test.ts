@@ -1,18 +1,21 @@
 /**
  * A thinking model's reasoning items over more than one turn of the Responses API, through the
  * clients that send them back: `@ai-sdk/openai`'s Responses model (with the default `store`, it
- * names the first turn's reasoning and message items by `item_reference`) and `openai` 7.
+ * names the first turn's reasoning and message items by `item_reference`; with `store: false`, it
+ * sends them inline with the `encrypted_content` it asked for by `include`), and `openai` 7 both
+ * ways.
  *
  * The model: Qwen3's real tokenizer and chat template over seeded weights that think
  * (`QWEN3_THINKING_CHAT`, test/support/real-tokenizer-models.ts), beside the same model without
  * thinking (`QWEN3_TOKENIZER_CHAT`) for what a model that does not reason refuses. Real
  * transformers.js inference (onnxruntime-node).
  *
- * Seen to fail before the change it checks: the item_reference path with the server's 404 "Item
- * with id 'rs_…' not found." (only messages and calls were stored).
+ * Each was seen to fail before the change it checks: the item_reference path with the server's
+ * 404 "Item with id 'rs_…' not found." (only messages and calls were stored), the stateless path
+ * with the 400 on `include[0]`.
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, type ModelMessage } from 'ai';
+import { generateText, streamText, type ModelMessage } from 'ai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +61,7 @@ async function secondTurnPromptTokens(): Promise<number> {
   return chat.usage!.prompt_tokens;
 }
 
-type InputItem = { type?: string; id?: string; role?: string };
+type InputItem = { type?: string; id?: string; role?: string; encrypted_content?: unknown; summary?: unknown };
 
 describe('@ai-sdk/openai responses(), two turns with the thinking model', () => {
   /** Each body the provider posted. */
@@ -85,6 +88,27 @@ describe('@ai-sdk/openai responses(), two turns with the thinking model', () => 
     expect(second.text).toBe(REPLY_TEXT);
     // The reasoning item adds nothing to the prompt: it is the chat prompt of the answer alone.
     expect(second.usage.inputTokens).toBe(await secondTurnPromptTokens());
+  });
+
+  it("with store: false and include ['reasoning.encrypted_content']: the reasoning item goes back inline with its encrypted_content, whole and streamed", { timeout: SLOW }, async () => {
+    const providerOptions = { openai: { store: false, include: ['reasoning.encrypted_content'] } };
+    const first = await generateText({ model, prompt: FIRST, maxOutputTokens: 200, maxRetries: 0, providerOptions });
+    expect(sent[0]).toMatchObject({ store: false, include: ['reasoning.encrypted_content'] });
+    const encrypted = first.reasoning.map((part) => (part.providerMetadata?.openai as { reasoningEncryptedContent?: unknown } | undefined)?.reasoningEncryptedContent);
+    expect(encrypted).toEqual([expect.stringMatching(/^inpage-llm\.rs\.v1\./)]);
+    const second = await generateText({ model, messages: conversation(first), maxOutputTokens: 200, maxRetries: 0, providerOptions });
+    const input = sent[1]!.input as InputItem[];
+    expect(input.map((item) => item.type ?? item.role)).toEqual(['user', 'reasoning', 'assistant', 'user']);
+    expect(input[1]).toMatchObject({ id: expect.stringMatching(/^rs_/), encrypted_content: encrypted[0] });
+    expect(second.text).toBe(REPLY_TEXT);
+    expect(second.usage.inputTokens).toBe(await secondTurnPromptTokens());
+
+    // The same first turn streamed: the item's encrypted_content comes with its events.
+    const streamed = streamText({ model, prompt: FIRST, maxOutputTokens: 200, maxRetries: 0, providerOptions });
+    const reasoning = await streamed.reasoning;
+    expect(reasoning.map((part) => (part.providerMetadata?.openai as { reasoningEncryptedContent?: unknown } | undefined)?.reasoningEncryptedContent)).toEqual([expect.stringMatching(/^inpage-llm\.rs\.v1\./)]);
+    const after = await generateText({ model, messages: [{ role: 'user', content: FIRST }, ...(await streamed.response).messages, { role: 'user', content: SECOND }], maxOutputTokens: 200, maxRetries: 0, providerOptions });
+    expect(after.text).toBe(REPLY_TEXT);
   });
 });
 
@@ -125,21 +149,50 @@ describe('openai 7, two turns with the thinking model', () => {
     expect(gone).toMatchObject({ status: 404, param: 'input[0]', message: expect.stringContaining(`Item with id '${reasoning!.id}' not found.`) });
   });
 
-  it('keeps a thinking model’s reasoning item in a conversation', { timeout: SLOW }, async () => {
+  it('with store: false, includes encrypted_content on the reasoning item (whole and streamed) and takes the output back inline', { timeout: SLOW }, async () => {
+    const request = { model: MODEL, input: FIRST, max_output_tokens: 200, store: false, include: ['reasoning.encrypted_content' as const] };
+    const whole = await oa.responses.create(request);
+    const streamed = oa.responses.stream(request);
+    const added: unknown[] = [];
+    streamed.on('response.output_item.added', (event) => void (event.item.type === 'reasoning' && added.push(event.item.encrypted_content)));
+    const final = await streamed.finalResponse();
+    for (const response of [whole, final]) {
+      const reasoning = response.output[0]!;
+      if (reasoning.type !== 'reasoning') throw new Error('not a reasoning item');
+      expect(reasoning.encrypted_content).toMatch(/^inpage-llm\.rs\.v1\.[A-Za-z0-9_-]+$/);
+      expect(response.output[1]).not.toHaveProperty('encrypted_content');
+    }
+    expect(added).toEqual([(final.output[0] as { encrypted_content: string }).encrypted_content]);
+
+    const second = await oa.responses.create({ ...request, input: [{ role: 'user', content: FIRST }, ...(whole.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: SECOND }] });
+    expect(second.output_text).toBe(REPLY_TEXT);
+    expect(second.usage?.input_tokens).toBe(await secondTurnPromptTokens());
+    // Any string is taken back (it is never read); anything else is a 400 naming it.
+    const made = await oa.responses.create({ ...request, input: [{ type: 'reasoning', id: 'rs_elsewhere', summary: [], encrypted_content: 'gAAAAA-not-ours' }, { role: 'user', content: SECOND }] });
+    expect(made.output_text).toBe(REPLY_TEXT);
+    const wrong = await oa.responses
+      .create({ ...request, input: [{ type: 'reasoning', id: 'rs_x', summary: [], encrypted_content: 7 as unknown as string }, { role: 'user', content: SECOND }] })
+      .catch((e: unknown) => e);
+    expect(wrong).toMatchObject({ status: 400, param: 'input[0].encrypted_content' });
+  });
+
+  it('keeps a thinking model’s reasoning item in a conversation, listed with its encrypted_content where asked', { timeout: SLOW }, async () => {
     const conversation = await oa.conversations.create({});
     const first = await oa.responses.create({ model: MODEL, input: FIRST, max_output_tokens: 200, conversation: conversation.id });
     const second = await oa.responses.create({ model: MODEL, input: SECOND, max_output_tokens: 200, conversation: conversation.id });
     expect(second.output_text).toBe(REPLY_TEXT);
     expect(second.usage?.input_tokens).toBe(await secondTurnPromptTokens());
-    const items = await oa.conversations.items.list(conversation.id, { order: 'asc' });
+    const items = await oa.conversations.items.list(conversation.id, { order: 'asc', include: ['reasoning.encrypted_content'] });
     expect(items.data.map((item) => item.type)).toEqual(['message', 'reasoning', 'message', 'message', 'reasoning', 'message']);
-    expect(items.data[1]).toMatchObject({ id: first.output[0]!.id, type: 'reasoning', content: [{ type: 'reasoning_text', text: THINK_TEXT }] });
+    expect(items.data[1]).toMatchObject({ id: first.output[0]!.id, type: 'reasoning', encrypted_content: expect.stringMatching(/^inpage-llm\.rs\.v1\./) });
   });
 });
 
 describe('a model that does not reason', () => {
-  it('refuses a reference to a reasoning item, as it refuses the item inline', { timeout: SLOW }, async () => {
+  it("refuses include ['reasoning.encrypted_content'], and a reference to a reasoning item, as it refuses the item inline", { timeout: SLOW }, async () => {
     const oa = h.openai();
+    const include = await oa.responses.create({ model: PLAIN, input: FIRST, max_output_tokens: 32, include: ['reasoning.encrypted_content'] }).catch((e: unknown) => e);
+    expect(include).toMatchObject({ status: 400, param: 'include[0]', message: expect.stringContaining(`model '${PLAIN}' does not`) });
     const thought = await oa.responses.create({ model: MODEL, input: FIRST, max_output_tokens: 200 });
     const inline = await oa.responses.create({ model: PLAIN, max_output_tokens: 32, input: [thought.output[0] as OpenAI.Responses.ResponseInputItem, { role: 'user', content: SECOND }] }).catch((e: unknown) => e);
     expect(inline).toMatchObject({ status: 400, param: 'input[0].type', message: expect.stringContaining('does not reason') });

@@ -13,6 +13,7 @@ import { GatewayError } from '../../../core/errors.ts';
 import { describe, invalid } from '../../../core/fields.ts';
 import { randomId } from '../../../core/ids.ts';
 import { parseInput, resolveReferences, toWireItem, type ConversationItem } from '../responses/items.ts';
+import { encryptedContentOf } from '../responses/render.ts';
 import { parseMetadata } from '../responses/request.ts';
 import type { ResponseStore } from '../responses/store.ts';
 import { MAX_CONVERSATION_ITEMS, visibleItems, visibleTo, type ConversationEntry, type ConversationStore, type IdentifiedItem, type StoredConversation } from './store.ts';
@@ -22,7 +23,9 @@ const MAX_ITEMS_AT_ONCE = 20;
 
 /**
  * `include` values of the real API. This server makes none of what they add but logprobs (empty:
- * no logprobs are kept), so the others are accepted and change nothing; any other is a 400.
+ * no logprobs are kept) and reasoning items' `encrypted_content` (an opaque token: see
+ * docs/decisions/reasoning-encrypted-content.md), so the others are accepted and change nothing;
+ * any other is a 400.
  */
 const INCLUDABLE = [
   'file_search_call.results',
@@ -177,9 +180,13 @@ function includeOf(ctx: RequestContext): ReadonlySet<string> {
   return new Set(values);
 }
 
-/** An item as the API shows it; its output text's logprobs (none kept) where they are asked for. */
+/**
+ * An item as the API shows it; its output text's logprobs (none kept), a reasoning item's
+ * `encrypted_content`, where they are asked for.
+ */
 function wireItem(item: IdentifiedItem, include: ReadonlySet<string>): Record<string, unknown> {
   const wire = toWireItem(item, item.id);
+  if (item.type === 'reasoning' && include.has('reasoning.encrypted_content')) return { ...wire, encrypted_content: encryptedContentOf(item.id) };
   if (!include.has('message.output_text.logprobs') || !Array.isArray(wire.content)) return wire;
   return { ...wire, content: (wire.content as Record<string, unknown>[]).map((part) => (part.type === 'output_text' ? { ...part, logprobs: [] } : part)) };
 }

@@ -111,8 +111,16 @@ function parseItem(item: unknown, at: string, subject: string, reasons: boolean)
   }
 }
 
-/** A reasoning item sent back: its summary's and its content's texts. */
+/**
+ * A reasoning item sent back: its summary's and its content's texts. `encrypted_content` (what
+ * `include: ["reasoning.encrypted_content"]` gave) is any string, never read: past thinking is
+ * dropped from the prompt anyway. See docs/decisions/reasoning-encrypted-content.md.
+ */
 function parseReasoningItem(item: Readonly<Record<string, unknown>>, at: string, withId: { id?: string }): ConversationItem {
+  const encrypted = item.encrypted_content;
+  if (encrypted !== undefined && encrypted !== null && typeof encrypted !== 'string') {
+    throw invalid(`${at}.encrypted_content`, `Invalid type for '${at}.encrypted_content': expected a string, but got ${describe(encrypted)}.`);
+  }
   const summary = partTexts(item.summary, `${at}.summary`, 'summary_text');
   const content = item.content === undefined || item.content === null ? undefined : partTexts(item.content, `${at}.content`, 'reasoning_text').join('');
   return { type: 'reasoning', ...withId, summary, ...(content !== undefined ? { text: content } : {}) };

@@ -3,7 +3,9 @@ import { GatewayError } from '../../../core/errors.ts';
 import type { GenerationEvent } from '../../../core/generation.ts';
 import { generationOf, toolCallEvents } from '../../../../test/support/generations.ts';
 import { expectWellFormedEvents, type ResponsesEvent } from '../../../../test/support/responses-events.ts';
-import { toResponse, toResponseEvents, toResponseUsage, type ResponseMeta } from './render.ts';
+import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
+import { ResponseStream } from 'openai/lib/responses/ResponseStream';
+import { encryptedContentOf, toResponse, toResponseEvents, toResponseUsage, type ResponseMeta } from './render.ts';
 import type { ResponseObject } from './store.ts';
 
 const ECHO = { instructions: null, metadata: {}, max_output_tokens: null, tools: [], tool_choice: 'auto', text: { format: { type: 'text' }, verbosity: 'medium' } };
@@ -276,5 +278,64 @@ describe('toResponseEvents: failures end the stream with one error event', () =>
     const { events, types } = await responsesEvents([], new TypeError('terminated'));
     expect(types).toEqual(['response.created', 'response.in_progress', 'error']);
     expect(events.at(-1)).toMatchObject({ code: 'server_error', message: 'terminated' });
+  });
+});
+
+describe('toResponseEvents: a thinking model’s reasoning item', () => {
+  const thinking = (...pieces: string[]): GenerationEvent[] => pieces.map((piece) => ({ type: 'reasoning', text: piece }));
+  const thoughtThenAnswer = [...thinking('Say ', 'hi', ' back.'), ...text('Hi', '!'), finish('stop', 6)];
+
+  /**
+   * The events as `openai` 7 reads them: its own accumulator (what `responses.stream()` builds a
+   * snapshot with) over every event before the last, and its `ResponseStream`, which checks the
+   * order and identity of items and parts; the snapshot's output is what the final response says.
+   */
+  async function asTheSdkReadsThem(meta: ResponseMeta) {
+    const events: ResponsesEvent[] = [];
+    for await (const message of toResponseEvents(generationOf(thoughtThenAnswer, { promptTokens: PROMPT_TOKENS }).generation, meta, async () => {})) events.push(JSON.parse(message.data) as ResponsesEvent);
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    let snapshot: unknown;
+    for (const event of events.slice(0, -1)) snapshot = accumulateResponse(event as never, snapshot as never);
+    const final = events.at(-1)!.response as ResponseObject;
+    expect(events.at(-1)!.type).toBe('response.completed');
+    expect((snapshot as ResponseObject).output).toEqual(final.output);
+    const lines = new TextEncoder().encode(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const stream = ResponseStream.fromReadableStream(new ReadableStream({ start: (c) => (c.enqueue(lines), c.close()) }));
+    const seen: string[] = [];
+    stream.on('event', (event) => void seen.push(event.type));
+    expect(await stream.finalResponse()).toMatchObject({ id: final.id, output: final.output });
+    expect(seen).toEqual(events.map((e) => e.type));
+    return { events, types: events.map((e) => e.type), final };
+  }
+
+  it('writes no summary events where no summary was asked for', async () => {
+    const { types, final } = await asTheSdkReadsThem(META);
+    expect(types.filter((t) => t.startsWith('response.reasoning_summary'))).toEqual([]);
+    expect(types.filter((t) => t === 'response.reasoning_text.delta')).toHaveLength(3);
+    expect(final.output[0]).toMatchObject({ type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'Say hi back.' }] });
+    expect(final.output[0]).not.toHaveProperty('encrypted_content');
+  });
+
+  it('gives each reasoning item its encrypted_content where it is included: when it opens, when it closes and in the response', async () => {
+    const { events, final } = await asTheSdkReadsThem({ ...META, summary: true, encryptedContent: true });
+    const item = final.output[0]!;
+    expect(item.encrypted_content).toBe(encryptedContentOf(item.id));
+    expect(item.encrypted_content).toMatch(/^inpage-llm\.rs\.v1\.[A-Za-z0-9_-]+$/);
+    const ofItem = events.filter((e) => (e.type === 'response.output_item.added' || e.type === 'response.output_item.done') && (e.item as { type: string }).type === 'reasoning');
+    expect(ofItem.map((e) => (e.item as { encrypted_content?: string }).encrypted_content)).toEqual([item.encrypted_content, item.encrypted_content]);
+    // The message carries none; the whole response agrees.
+    expect(final.output[1]).not.toHaveProperty('encrypted_content');
+    const again = (await whole(thoughtThenAnswer, { ...META, summary: true, encryptedContent: true })).output;
+    expect(again.map((entry) => 'encrypted_content' in entry)).toEqual([true, false]);
+    expect(again[0]!.encrypted_content).toBe(encryptedContentOf(again[0]!.id));
+  });
+});
+
+describe('encryptedContentOf', () => {
+  it('is an opaque token of the item, the same each time, holding no thinking', () => {
+    expect(encryptedContentOf('rs_1')).toBe('inpage-llm.rs.v1.cnNfMQ');
+    expect(encryptedContentOf('rs_1')).toBe(encryptedContentOf('rs_1'));
+    expect(encryptedContentOf('rs_2')).not.toBe(encryptedContentOf('rs_1'));
+    expect(encryptedContentOf('rs_ü/?')).toMatch(/^inpage-llm\.rs\.v1\.[A-Za-z0-9_-]+$/);
   });
 });

@@ -27,6 +27,8 @@ export interface ResponseMeta {
   readonly echo: Readonly<Record<string, unknown>>;
   /** `reasoning.summary` was asked for: a reasoning item carries the thinking as its summary too. */
   readonly summary?: boolean;
+  /** `include: ["reasoning.encrypted_content"]`: a reasoning item carries its `encrypted_content`. */
+  readonly encryptedContent?: boolean;
 }
 
 type Item = { readonly id: string } & Record<string, unknown>;
@@ -75,17 +77,33 @@ const messageItem = (id: string, text: string, status: string): Item => ({
 
 const callItem = (id: string, callId: string, name: string, args: string, status: string): Item => ({ id, type: 'function_call', status, arguments: args, call_id: callId, name });
 
+/** The version prefix of `encryptedContentOf`'s tokens. */
+const ENCRYPTED_CONTENT_PREFIX = 'inpage-llm.rs.v1.';
+
+/**
+ * A reasoning item's `encrypted_content`: an opaque token (a versioned prefix, then the item id in
+ * base64url) that a stateless client sends back. It holds no thinking, and nothing reads it back
+ * into a prompt (past thinking is dropped anyway), so any string a client returns is harmless.
+ * See docs/decisions/reasoning-encrypted-content.md.
+ */
+export function encryptedContentOf(itemId: string): string {
+  // btoa takes one character a byte: the id's UTF-8 bytes (a caller's id may be any string).
+  const ascii = [...new TextEncoder().encode(itemId)].map((byte) => String.fromCharCode(byte)).join('');
+  return ENCRYPTED_CONTENT_PREFIX + btoa(ascii).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
 /**
  * A thinking model's thinking: its text as `reasoning_text` content (as the API gives an
  * open-weight model's), and as the summary when one was asked for (a local model writes no
- * shorter summary of its own).
+ * shorter summary of its own); its `encrypted_content` where the request included it.
  */
-const reasoningItem = (id: string, text: string, status: string, summary: boolean | undefined): Item => ({
+const reasoningItem = (id: string, text: string, status: string, summary: boolean | undefined, encrypted: boolean | undefined): Item => ({
   id,
   type: 'reasoning',
   status,
   summary: summary ? [{ type: 'summary_text', text }] : [],
   content: [{ type: 'reasoning_text', text }],
+  ...(encrypted ? { encrypted_content: encryptedContentOf(id) } : {}),
 });
 
 /** `length` (the token cap or the context window) leaves a response incomplete, as the real API does. */
@@ -140,16 +158,18 @@ function responseWriter(meta: ResponseMeta, encode: boolean): { start(): Generat
       yield event('response.reasoning_summary_text.done', { item_id: id, output_index: index, summary_index: 0, text });
       yield event('response.reasoning_summary_part.done', { item_id: id, output_index: index, summary_index: 0, part: summary });
     }
-    output[index] = reasoningItem(id, text, status, meta.summary);
+    output[index] = reasoningItem(id, text, status, meta.summary, meta.encryptedContent);
     yield event('response.output_item.done', { output_index: index, item: output[index] });
     thought = undefined;
   }
   function* openThought(): Generator<Step> {
     const index = output.length;
-    thought = { index, id: randomId('rs_'), text: '' };
-    output.push(reasoningItem(thought.id, '', 'in_progress', false));
-    yield event('response.output_item.added', { output_index: index, item: { id: thought.id, type: 'reasoning', status: 'in_progress', summary: [], content: [] } });
-    yield event('response.content_part.added', { item_id: thought.id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    const id = randomId('rs_');
+    thought = { index, id, text: '' };
+    output.push(reasoningItem(id, '', 'in_progress', false, meta.encryptedContent));
+    const encrypted = meta.encryptedContent ? { encrypted_content: encryptedContentOf(id) } : {};
+    yield event('response.output_item.added', { output_index: index, item: { id, type: 'reasoning', status: 'in_progress', summary: [], content: [], ...encrypted } });
+    yield event('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
   }
   function* openMessage(): Generator<Step> {
     yield* closeThought('completed');

@@ -46,6 +46,7 @@ describe('parseResponsesRequest: the chat completion body', () => {
         prompt_cache_key: null,
       },
       summary: false,
+      encryptedContent: false,
       reasons: false,
     });
   });
@@ -153,7 +154,12 @@ describe('parseResponsesRequest: each 400 names its parameter', () => {
     ['a conversation that is not an id', { conversation: 7 }, 'conversation', /expected a conversation id/],
     ['a stored prompt', { prompt: { id: 'pmpt_1' } }, 'prompt', /Stored prompt templates/],
     ['max_tool_calls', { max_tool_calls: 2 }, 'max_tool_calls', /max_tool_calls is not supported/],
-    ['an include value', { include: ['reasoning.encrypted_content'] }, 'include[0]', /no additional output data to include/],
+    ['reasoning.encrypted_content for a model that does not reason', { include: ['reasoning.encrypted_content'] }, 'include[0]', `Invalid value for 'include[0]': 'reasoning.encrypted_content' needs a model that reasons, and model '${MODEL}' does not: leave it out.`],
+    ['logprobs to include', { include: ['message.output_text.logprobs'] }, 'include[0]', /'message.output_text.logprobs' cannot be included: this server gives no logprobs/],
+    ['a hosted tool’s data to include', { include: ['file_search_call.results'] }, 'include[0]', /'file_search_call.results' cannot be included: this server runs no hosted tools/],
+    ['an input image URL to include', { include: ['message.input_image.image_url'] }, 'include[0]', /cannot be included: its models read text only/],
+    ['an unknown include value', { include: ['reasoning.everything'] }, 'include[0]', /Invalid value for 'include\[0\]': 'reasoning.everything'. Supported values are: 'reasoning.encrypted_content'/],
+    ['an include value of the wrong type', { include: [7] }, 'include[0]', /expected a string, but got 7/],
     ['include of the wrong type', { include: 'x' }, 'include', /expected an array/],
     ['truncation auto', { truncation: 'auto' }, 'truncation', /Only 'disabled' is supported/],
     ['a reasoning effort', { reasoning: { effort: 'high' } }, 'reasoning.effort', `Reasoning is not supported by model '${MODEL}', which does not reason: leave out 'reasoning.effort'.`],
@@ -258,16 +264,37 @@ describe('parseResponsesRequest: a thinking model', () => {
     expect(parseThinker({}).summary).toBe(false);
   });
 
+  it("takes include: ['reasoning.encrypted_content'], and a reasoning item sent back with any encrypted_content string", () => {
+    expect(parseThinker({}).encryptedContent).toBe(false);
+    expect(parseThinker({ include: [] }).encryptedContent).toBe(false);
+    expect(parseThinker({ include: ['reasoning.encrypted_content'] }).encryptedContent).toBe(true);
+    const input = [
+      { role: 'user', content: 'a' },
+      { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Thought.' }], encrypted_content: 'inpage-llm.rs.v1.cnNfMQ' },
+      { type: 'reasoning', summary: [], encrypted_content: 'gAAAAAB-made-up-elsewhere' },
+      { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'Hi.' }] },
+    ];
+    expect(parseThinker({ input, store: false }).input).toEqual([
+      { type: 'message', role: 'user', text: 'a' },
+      { type: 'reasoning', id: 'rs_1', summary: ['Thought.'] },
+      { type: 'reasoning', summary: [] },
+      { type: 'message', id: 'msg_1', role: 'assistant', text: 'Hi.' },
+    ]);
+  });
+
   it.each([
+    [{ input: [{ type: 'reasoning', summary: [], encrypted_content: 42 }] }, 'input[0].encrypted_content', "Invalid type for 'input[0].encrypted_content': expected a string, but got 42."],
     [{ input: [{ type: 'reasoning', summary: 'x' }] }, 'input[0].summary', /expected an array of 'summary_text' parts/],
     [{ input: [{ type: 'reasoning', summary: [{ type: 'output_text', text: 'x' }] }] }, 'input[0].summary[0].type', /Supported values are: 'summary_text'/],
     [{ input: [{ type: 'reasoning', summary: [{ type: 'summary_text' }] }] }, 'input[0].summary[0].text', /Missing required parameter/],
+    [{ include: ['reasoning.encrypted_content', 'message.output_text.logprobs'] }, 'include[1]', /this server gives no logprobs/],
   ])('refuses %j naming %s', (body, param, message) => {
     try {
       parseThinker(body);
     } catch (error) {
       expect(error).toMatchObject({ code: 'invalid_request', param });
-      expect((error as Error).message).toMatch(message);
+      if (typeof message === 'string') expect((error as Error).message).toBe(message);
+      else expect((error as Error).message).toMatch(message);
       return;
     }
     throw new Error('accepted');

@@ -27,6 +27,8 @@ export interface ParsedResponsesRequest {
   readonly echo: Readonly<Record<string, unknown>>;
   /** `reasoning.summary` asked for a summary of a thinking model's thinking. */
   readonly summary: boolean;
+  /** `include: ["reasoning.encrypted_content"]`: each reasoning item carries its `encrypted_content`. */
+  readonly encryptedContent: boolean;
   /** The model reasons (as the caller said): it takes reasoning items, by reference too. */
   readonly reasons: boolean;
 }
@@ -80,7 +82,7 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
     const value = body[key];
     if (value !== undefined && value !== null && value !== false) throw invalid(key, why);
   }
-  checkInclude(body.include);
+  const include = parseInclude(body.include, model, reasons);
   const reasoning = reasons ? parseReasoning(body.reasoning) : (checkReasoning(body.reasoning, model), undefined);
   if (body.truncation !== undefined && body.truncation !== null && body.truncation !== 'disabled') {
     throw invalid('truncation', `Invalid value for 'truncation': ${describe(body.truncation)}. Only 'disabled' is supported: a conversation that does not fit the context window is refused, never cut.`);
@@ -147,6 +149,7 @@ export function parseResponsesRequest(body: Readonly<Record<string, unknown>>, m
     chat,
     echo,
     summary: reasoning?.summary !== undefined,
+    encryptedContent: include.has('reasoning.encrypted_content'),
     reasons,
   };
 }
@@ -176,12 +179,42 @@ function parseReasoning(value: unknown): { effort?: string; summary?: string } {
   return out;
 }
 
-function checkInclude(value: unknown): void {
-  if (value === undefined || value === null) return;
+/**
+ * The real API's `include` values this server cannot give, and why. A thinking model's
+ * `reasoning.encrypted_content` it can: an opaque token a stateless (`store: false`) client sends
+ * back (see docs/decisions/reasoning-encrypted-content.md).
+ */
+const NOT_INCLUDABLE: Readonly<Record<string, string>> = {
+  'code_interpreter_call.outputs': 'this server runs no hosted tools',
+  'computer_call_output.output.image_url': 'this server runs no hosted tools',
+  'file_search_call.results': 'this server runs no hosted tools',
+  'web_search_call.results': 'this server runs no hosted tools',
+  'web_search_call.action.sources': 'this server runs no hosted tools',
+  'message.input_image.image_url': 'its models read text only',
+  'message.output_text.logprobs': 'this server gives no logprobs',
+};
+
+/** `include`: what the response is to add; the one value this server can honour, or a 400 naming `include[i]`. */
+function parseInclude(value: unknown, model: string, reasons: boolean): Set<string> {
+  const include = new Set<string>();
+  if (value === undefined || value === null) return include;
   if (!Array.isArray(value)) throw invalid('include', `Invalid type for 'include': expected an array, but got ${describe(value)}.`);
   value.forEach((entry, i) => {
-    throw invalid(`include[${i}]`, `Invalid value for 'include[${i}]': ${describe(entry)}. This server has no additional output data to include (no hosted tools, logprobs or reasoning): send an empty list or leave it out.`);
+    const at = `include[${i}]`;
+    if (typeof entry !== 'string') throw invalid(at, `Invalid type for '${at}': expected a string, but got ${describe(entry)}.`);
+    if (entry === 'reasoning.encrypted_content') {
+      if (!reasons) throw invalid(at, `Invalid value for '${at}': 'reasoning.encrypted_content' needs a model that reasons, and model '${model}' does not: leave it out.`);
+      include.add(entry);
+      return;
+    }
+    const why = Object.hasOwn(NOT_INCLUDABLE, entry) ? NOT_INCLUDABLE[entry] : undefined;
+    if (why) throw invalid(at, `Invalid value for '${at}': '${entry}' cannot be included: ${why}. Send an empty list or leave it out.`);
+    throw invalid(
+      at,
+      `Invalid value for '${at}': ${describe(entry)}. Supported values are: 'reasoning.encrypted_content' (for a model that reasons); this server has none of the others' data (${Object.keys(NOT_INCLUDABLE).map((v) => `'${v}'`).join(', ')}).`,
+    );
   });
+  return include;
 }
 
 function checkReasoning(value: unknown, model: string): void {

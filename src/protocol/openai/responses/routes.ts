@@ -102,6 +102,7 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
       store: parsed.store,
       echo: parsed.echo,
       summary: parsed.summary,
+      encryptedContent: parsed.encryptedContent,
     };
     const keep = async (response: ResponseObject) => {
       const entry = { response, context: history, input };
