@@ -3,7 +3,7 @@
  * clients that send them back: `@ai-sdk/openai`'s Responses model (with the default `store`, it
  * names the first turn's reasoning and message items by `item_reference`; with `store: false`, it
  * sends them inline with the `encrypted_content` it asked for by `include`), and `openai` 7 both
- * ways.
+ * ways; and a summary that streams as the thinking does, as both clients read it.
  *
  * The model: Qwen3's real tokenizer and chat template over seeded weights that think
  * (`QWEN3_THINKING_CHAT`, test/support/real-tokenizer-models.ts), beside the same model without
@@ -12,7 +12,7 @@
  *
  * Each was seen to fail before the change it checks: the item_reference path with the server's
  * 404 "Item with id 'rs_…' not found." (only messages and calls were stored), the stateless path
- * with the 400 on `include[0]`.
+ * with the 400 on `include[0]`, the streamed summary with one summary delta after the thinking.
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText, type ModelMessage } from 'ai';
@@ -110,6 +110,20 @@ describe('@ai-sdk/openai responses(), two turns with the thinking model', () => 
     const after = await generateText({ model, messages: [{ role: 'user', content: FIRST }, ...(await streamed.response).messages, { role: 'user', content: SECOND }], maxOutputTokens: 200, maxRetries: 0, providerOptions });
     expect(after.text).toBe(REPLY_TEXT);
   });
+
+  it('streams a reasoning summary as the thinking streams, once, before the answer', { timeout: SLOW }, async () => {
+    // The provider asks reasoning models for a summary; this model's id is not one it knows.
+    const streamed = streamText({ model, prompt: FIRST, maxOutputTokens: 200, maxRetries: 0, providerOptions: { openai: { forceReasoning: true, reasoningSummary: 'auto' } } });
+    const parts: { type: string; text?: string }[] = [];
+    for await (const part of streamed.fullStream) parts.push(part as { type: string; text?: string });
+    expect(sent[0]).toMatchObject({ reasoning: { summary: 'auto' } });
+    const deltas = parts.filter((part) => part.type === 'reasoning-delta');
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(deltas.map((part) => part.text).join('')).toBe(THINK_TEXT);
+    expect(await streamed.reasoningText).toBe(THINK_TEXT);
+    expect(parts.findIndex((part) => part.type === 'text-delta')).toBeGreaterThan(parts.findLastIndex((part) => part.type === 'reasoning-delta'));
+    expect(await streamed.text).toBe(REPLY_TEXT);
+  });
 });
 
 describe('openai 7, two turns with the thinking model', () => {
@@ -174,6 +188,23 @@ describe('openai 7, two turns with the thinking model', () => {
       .create({ ...request, input: [{ type: 'reasoning', id: 'rs_x', summary: [], encrypted_content: 7 as unknown as string }, { role: 'user', content: SECOND }] })
       .catch((e: unknown) => e);
     expect(wrong).toMatchObject({ status: 400, param: 'input[0].encrypted_content' });
+  });
+
+  it('streams the summary as the thinking streams: several summary deltas before the first output_text delta', { timeout: SLOW }, async () => {
+    const stream = oa.responses.stream({ model: MODEL, input: FIRST, max_output_tokens: 200, reasoning: { summary: 'auto' } });
+    const types: string[] = [];
+    const summary: string[] = [];
+    stream.on('event', (event) => void types.push(event.type));
+    stream.on('response.reasoning_summary_text.delta', (event) => void summary.push(event.delta));
+    const final = await stream.finalResponse();
+    const firstText = types.indexOf('response.output_text.delta');
+    const summaryDeltas = types.flatMap((type, i) => (type === 'response.reasoning_summary_text.delta' ? [i] : []));
+    expect(summaryDeltas.length).toBeGreaterThan(3);
+    expect(summaryDeltas.at(-1)!).toBeLessThan(firstText);
+    expect(summary.join('')).toBe(THINK_TEXT);
+    expect(types.indexOf('response.reasoning_summary_part.added')).toBeLessThan(types.indexOf('response.reasoning_text.delta'));
+    expect(final.output[0]).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: THINK_TEXT }] });
+    expect(final.output_text).toBe(REPLY_TEXT);
   });
 
   it('keeps a thinking model’s reasoning item in a conversation, listed with its encrypted_content where asked', { timeout: SLOW }, async () => {

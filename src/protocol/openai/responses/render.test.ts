@@ -308,6 +308,37 @@ describe('toResponseEvents: a thinking model’s reasoning item', () => {
     return { events, types: events.map((e) => e.type), final };
   }
 
+  it('streams the summary as the thinking streams: one summary delta beside each thinking delta, the part open from the start', async () => {
+    const { events, types, final } = await asTheSdkReadsThem({ ...META, summary: true });
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.reasoning_summary_part.added',
+      ...['Say ', 'hi', ' back.'].flatMap(() => ['response.reasoning_text.delta', 'response.reasoning_summary_text.delta']),
+      'response.reasoning_text.done',
+      'response.content_part.done',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.filter((e) => e.type === 'response.reasoning_summary_text.delta').map((e) => e.delta)).toEqual(['Say ', 'hi', ' back.']);
+    expect(events.find((e) => e.type === 'response.reasoning_summary_part.added')).toMatchObject({ summary_index: 0, part: { type: 'summary_text', text: '' } });
+    expect(events.find((e) => e.type === 'response.reasoning_summary_text.done')).toMatchObject({ summary_index: 0, text: 'Say hi back.' });
+    expect(final.output[0]).toEqual({ id: expect.stringMatching(/^rs_/), type: 'reasoning', status: 'completed', summary: [{ type: 'summary_text', text: 'Say hi back.' }], content: [{ type: 'reasoning_text', text: 'Say hi back.' }] });
+    // The whole response is the same.
+    expect(withoutIds(await whole(thoughtThenAnswer, { ...META, summary: true }))).toEqual(withoutIds(final));
+  });
+
   it('writes no summary events where no summary was asked for', async () => {
     const { types, final } = await asTheSdkReadsThem(META);
     expect(types.filter((t) => t.startsWith('response.reasoning_summary'))).toEqual([]);
@@ -328,6 +359,16 @@ describe('toResponseEvents: a thinking model’s reasoning item', () => {
     const again = (await whole(thoughtThenAnswer, { ...META, summary: true, encryptedContent: true })).output;
     expect(again.map((entry) => 'encrypted_content' in entry)).toEqual([true, false]);
     expect(again[0]!.encrypted_content).toBe(encryptedContentOf(again[0]!.id));
+  });
+
+  it('closes a summary cut by the token cap with the thinking, the item incomplete', async () => {
+    const events: ResponsesEvent[] = [];
+    for await (const message of toResponseEvents(generationOf([...thinking('Long ', 'thought'), finish('length', 2)], { promptTokens: PROMPT_TOKENS }).generation, { ...META, summary: true }, async () => {})) events.push(JSON.parse(message.data) as ResponsesEvent);
+    const final = events.at(-1)!.response as ResponseObject;
+    expect(events.at(-1)!.type).toBe('response.incomplete');
+    expect(final.output[0]).toMatchObject({ type: 'reasoning', status: 'incomplete', summary: [{ type: 'summary_text', text: 'Long thought' }] });
+    expect(events.filter((e) => e.type === 'response.reasoning_summary_text.delta')).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'response.reasoning_summary_part.done')).toHaveLength(1);
   });
 });
 

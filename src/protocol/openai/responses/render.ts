@@ -145,6 +145,10 @@ function responseWriter(meta: ResponseMeta, encode: boolean): { start(): Generat
     yield event('response.output_item.done', { output_index: index, item: output[index] });
     message = undefined;
   }
+  /**
+   * Closes the thinking: its content part, then its summary part (open since the thinking opened,
+   * when a summary was asked for), then the item.
+   */
   function* closeThought(status: string): Generator<Step> {
     if (!thought) return;
     const { index, id, text } = thought;
@@ -152,16 +156,17 @@ function responseWriter(meta: ResponseMeta, encode: boolean): { start(): Generat
     yield event('response.reasoning_text.done', { item_id: id, output_index: index, content_index: 0, text });
     yield event('response.content_part.done', { item_id: id, output_index: index, content_index: 0, part });
     if (meta.summary) {
-      const summary = { type: 'summary_text', text };
-      yield event('response.reasoning_summary_part.added', { item_id: id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } });
-      yield event('response.reasoning_summary_text.delta', { item_id: id, output_index: index, summary_index: 0, delta: text });
       yield event('response.reasoning_summary_text.done', { item_id: id, output_index: index, summary_index: 0, text });
-      yield event('response.reasoning_summary_part.done', { item_id: id, output_index: index, summary_index: 0, part: summary });
+      yield event('response.reasoning_summary_part.done', { item_id: id, output_index: index, summary_index: 0, part: { type: 'summary_text', text } });
     }
     output[index] = reasoningItem(id, text, status, meta.summary, meta.encryptedContent);
     yield event('response.output_item.done', { output_index: index, item: output[index] });
     thought = undefined;
   }
+  /**
+   * Opens the thinking: the item, its `reasoning_text` part and, when a summary was asked for, its
+   * summary part, so the summary streams as the thinking does (the summary is the thinking).
+   */
   function* openThought(): Generator<Step> {
     const index = output.length;
     const id = randomId('rs_');
@@ -170,6 +175,7 @@ function responseWriter(meta: ResponseMeta, encode: boolean): { start(): Generat
     const encrypted = meta.encryptedContent ? { encrypted_content: encryptedContentOf(id) } : {};
     yield event('response.output_item.added', { output_index: index, item: { id, type: 'reasoning', status: 'in_progress', summary: [], content: [], ...encrypted } });
     yield event('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+    if (meta.summary) yield event('response.reasoning_summary_part.added', { item_id: id, output_index: index, summary_index: 0, part: { type: 'summary_text', text: '' } });
   }
   function* openMessage(): Generator<Step> {
     yield* closeThought('completed');
@@ -190,6 +196,7 @@ function responseWriter(meta: ResponseMeta, encode: boolean): { start(): Generat
       if (!thought) yield* openThought();
       thought!.text += item.text;
       yield event('response.reasoning_text.delta', { item_id: thought!.id, output_index: thought!.index, content_index: 0, delta: item.text });
+      if (meta.summary) yield event('response.reasoning_summary_text.delta', { item_id: thought!.id, output_index: thought!.index, summary_index: 0, delta: item.text });
       return;
     }
     if (item.type === 'text') {
