@@ -91,7 +91,7 @@ test("a thinking model's thinking kept apart from its answer, through the servic
   test.setTimeout(240_000);
   await startRuntime(page, {
     transformersRemoteHost: hub.url,
-    models: [{ engine: 'transformers', id: QWEN3_THINKING_CHAT.id, kind: 'chat', source: THINKING_REPO, contextWindow: 2048, maxOutputTokens: 1024, reasoning: QWEN3_THINKING }],
+    models: [{ engine: 'transformers', id: QWEN3_THINKING_CHAT.id, kind: 'chat', source: THINKING_REPO, contextWindow: 2048, maxOutputTokens: 2048, reasoning: QWEN3_THINKING }],
   });
   const out = await page.evaluate(async (model) => {
     const openai = new window.harness.OpenAI({ baseURL: `${location.origin}/v1`, apiKey: 'k', dangerouslyAllowBrowser: true });
@@ -108,7 +108,7 @@ test("a thinking model's thinking kept apart from its answer, through the servic
     const response = await openai.responses.create({ model, input: messages[0]!.content, max_output_tokens: 200 });
     const anthropic = new window.harness.Anthropic({ baseURL: location.origin, apiKey: 'k', dangerouslyAllowBrowser: true });
     const hidden = await anthropic.messages.create({ model, messages, max_tokens: 1024 });
-    const shown = await anthropic.messages.stream({ model, messages, max_tokens: 1024, thinking: { type: 'enabled', budget_tokens: 1024 } }).finalMessage();
+    const shown = await anthropic.messages.stream({ model, messages, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 } }).finalMessage();
     return {
       whole,
       streamed: { reasoning, content },

@@ -119,7 +119,9 @@ export interface TransformersModelEntry extends ModelEntryBase {
    * Chat models that think before they answer, and how they write it: Qwen3's is
    * `{ open: '<think>', close: '</think>', switch: 'enable_thinking' }`, DeepSeek-R1's
    * `{ open: '<think>', close: '</think>', startsInside: true }`. The thinking is then kept apart
-   * from the answer in every API flavour.
+   * from the answer in every API flavour. `budgets` (`{ low: 256, medium: 1024 }`) are the
+   * thinking budgets in tokens `reasoning_effort` asks for (default low 1024, medium 4096, high
+   * none): the model's thinking is then closed when it has taken that many tokens.
    */
   readonly reasoning?: ReasoningFormat;
   /** Embedding models: the vector length, shown in the models list. */
@@ -151,7 +153,11 @@ export interface WebLLMModelEntry extends ModelEntryBase {
   readonly modelLib: string;
   /** Needs the GPU's `shader-f16` feature (q4f16 and f16 builds do). */
   readonly shaderF16?: boolean;
-  /** A model that thinks before it answers: as for transformers.js entries (Qwen3's switch is web-llm's `enable_thinking`). */
+  /**
+   * A model that thinks before it answers: as for transformers.js entries (Qwen3's switch is
+   * web-llm's `enable_thinking`), but web-llm cannot keep a thinking budget: `budgets` are
+   * accepted and change nothing here (`max_tokens` caps the thinking with the answer).
+   */
   readonly reasoning?: ReasoningFormat;
   /**
    * SRI hashes (`sha256-…`) web-llm checks its files against (its `ModelRecord.integrity`): the

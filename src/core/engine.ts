@@ -46,6 +46,12 @@ export interface ModelInfo {
    */
   readonly reasoning?: ReasoningFormat;
   /**
+   * A thinking model whose engine keeps a request's `thinkingBudget`, ending the thinking when
+   * it is spent (transformers.js). Absent on a thinking model: its engine cannot (web-llm); the
+   * request is still served, its `maxTokens` capping the thinking with the answer.
+   */
+  readonly keepsThinkingBudget?: boolean;
+  /**
    * A remote model: the gateway forwards its requests to this server instead of the engine
    * (src/remote), translating between the flavours where the server does not speak the caller's.
    */
@@ -157,6 +163,17 @@ export interface ChatRequest {
    * kept apart from the answer. Absent: the model's default.
    */
   readonly thinking?: boolean;
+  /**
+   * The most tokens the model may think (Anthropic's `thinking.budget_tokens`, or a
+   * `reasoning_effort` through the model's `reasoning.budgets`): once the reply's thinking has
+   * taken this many generated tokens, its opening marker and anything before it included, and
+   * has not closed, the engine writes the closing marker and the model answers. So the thinking
+   * ends within this many tokens plus the closing marker's. Kept where the model's
+   * `keepsThinkingBudget` says so; a remote model's server is sent it where its API has a form of it.
+   */
+  readonly thinkingBudget?: number;
+  /** The effort the caller named (`reasoning_effort`, Responses' `reasoning.effort`), for a remote OpenAI server. */
+  readonly reasoningEffort?: 'low' | 'medium' | 'high';
   /** An opaque id of the caller's end user (OpenAI's `user`, Anthropic's `metadata.user_id`), passed on to a remote server. */
   readonly user?: string;
   /**

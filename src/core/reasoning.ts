@@ -20,6 +20,33 @@ export interface ReasoningFormat {
    * Qwen3's template (the prompt then carries an empty thinking block). Absent: it always thinks.
    */
   readonly switch?: 'enable_thinking';
+  /**
+   * The thinking budget (tokens, `ChatRequest.thinkingBudget`) each `reasoning_effort` asks of
+   * this model; a level left out takes `DEFAULT_THINKING_BUDGETS`' (`high`: none, the model
+   * thinks as long as it does). For a model whose context window is small, say: 1024 tokens of
+   * thinking leave little of a 2048-token window for the answer.
+   */
+  readonly budgets?: ThinkingBudgets;
+}
+
+/** Thinking budgets by effort, in tokens (positive integers); absent: no budget. */
+export interface ThinkingBudgets {
+  readonly low?: number;
+  readonly medium?: number;
+  readonly high?: number;
+}
+
+/**
+ * The budgets of a model that names none: `low` is Anthropic's smallest `budget_tokens`, so
+ * the least thinking either API can ask for is the same; `medium` four times that; `high` none
+ * (the model's own thinking, `max_tokens` capping it with the answer).
+ * See docs/decisions/thinking-budget.md.
+ */
+export const DEFAULT_THINKING_BUDGETS: ThinkingBudgets = { low: 1024, medium: 4096 };
+
+/** The budget an effort asks of a model that writes its thinking so, or none (no cap on the thinking). */
+export function thinkingBudgetFor(format: ReasoningFormat, effort: 'low' | 'medium' | 'high'): number | undefined {
+  return format.budgets?.[effort] ?? DEFAULT_THINKING_BUDGETS[effort];
 }
 
 /** What one piece of generated text was: thinking, answer, or both (a piece with the closing marker). */

@@ -211,6 +211,22 @@ describe('an app model that thinks', () => {
     expect(catalog.webllm[0]!.info.reasoning).toEqual(qwen3);
   });
 
+  it('takes thinking budgets by effort', () => {
+    const budgets = { low: 64, medium: 256, high: 256 };
+    const catalog = withAppModels({ transformers: [], webllm: [] }, [thinker({ open: '<think>', close: '</think>', budgets })]);
+    expect(catalog.transformers[0]!.info.reasoning).toEqual({ open: '<think>', close: '</think>', budgets });
+  });
+
+  it.each([
+    [{ open: '<t>', close: '</t>', budgets: 1024 }, /budgets must be an object/],
+    [{ open: '<t>', close: '</t>', budgets: { minimal: 1 } }, /names the efforts low, medium and high, not "minimal"/],
+    [{ open: '<t>', close: '</t>', budgets: { low: 0 } }, /budgets\.low must be a whole number of tokens, at least 1/],
+    [{ open: '<t>', close: '</t>', budgets: { medium: 1.5 } }, /budgets\.medium must be a whole number/],
+    [{ open: '<t>', close: '</t>', budgets: { low: 512, high: 256 } }, /budgets\.high must not be below low/],
+  ])('refuses budgets %j at startup', (reasoning, message) => {
+    expect(() => withAppModels({ transformers: [], webllm: [] }, [thinker(reasoning)])).toThrow(message);
+  });
+
   it.each([
     [null, /must be an object/],
     [{ open: '<think>' }, /\.open and \.close must be the markers/],

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ModelInfo } from '../core/engine.ts';
-import type { ReasoningFormat } from '../core/reasoning.ts';
+import type { ReasoningFormat, ThinkingBudgets } from '../core/reasoning.ts';
 import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../contracts/worker-config.ts';
 import { isIntegrity, type FileChecks } from './file-integrity.ts';
 import type { ModelHost } from './model-host.ts';
@@ -206,12 +206,29 @@ function reasoningFormat(entry: TransformersModelEntry | WebLLMModelEntry): Reas
   const at = `engine.models "${entry.id}": reasoning`;
   if (entry.kind !== undefined && entry.kind !== 'chat') throw new Error(`${at} is for chat models.`);
   if (typeof reasoning !== 'object' || reasoning === null) throw new Error(`${at} must be an object such as { open: '<think>', close: '</think>' }.`);
-  const { open, close, startsInside, switch: onOff } = reasoning;
+  const { open, close, startsInside, switch: onOff, budgets } = reasoning;
   if (typeof open !== 'string' || open === '' || typeof close !== 'string' || close === '') throw new Error(`${at}.open and .close must be the markers around its thinking, such as '<think>' and '</think>'.`);
   if ([...close].slice(1).includes(close[0]!)) throw new Error(`${at}.close must not repeat its first character (${JSON.stringify(close)}).`);
   if (startsInside !== undefined && typeof startsInside !== 'boolean') throw new Error(`${at}.startsInside must be true or false.`);
   if (onOff !== undefined && onOff !== 'enable_thinking') throw new Error(`${at}.switch can only be 'enable_thinking' (Qwen3's template switch).`);
-  return { open, close, ...(startsInside ? { startsInside } : {}), ...(onOff ? { switch: onOff } : {}) };
+  return { open, close, ...(startsInside ? { startsInside } : {}), ...(onOff ? { switch: onOff } : {}), ...(budgets !== undefined ? { budgets: thinkingBudgets(budgets, `${at}.budgets`) } : {}) };
+}
+
+/** Thinking budgets by `reasoning_effort`: whole numbers of tokens, at least 1, none above a higher effort's. */
+function thinkingBudgets(value: unknown, at: string): ThinkingBudgets {
+  if (typeof value !== 'object' || value === null) throw new Error(`${at} must be an object such as { low: 256, medium: 1024 }.`);
+  const out: Record<string, number> = {};
+  for (const [effort, budget] of Object.entries(value)) {
+    if (effort !== 'low' && effort !== 'medium' && effort !== 'high') throw new Error(`${at} names the efforts low, medium and high, not "${effort}".`);
+    if (budget === undefined) continue;
+    if (!Number.isSafeInteger(budget) || (budget as number) < 1) throw new Error(`${at}.${effort} must be a whole number of tokens, at least 1.`);
+    out[effort] = budget as number;
+  }
+  const levels = (['low', 'medium', 'high'] as const).filter((effort) => out[effort] !== undefined);
+  for (let i = 1; i < levels.length; i++) {
+    if (out[levels[i]!]! < out[levels[i - 1]!]!) throw new Error(`${at}.${levels[i]} must not be below ${levels[i - 1]}: a higher effort thinks at least as long.`);
+  }
+  return out;
 }
 
 function fileChecks(entry: TransformersModelEntry): FileChecks {

@@ -169,7 +169,7 @@ describe('Anthropic messages', () => {
     expect(hidden.content).toEqual([{ type: 'text', text: REPLY_TEXT }]);
     expect(hidden.usage.output_tokens_details?.thinking_tokens).toBe(thinkingTokens);
 
-    const request = { model: MODEL, messages: MESSAGES, max_tokens: 1024, thinking: { type: 'enabled' as const, budget_tokens: 1024 } };
+    const request = { model: MODEL, messages: MESSAGES, max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 } };
     const shown = await an.messages.create(request);
     expect(shown.content).toEqual([
       { type: 'thinking', thinking: THINK_TEXT, signature: '' },

@@ -43,6 +43,12 @@
  *   `<think>\n\n</think>\n\n` for `enable_thinking: false`) starts at m = 1: the reply alone.
  * The ramps and tool tags are the base model's; a grammar lets the thinking through where it
  * allows a thinking block before the answer.
+ *
+ * The long-thinking variant (`QWEN3_LONG_THINKING_CHAT`) thinks `THINK_TEXT` `thinkRepeats` times
+ * over (spaced), some 1,400 tokens, long enough for Anthropic's smallest thinking budget (1024) to
+ * cut; its ramps count m, from its `</think>`, instead of k (0 while it thinks), so that they
+ * do not outgrow the script in so long a thought. A thought closed early (by a thinking budget)
+ * is followed by the same answer.
  * @module
  */
 
@@ -71,6 +77,8 @@ export interface RealTokenizerModel {
   readonly architecture: string;
   /** Thinks before it answers (see the module comment): the thinking variant of the Qwen3 model. */
   readonly thinks?: boolean;
+  /** The thinking variant's thought is `THINK_TEXT` this many times, spaced (default once); past once, its ramps count from `</think>`. */
+  readonly thinkRepeats?: number;
 }
 
 export const QWEN3_TOKENIZER_CHAT: RealTokenizerModel = {
@@ -82,6 +90,12 @@ export const QWEN3_TOKENIZER_CHAT: RealTokenizerModel = {
 
 /** The Qwen3 model's thinking variant: not in REAL_TOKENIZER_MODELS, whose behaviour it leaves as it was. */
 export const QWEN3_THINKING_CHAT: RealTokenizerModel = { ...QWEN3_TOKENIZER_CHAT, id: 'qwen3-thinking-chat', thinks: true };
+
+/** The thinking variant with a thought of some 1,400 tokens (see the module comment). */
+export const QWEN3_LONG_THINKING_CHAT: RealTokenizerModel = { ...QWEN3_THINKING_CHAT, id: 'qwen3-long-thinking-chat', thinkRepeats: 200 };
+
+/** What the long-thinking variant thinks, between `<think>\n` and `\n</think>`. */
+export const LONG_THINK_TEXT = Array<string>(QWEN3_LONG_THINKING_CHAT.thinkRepeats!).fill(THINK_TEXT).join(' ');
 
 export const LLAMA3_TOKENIZER_CHAT: RealTokenizerModel = {
   id: 'llama3-tokenizer-chat',
@@ -210,11 +224,14 @@ export async function buildRealTokenizerModel(model: RealTokenizerModel, seed = 
     return id;
   };
   // The thinking variant: its thinking while open, then the answer counted from `</think>`.
+  const repeats = model.thinkRepeats ?? 1;
+  const thought = Array<string>(repeats).fill(THINK_TEXT).join(' ');
   const thinking = model.thinks
-    ? { closeId: idOf('</think>'), answer: [idOf('\n\n'), ...reply], script: [idOf('<think>'), ...encoder.encode(`\n${THINK_TEXT}\n`, { add_special_tokens: false }), idOf('</think>')] }
+    ? { closeId: idOf('</think>'), answer: [idOf('\n\n'), ...reply], script: [idOf('<think>'), ...encoder.encode(`\n${thought}\n`, { add_special_tokens: false }), idOf('</think>')], rampsFromClose: repeats > 1 }
     : undefined;
   const script = thinking ? thinking.script : reply;
-  const scripted = thinking ? thinking.script.length + thinking.answer.length : script.length;
+  // Ramps from `</think>` grow over the answer alone.
+  const scripted = thinking ? (thinking.rampsFromClose ? 0 : thinking.script.length) + thinking.answer.length : script.length;
   // Steepest for the quote: inside a string `}` and `]` are text too, and must not win there.
   const ramp = new Map<number, number>([[facts.stray.id, STRAY_SLOPE], [idOf('"'), 4], [idOf(']'), 3.5], [idOf('}'), 3], ...facts.stopTokenIds.map((id): [number, number] => [id, 3])]);
   if (STRAY_SLOPE * scripted >= SCRIPT_BOOST) throw new Error(`${model.id}: the script is too long for the stray token's ramp`);
@@ -253,7 +270,7 @@ export const QWEN3_THINKING = { open: '<think>', close: '</think>', switch: 'ena
 /** The transformers.js spec that serves a generated model from `localModelPath`. */
 export function realTokenizerSpec(model: RealTokenizerModel): TransformersModelSpec {
   return {
-    info: { id: model.id, kind: 'chat', engine: 'transformers', displayName: `${model.id} (test model)`, contextWindow: SHAPE.contextWindow, maxOutputTokens: model.thinks ? 1024 : 256, ...(model.thinks ? { reasoning: QWEN3_THINKING } : {}) },
+    info: { id: model.id, kind: 'chat', engine: 'transformers', displayName: `${model.id} (test model)`, contextWindow: SHAPE.contextWindow, maxOutputTokens: model.thinks ? SHAPE.contextWindow : 256, ...(model.thinks ? { reasoning: QWEN3_THINKING } : {}) },
     source: model.id,
     bundled: true,
   };
@@ -281,6 +298,8 @@ interface ThinkingScripts {
   readonly closeId: number;
   /** The answer's tokens, by m (tokens since `</think>`). */
   readonly answer: readonly number[];
+  /** The ramps grow with m once the thinking closed (0 before), not with k. */
+  readonly rampsFromClose: boolean;
 }
 
 function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[], ramp: ReadonlyMap<number, number>, toolTags: readonly number[], thinking?: ThinkingScripts): Uint8Array {
@@ -351,6 +370,7 @@ function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[]
   const oneHot = (indices: string, on: number) => g.op('OneHot', [indices, i64(V), g.floats([0, on])], [attr.i('axis', -1)]);
   let inScript = toFloat(g.op('Less', [turn, f32(L)]));
   let scriptBoost = g.op('Mul', [oneHot(g.op('Gather', [g.int64s([...script, script[0]!]), kIndex]), SCRIPT_BOOST), unsqueeze(inScript, [-1])]);
+  let rampTurn = g.op('Relu', [turn]);
   if (thinking) {
     // closed: a `</think>` after the last turn start; m at the last position q: q − (its position).
     const closeFlags = g.op('Reshape', [g.op('Slice', [values, g.int64s([0, 1]), g.int64s([1, 2]), g.int64s([1, 3])]), g.int64s([0, -1])]);
@@ -366,12 +386,13 @@ function buildGraph(prng: Prng, facts: TokenizerFacts, script: readonly number[]
     scriptBoost = g.op('Add', [g.op('Mul', [scriptBoost, unsqueeze(open, [-1])]), answerBoost]);
     // The stop comes once the answer is written (or, should the thinking never close, once its script ran out).
     inScript = g.op('Add', [thinkingNow, inAnswer]);
+    if (thinking.rampsFromClose) rampTurn = g.op('Mul', [closed, g.op('Relu', [m])]);
   }
   const stopIndex = g.op('Cast', [g.op('Mod', [lastStartPlus1, f32(stopTokenIds.length)], [attr.i('fmod', 1)])], [attr.i('to', DataType.INT64)]);
   const stopBoost = g.op('Mul', [oneHot(g.op('Gather', [g.int64s(stopTokenIds), stopIndex]), STOP_BOOST), unsqueeze(g.op('Sub', [f32(1), inScript]), [-1])]);
   const slopes = new Array<number>(V).fill(0);
   for (const [id, slope] of ramp) slopes[id] = slope;
-  const rampBoost = g.op('Mul', [unsqueeze(g.op('Relu', [turn]), [-1]), g.floats(slopes)]);
+  const rampBoost = g.op('Mul', [unsqueeze(rampTurn, [-1]), g.floats(slopes)]);
   const constantBias = new Array<number>(V).fill(0);
   for (const id of toolTags) constantBias[id] = TOOL_TAG_BIAS;
   const biased = g.op('Add', [g.op('Add', [raw, g.floats(constantBias)]), g.op('Add', [scriptBoost, g.op('Add', [stopBoost, rampBoost])])]);

@@ -5,6 +5,7 @@
 
 import { LogitsProcessorList, type DynamicCache, type Tensor, type TextGenerationPipeline, type TextStreamer } from '@huggingface/transformers';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../core/engine.ts';
+import type { ReasoningFormat } from '../../core/reasoning.ts';
 import { abortedError, GatewayError } from '../../core/errors.ts';
 import { grammarSpecOf, type GrammarSpec } from '../grammar/ebnf.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
@@ -18,6 +19,7 @@ import { DEFAULT_PREFILL_CHUNK_TOKENS, prefillInChunks } from './chunked-prefill
 import type { KVPrefixCache } from './kv-prefix-cache.ts';
 import { LogitBias } from './logit-bias.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
+import { ThinkingBudget } from './thinking-budget.ts';
 import { TokenStreamer } from './token-streamer.ts';
 
 export interface ChatGenerationOptions {
@@ -60,9 +62,10 @@ export async function* generateChat(
   const maxNewTokens = Math.min(request.maxTokens, info.contextWindow - promptTokens);
   if (request.logitBias) checkLogitBias(request.logitBias, logitsSizeOf(pipe));
   const spec = grammarSpecOf(request, info.reasoning);
+  const budget = request.thinkingBudget !== undefined && info.reasoning && !thinkingOff ? thinkingBudget(pipe, info.reasoning, request.thinkingBudget, promptTokens) : undefined;
   const constraint = spec ? await startConstraint(pipe, spec, loadGrammar) : undefined;
   try {
-    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens);
+    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, budget, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens);
   } finally {
     // Every way out, a consumer leaving at the first event included: the matcher lives in wasm memory.
     constraint?.dispose();
@@ -77,6 +80,7 @@ async function* decode(
   request: ChatRequest,
   signal: AbortSignal,
   constraint: TokenConstraint | undefined,
+  budget: ThinkingBudget | undefined,
   prefix: { readonly cache: KVPrefixCache; readonly model: string } | undefined,
   prefillChunkTokens: number,
 ): AsyncGenerator<ChatEvent> {
@@ -100,8 +104,11 @@ async function* decode(
   const streamer = new TokenStreamer({ tokenizer, endTokenIds: endTokenIds(model), onToken: (text) => channel.push(text) });
   const processors = new LogitsProcessorList();
   // The bias before the grammar's mask (a masked token stays masked, whatever its bias), and the
-  // mask before the sampler, which then only ever chooses among allowed tokens.
+  // mask before the sampler, which then only ever chooses among allowed tokens. A thinking budget
+  // spent forces its closing marker after the bias (which cannot bring back what it masked) and
+  // before the grammar (which allows the marker there) and the sampler (which finds it alone).
   if (request.logitBias) processors.push(new LogitBias(request.logitBias));
+  if (budget) processors.push(budget);
   if (constraint) processors.push(new GrammarMask(constraint));
   if (needsSampler(request)) processors.push(new TokenSampler(request, promptTokens));
   const generation = model
@@ -140,6 +147,17 @@ async function* decode(
     stop.abort();
     await generation;
   }
+}
+
+/** A budget for the reply's thinking, ended by the model's closing marker in its own tokens. */
+function thinkingBudget({ tokenizer }: TextGenerationPipeline, format: ReasoningFormat, budget: number, promptLength: number): ThinkingBudget {
+  return new ThinkingBudget({
+    budget,
+    format,
+    closeIds: tokenizer.encode(format.close, { add_special_tokens: false }),
+    promptLength,
+    decode: (id) => tokenizer.decode([id], { skip_special_tokens: true }),
+  });
 }
 
 /** The request's output constraint, compiled for this model's tokenizer, its first mask ready. */

@@ -76,7 +76,8 @@ const THINK = { open: '<think>', close: '</think>' } as const;
  * How web-llm's thinking models write their thinking, by model line: Qwen3 (and 3.5) between
  * `<think>` markers, switched off by web-llm's `enable_thinking: false` (an empty block written
  * first); DeepSeek-R1's distills likewise but always, their template opening the block (the
- * splitter also takes a block the model opens itself).
+ * splitter also takes a block the model opens itself). No budgets, and no `keepsThinkingBudget`:
+ * web-llm cannot end the thinking at a budget (docs/decisions/thinking-budget.md).
  */
 export function reasoningOf(modelId: string): ReasoningFormat | undefined {
   if (/^Qwen3(?:[-.]|$)/.test(modelId)) return { ...THINK, switch: 'enable_thinking' };

@@ -194,8 +194,8 @@ describe('parseMessages: each bad field is a 400 naming it', () => {
 });
 
 describe('parseMessages: thinking', () => {
-  const THINKER: ModelInfo = { ...MODEL, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } };
-  const parseThinker = (thinking: unknown) => parseMessages({ model: 'chat-m', max_tokens: 100, messages: USER, thinking }, THINKER, '2026-10-21');
+  const THINKER: ModelInfo = { ...MODEL, contextWindow: 8192, maxOutputTokens: 4096, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } };
+  const parseThinker = (thinking: unknown, maxTokens = 2048) => parseMessages({ model: 'chat-m', max_tokens: maxTokens, messages: USER, thinking }, THINKER, '2026-10-21');
 
   it('shows a thinking model\'s thinking when enabled (unless omitted), hides it otherwise, and turns it off when disabled', () => {
     expect(parseThinker({ type: 'enabled', budget_tokens: 1024 })).toMatchObject({ showThinking: true });
@@ -204,6 +204,27 @@ describe('parseMessages: thinking', () => {
     expect(parseThinker(undefined)).toMatchObject({ showThinking: false });
     expect(parseThinker(undefined).chat).not.toHaveProperty('thinking');
     expect(parseThinker({ type: 'disabled' })).toMatchObject({ showThinking: false, chat: { thinking: false } });
+  });
+
+  it('carries enabled thinking\'s budget_tokens as the thinking budget, and no budget otherwise', () => {
+    expect(parseThinker({ type: 'enabled', budget_tokens: 1500 }).chat.thinkingBudget).toBe(1500);
+    for (const thinking of [{ type: 'adaptive' }, { type: 'disabled' }, undefined]) expect(parseThinker(thinking).chat).not.toHaveProperty('thinkingBudget');
+  });
+
+  it('refuses a budget_tokens not below max_tokens, in the real API\'s words', () => {
+    for (const [budget, maxTokens] of [[1024, 1024], [2000, 1500]] as const) {
+      expect(() => parseThinker({ type: 'enabled', budget_tokens: budget }, maxTokens)).toThrow(
+        expect.objectContaining({ code: 'invalid_request', param: 'max_tokens', message: '`max_tokens` must be greater than `thinking.budget_tokens`' }),
+      );
+    }
+    expect(parseThinker({ type: 'enabled', budget_tokens: 1024 }, 1025).chat.thinkingBudget).toBe(1024);
+  });
+
+  it('passes a remote model\'s budget on, leaving its rules to its server', () => {
+    const remote: ModelInfo = { ...MODEL, upstream: { baseURL: 'http://up.test/v1', speaks: ['anthropic'] } };
+    const parseRemote = (thinking: unknown) => parseMessages({ model: 'chat-m', max_tokens: 100, messages: USER, thinking }, remote, '2026-10-21').chat;
+    expect(parseRemote({ type: 'enabled', budget_tokens: 2000 }).thinkingBudget).toBe(2000);
+    expect(parseRemote({ type: 'enabled', budget_tokens: 'lots' })).not.toHaveProperty('thinkingBudget');
   });
 
   it.each([

@@ -37,6 +37,11 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
     }
   }
   const thinking = remote ? remoteThinking(body.thinking) : parseThinking(body.thinking, model);
+  // The real API's rule and words: the budget is part of the output, so it must leave room in it.
+  // (A remote model's server holds its request to its own rules; its client sends it only a budget it takes.)
+  if (thinking.budget !== undefined && thinking.budget >= (maxTokens as number) && !remote) {
+    throw invalid('max_tokens', '`max_tokens` must be greater than `thinking.budget_tokens`');
+  }
   const metadata = body.metadata;
   const user = isRecord(metadata) && typeof metadata.user_id === 'string' && metadata.user_id !== '' ? metadata.user_id : undefined;
 
@@ -68,6 +73,7 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       ...(output ? { output } : {}),
       ...tools,
       ...(thinking.off ? { thinking: false } : {}),
+      ...(thinking.budget !== undefined ? { thinkingBudget: thinking.budget } : {}),
       ...(user ? { user } : {}),
     },
     stream: optionalBoolean(body, 'stream') ?? false,
@@ -75,14 +81,22 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
   };
 }
 
+interface Thinking {
+  readonly show: boolean;
+  readonly off?: true;
+  /** `budget_tokens` of `enabled` thinking. */
+  readonly budget?: number;
+}
+
 /**
- * `thinking`: `enabled` (with a `budget_tokens` of at least 1024, as the real API requires; the
- * local model's thinking is not budgeted, `max_tokens` caps it with the answer) or `adaptive` show
- * a thinking model's thinking, unless `display` is `omitted`; `disabled` turns it off where the
- * model can be told; absent, the model thinks as it does by default and the thinking is hidden.
- * A model that does not think refuses to be asked to.
+ * `thinking`: `enabled` (with a `budget_tokens` of at least 1024 and below `max_tokens`, as the
+ * real API requires: the thinking then ends within it, where the model's engine keeps budgets,
+ * `keepsThinkingBudget`) or `adaptive` (no budget) show a thinking model's thinking, unless
+ * `display` is `omitted`; `disabled` turns it off where the model can be told; absent, the model
+ * thinks as it does by default and the thinking is hidden. A model that does not think refuses to
+ * be asked to.
  */
-function parseThinking(value: unknown, model: ModelInfo): { show: boolean; off?: true } {
+function parseThinking(value: unknown, model: ModelInfo): Thinking {
   if (value === undefined || value === null) return { show: false };
   if (!isRecord(value)) throw invalid('thinking', `thinking: Input should be an object, got ${describe(value)}`);
   const type = value.type;
@@ -97,12 +111,18 @@ function parseThinking(value: unknown, model: ModelInfo): { show: boolean; off?:
   if (display !== undefined && display !== null && display !== 'summarized' && display !== 'omitted') {
     throw invalid('thinking.display', `thinking.display: Input should be 'summarized' or 'omitted', got ${describe(display)}`);
   }
-  return { show: display !== 'omitted' };
+  return { show: display !== 'omitted', ...(type === 'enabled' ? { budget: value.budget_tokens as number } : {}) };
 }
 
-/** A remote model's `thinking`: only `disabled` is passed on (its server, not this gateway, knows whether it thinks). */
-function remoteThinking(value: unknown): { show: boolean; off?: true } {
-  return isRecord(value) && value.type === 'disabled' ? { show: false, off: true } : { show: false };
+/**
+ * A remote model's `thinking`: `disabled`, and `enabled`'s budget, are passed on (its server, not
+ * this gateway, knows whether it thinks and what it takes).
+ */
+function remoteThinking(value: unknown): Thinking {
+  if (!isRecord(value)) return { show: false };
+  if (value.type === 'disabled') return { show: false, off: true };
+  const budget = value.budget_tokens;
+  return value.type === 'enabled' && Number.isInteger(budget) ? { show: false, budget: budget as number } : { show: false };
 }
 
 /**

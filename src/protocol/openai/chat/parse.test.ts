@@ -247,6 +247,22 @@ describe('parseChatCompletion: thinking switches', () => {
     expect(parse({}).chat).not.toHaveProperty('thinking');
   });
 
+  it("makes reasoning_effort low, medium and high a thinking model's budget: its own, else 1024, 4096 and none", () => {
+    const thinker = (budgets?: object) => ({ ...MODEL, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' as const, ...(budgets ? { budgets } : {}) } });
+    const budgetOf = (body: Record<string, unknown>, model: ModelInfo = thinker()) => parseChatCompletion({ model: 'chat-m', messages: USER, ...body }, model).chat.thinkingBudget;
+    expect([budgetOf({ reasoning_effort: 'low' }), budgetOf({ reasoning_effort: 'medium' }), budgetOf({ reasoning_effort: 'high' })]).toEqual([1024, 4096, undefined]);
+    const own = thinker({ low: 32, medium: 64, high: 128 });
+    expect(['low', 'medium', 'high'].map((effort) => budgetOf({ reasoning_effort: effort }, own))).toEqual([32, 64, 128]);
+    expect(budgetOf({ reasoning_effort: 'medium' }, thinker({ low: 32 }))).toBe(4096);
+    // No budget where the model does not think, or is told not to, or the effort names none.
+    for (const body of [{ reasoning_effort: 'xhigh' }, { reasoning_effort: 'max' }, { reasoning_effort: 'none' }, { reasoning_effort: 'low', chat_template_kwargs: { enable_thinking: false } }, {}]) expect(budgetOf(body, own)).toBeUndefined();
+    expect(budgetOf({ reasoning_effort: 'low', chat_template_kwargs: { enable_thinking: true } }, own)).toBe(32);
+    expect(budgetOf({ reasoning_effort: 'low' }, MODEL)).toBeUndefined();
+    // The effort itself, for a remote server.
+    expect(parse({ reasoning_effort: 'low' }).chat.reasoningEffort).toBe('low');
+    expect(parse({ reasoning_effort: 'minimal' }).chat).not.toHaveProperty('reasoningEffort');
+  });
+
   it.each([
     [{ reasoning_effort: 'extreme' }, 'reasoning_effort'],
     [{ reasoning_effort: 3 }, 'reasoning_effort'],

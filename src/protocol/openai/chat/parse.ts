@@ -6,6 +6,7 @@
 import type { ChatMessage, ChatRequest, ChatRole, ContentPart, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../../core/engine.ts';
 import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../../core/fields.ts';
 import { checkEnforceable, toGrammarSchema } from '../../../core/json-schema-support.ts';
+import { thinkingBudgetFor } from '../../../core/reasoning.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../../core/tool-specs.ts';
 
 export interface ParsedChatCompletion {
@@ -40,7 +41,9 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
   }
   if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported by model '${model.id}'.`);
   const logitBias = parseLogitBias(body.logit_bias, model);
-  const thinking = parseThinkingSwitch(body);
+  const { thinking, effort } = parseThinkingSwitch(body);
+  // A budget only for a model that thinks, and only while it does.
+  const thinkingBudget = effort && model.reasoning && thinking !== false ? thinkingBudgetFor(model.reasoning, effort) : undefined;
   const maxTokens = parseMaxTokens(body, model);
   // Hints a local model has no use for, passed on to a remote model's server (taken as they were
   // before: a value that is not a string is ignored). `safety_identifier` is the newer name OpenAI
@@ -64,6 +67,8 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
       ...(output ? { output } : {}),
       ...tools,
       ...(thinking !== undefined ? { thinking } : {}),
+      ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
+      ...(effort && thinking !== false ? { reasoningEffort: effort } : {}),
       ...(user ? { user } : {}),
       ...(promptCacheKey ? { promptCacheKey } : {}),
     },
@@ -77,10 +82,12 @@ const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
 /**
  * Whether a thinking model should think: `chat_template_kwargs.enable_thinking` (vLLM's and
  * SGLang's switch for Qwen3's template), else `reasoning_effort` (`none` or `minimal` turn it
- * off; any other effort leaves the model's default, as no local model budgets its thinking).
- * Both are accepted, and change nothing, for a model that does not think.
+ * off). The effort `low`, `medium` or `high` is also a thinking budget, the model's
+ * `reasoning.budgets` (or the defaults, core/reasoning.ts; `high`: none by default); `xhigh` and
+ * `max` leave the model's default. Both are accepted, and change nothing, for a model that does
+ * not think.
  */
-function parseThinkingSwitch(body: Readonly<Record<string, unknown>>): boolean | undefined {
+function parseThinkingSwitch(body: Readonly<Record<string, unknown>>): { thinking?: boolean; effort?: 'low' | 'medium' | 'high' } {
   const effort = body.reasoning_effort;
   if (effort !== undefined && effort !== null && (typeof effort !== 'string' || !EFFORTS.includes(effort))) {
     throw invalid('reasoning_effort', `Invalid value for 'reasoning_effort': ${describe(effort)}. Supported values are: ${EFFORTS.map((e) => `'${e}'`).join(', ')}.`);
@@ -92,10 +99,14 @@ function parseThinkingSwitch(body: Readonly<Record<string, unknown>>): boolean |
       if (key !== 'enable_thinking') throw invalid(`chat_template_kwargs.${key}`, `Unsupported chat template argument '${key}': only 'enable_thinking' is passed to the chat template here.`);
     }
     const enable = optionalBoolean(kwargs, 'enable_thinking', 'chat_template_kwargs.enable_thinking');
-    if (enable !== undefined) return enable;
+    if (enable === false) return { thinking: false };
+    if (enable === true) return { thinking: true, ...(budgeted(effort) ? { effort } : {}) };
   }
-  return effort === 'none' || effort === 'minimal' ? false : undefined;
+  if (effort === 'none' || effort === 'minimal') return { thinking: false };
+  return budgeted(effort) ? { effort } : {};
 }
+
+const budgeted = (effort: unknown): effort is 'low' | 'medium' | 'high' => effort === 'low' || effort === 'medium' || effort === 'high';
 
 /** `tools`, `tool_choice` and `parallel_tool_calls`. An empty `tools` list is the same as none. */
 function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): Pick<ChatRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> {

@@ -159,8 +159,9 @@ const SUMMARIES = ['auto', 'concise', 'detailed'];
 
 /**
  * A thinking model's `reasoning`: `effort` `none` or `minimal` turns the thinking off where the
- * model can be told (others leave its default: no local model budgets its thinking); `summary`
- * (or the older `generate_summary`) asks for the thinking as the reasoning item's summary too.
+ * model can be told; `low`, `medium` and `high` give it the model's thinking budget for that
+ * effort (as `reasoning_effort` does in chat completions, which parses it); `summary` (or the
+ * older `generate_summary`) asks for the thinking as the reasoning item's summary too.
  */
 function parseReasoning(value: unknown): { effort?: string; summary?: string } {
   if (value === undefined || value === null) return {};
