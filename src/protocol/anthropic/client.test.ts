@@ -112,6 +112,14 @@ describe('toAnthropicMessagesRequest', () => {
     expect(translate({ messages: [user('Hi')], temperature: 0 }).temperature).toBe(0);
   });
 
+  it('sends a thinking budget as enabled thinking where the API takes it (at least 1024, below max_tokens), else none', () => {
+    const neutral = { model: 'my-model', messages: [{ role: 'user' as const, content: 'Hi' }], maxTokens: 4000, maxTokensSet: true, stop: [] };
+    const body = (thinkingBudget: number) => toMessagesBody({ ...neutral, thinkingBudget }, { model: 'claude-up', stream: false, defaultMaxTokens: 1024 });
+    expect(body(2048).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    for (const budget of [512, 4000, 5000]) expect(body(budget)).not.toHaveProperty('thinking');
+    expect(toMessagesBody(neutral, { model: 'claude-up', stream: false, defaultMaxTokens: 1024 })).not.toHaveProperty('thinking');
+  });
+
   it('turns image parts into base64 and URL image blocks beside the text', () => {
     const request = translate({
       messages: [

@@ -91,6 +91,10 @@ export function toMessagesBody(request: ChatRequest, { model, stream, defaultMax
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) body.top_k = request.topK;
   if (request.user) body.metadata = { user_id: request.user };
+  // A thinking budget, where the API can take it (at least 1024, below the cap); the server's
+  // default (no thinking) otherwise, rather than a refusal of what the caller asked validly.
+  const budget = request.thinkingBudget;
+  if (budget !== undefined && budget >= 1024 && budget < (body.max_tokens as number)) body.thinking = { type: 'enabled', budget_tokens: budget };
   Object.assign(body, toTools(request));
   if (stream) body.stream = true;
   // OpenAI servers cache a prompt's beginning by themselves (`prompt_cache_key` only routes it);

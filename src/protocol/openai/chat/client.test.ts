@@ -79,6 +79,13 @@ describe('toOpenAIChatRequest', () => {
     });
   });
 
+  it('sends a reasoning effort as it came, and no form of a budget in tokens', () => {
+    const neutral = { model: 'claude-x', messages: [{ role: 'user' as const, content: 'hi' }], maxTokens: 100, stop: [] };
+    const options = { model: 'up-model', stream: false, defaultMaxTokens: 4096 };
+    expect(toChatCompletionBody({ ...neutral, reasoningEffort: 'low', thinkingBudget: 1024 }, options)).toEqual({ model: 'up-model', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' });
+    expect(toChatCompletionBody({ ...neutral, thinkingBudget: 1024 }, options)).toEqual({ model: 'up-model', messages: [{ role: 'user', content: 'hi' }] });
+  });
+
   it('sends a non-streamed request with no stream fields and no stop when none is given', () => {
     expect(translate({ stream: false, stop_sequences: [] })).toEqual({ model: 'up-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 });
   });

@@ -75,6 +75,8 @@ export function toChatCompletionBody(request: ChatRequest, { model, stream, with
   for (const [key, value] of optional) if (value !== undefined) body[key] = value;
   if (request.stop.length > 0 && !withoutStops) body.stop = request.stop;
   if (request.logitBias) body.logit_bias = Object.fromEntries(request.logitBias);
+  // An effort goes as it came; a budget in tokens (Anthropic's) has no form here and is not sent.
+  if (request.reasoningEffort) body.reasoning_effort = request.reasoningEffort;
   if (request.output?.kind === 'json_object') body.response_format = { type: 'json_object' };
   if (request.output?.kind === 'json_schema') {
     body.response_format = { type: 'json_schema', json_schema: { name: request.output.name ?? 'output', schema: request.output.schema, strict: request.output.strict } };
