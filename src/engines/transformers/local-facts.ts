@@ -6,8 +6,7 @@
  * in its models folder (`onDisk`), or, where it has no such check, the bundled ones.
  * @module
  */
-import type { CpuEngineFacts, PrefixCacheFigures } from '../../core/engine.ts';
-import type { LocalFacts } from '../adapter.ts';
+import type { CpuEngineFacts, LocalFacts, PrefixCacheFigures } from '../../core/engine.ts';
 import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../model-cache.ts';
 import { clearFinishedParts } from '../partial-store.ts';
 import { supportsWebGPU, type DeviceChoice, type DeviceOption } from './device.ts';

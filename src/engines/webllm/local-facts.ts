@@ -7,7 +7,7 @@
  * @module
  */
 import type { ModelRecord } from '@mlc-ai/web-llm';
-import type { LocalFacts } from '../adapter.ts';
+import type { LocalFacts } from '../../core/engine.ts';
 import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES } from '../model-cache.ts';
 import { clearFinishedParts } from '../partial-store.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
