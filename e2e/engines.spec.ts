@@ -3,7 +3,7 @@
  * worker in between): transformers.js on the WASM backend and on WebGPU (SwiftShader here), each
  * checked against the same models run by onnxruntime-node in this test process.
  */
-import { createModelHost } from '../src/engines/model-host.ts';
+import { createModelHost } from '../src/engines/hosting/model-host.ts';
 import { createTransformersAdapter, tinyModelSpecs } from '../src/engines/transformers/index.ts';
 import { expect, SDK_PAGE, test } from './fixtures.ts';
 import { tinyModelDir } from '../test/support/engines.ts';

@@ -9,7 +9,7 @@ import { wrap } from 'comlink';
 import OpenAI from 'openai';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/core/engine.ts';
-import { createModelHost, type ModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost, type ModelHost } from '../../src/engines/hosting/model-host.ts';
 import { createTransformersAdapter, tinyModelSpecs } from '../../src/engines/transformers/index.ts';
 import type { EngineHostApi } from '../../src/contracts/engine-host.ts';
 import { linkEngine } from '../../src/rpc/engine-link.ts';

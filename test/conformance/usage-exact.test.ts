@@ -16,7 +16,7 @@ import { AutoTokenizer } from '@huggingface/transformers';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, Engine } from '../../src/core/engine.ts';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import type { WebLLMModelSpec } from '../../src/engines/webllm/app-config.ts';
 import { toWebLLMMessages } from '../../src/engines/webllm/chat-request.ts';
 import { createWebLLMAdapter } from '../../src/engines/webllm/webllm-adapter.ts';

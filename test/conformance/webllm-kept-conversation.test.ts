@@ -14,7 +14,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
 import type { XGrammar } from '../../src/engines/grammar/xgrammar.ts';
 import type { WebLLMModelSpec } from '../../src/engines/webllm/app-config.ts';

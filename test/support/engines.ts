@@ -7,7 +7,7 @@ import { withFaults, type ChatCallRecord } from './fault-engine.ts';
 import { ScriptedEngine } from './scripted-engine.ts';
 import { ScriptedAdapter } from './scripted-adapter.ts';
 import { wrap } from 'comlink';
-import { createModelHost, type ModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost, type ModelHost } from '../../src/engines/hosting/model-host.ts';
 import { createTransformersAdapter, tinyModelSpecs } from '../../src/engines/transformers/index.ts';
 import { generateTinyModels } from '../../src/tiny-models/generate.ts';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';

@@ -8,7 +8,7 @@
 import type { CallOptions, ChatEvent, ChatRequest, LocalFacts, ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { BuiltinModelBackend } from '../../contracts/builtin-model.ts';
-import type { EngineAdapter } from '../adapter.ts';
+import type { EngineAdapter } from '../hosting/adapter.ts';
 import { toBuiltinPrompt } from './builtin-prompt.ts';
 import { ToolAnswerStream } from './tool-answer-stream.ts';
 import { usesTools } from './tool-schema.ts';

@@ -7,8 +7,8 @@
  * @module
  */
 import type { CpuEngineFacts, LocalFacts, PrefixCacheFigures } from '../../core/engine.ts';
-import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../model-cache.ts';
-import { clearFinishedParts } from '../partial-store.ts';
+import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../files/model-cache.ts';
+import { clearFinishedParts } from '../files/partial-store.ts';
 import { supportsWebGPU, type DeviceChoice, type DeviceOption } from './device.ts';
 import type { TransformersModelSpec } from './transformers-engine.ts';
 

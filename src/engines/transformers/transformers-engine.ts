@@ -6,18 +6,18 @@
 
 import type { ModelInfo } from '../../core/engine.ts';
 import { requireModel } from '../../core/models.ts';
-import type { EngineAdapter } from '../adapter.ts';
+import type { EngineAdapter } from '../hosting/adapter.ts';
 import { generateChat } from './chat-generation.ts';
 import { configureEnv, type EnvOptions } from './configure-env.ts';
 import { chooseDevice, type DeviceChoice, type DeviceOption, type TransformersDevice } from './device.ts';
 import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
-import { clearFinishedParts } from '../partial-store.ts';
-import { defaultPrefixCacheBytes } from '../prefix-store.ts';
+import { clearFinishedParts } from '../files/partial-store.ts';
+import { defaultPrefixCacheBytes } from '../decoding/prefix-store.ts';
 import { KVPrefixCache } from './kv-prefix-cache.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
-import type { FileChecks } from '../file-integrity.ts';
+import type { FileChecks } from '../files/file-integrity.ts';
 
 export interface TransformersModelSpec {
   readonly info: ModelInfo;

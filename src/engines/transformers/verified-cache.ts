@@ -17,9 +17,9 @@
  *   See docs/decisions/check-files-beside-the-load.md.
  * @module
  */
-import { TRANSFORMERS_CACHE } from '../model-cache.ts';
-import { CHECKED_HEADER, corruptFile, fileInFolder, verifyFile, type FileCheck } from '../file-integrity.ts';
-import { isQuotaError } from '../storage.ts';
+import { TRANSFORMERS_CACHE } from '../files/model-cache.ts';
+import { CHECKED_HEADER, corruptFile, fileInFolder, verifyFile, type FileCheck } from '../files/file-integrity.ts';
+import { isQuotaError } from '../files/storage.ts';
 
 export interface VerifiedCache {
   match(key: string): Promise<Response | undefined>;

@@ -8,8 +8,8 @@
  */
 import type { ModelRecord } from '@mlc-ai/web-llm';
 import type { LocalFacts } from '../../core/engine.ts';
-import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES } from '../model-cache.ts';
-import { clearFinishedParts } from '../partial-store.ts';
+import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES } from '../files/model-cache.ts';
+import { clearFinishedParts } from '../files/partial-store.ts';
 import type { WebLLMModelSpec } from './app-config.ts';
 import { fitOf, requirementsOf } from './device-fit.ts';
 import { modelBaseUrl } from './fetch-files.ts';

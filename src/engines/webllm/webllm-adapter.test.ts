@@ -9,7 +9,7 @@ import type { WebLLMModelSpec } from './app-config.ts';
 import { unitLength } from '../../core/vectors.ts';
 import { doubleEmbedding, TestDoubleMLCEngine, type WebLLMDoubleConfig, type WebLLMScript as Script } from '../../../test/support/webllm-double.ts';
 import { startGeneration, type Generation, type GenerationEvent } from '../../core/generation.ts';
-import { createModelHost } from '../model-host.ts';
+import { createModelHost } from '../hosting/model-host.ts';
 import { createWebLLMAdapter, type WebLLMAdapterOptions } from './webllm-adapter.ts';
 import { drainGeneration } from '../../../test/support/generations.ts';
 import { loadXGrammar } from '../grammar/load-xgrammar.node.ts';

@@ -4,13 +4,13 @@
  * named at startup rather than met as a failed load later.
  * @module
  */
-import type { ModelInfo } from '../core/engine.ts';
-import type { ReasoningFormat } from '../core/reasoning.ts';
-import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../contracts/worker-config.ts';
-import { isIntegrity, type FileChecks } from './file-integrity.ts';
-import type { ModelHost } from './model-host.ts';
-import type { TransformersModelSpec } from './transformers/transformers-engine.ts';
-import type { WebLLMModelSpec } from './webllm/app-config.ts';
+import type { ModelInfo } from '../../core/engine.ts';
+import type { ReasoningFormat } from '../../core/reasoning.ts';
+import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../../contracts/worker-config.ts';
+import { isIntegrity, type FileChecks } from '../files/file-integrity.ts';
+import type { ModelHost } from '../hosting/model-host.ts';
+import type { TransformersModelSpec } from '../transformers/transformers-engine.ts';
+import type { WebLLMModelSpec } from '../webllm/app-config.ts';
 
 export interface Catalog {
   readonly transformers: readonly TransformersModelSpec[];

@@ -3,8 +3,8 @@
  * explicit load and unload, so the host can bound how many models sit in (GPU) memory.
  * @module
  */
-import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, LocalFacts, ModelInfo } from '../core/engine.ts';
-import type { LoadProgress } from '../contracts/model-progress.ts';
+import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, LocalFacts, ModelInfo } from '../../core/engine.ts';
+import type { LoadProgress } from '../../contracts/model-progress.ts';
 
 export interface LoadOptions {
   readonly onProgress?: (progress: LoadProgress) => void;

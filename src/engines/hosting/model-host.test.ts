@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest, LocalFacts } from '../core/engine.ts';
-import { GatewayError } from '../core/errors.ts';
-import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
-import { SCRIPTED_MODELS } from '../../test/support/scripted-engine.ts';
+import type { ChatRequest, LocalFacts } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { ScriptedAdapter } from '../../../test/support/scripted-adapter.ts';
+import { SCRIPTED_MODELS } from '../../../test/support/scripted-engine.ts';
 import type { EngineAdapter } from './adapter.ts';
 import { createModelHost } from './model-host.ts';
 
