@@ -17,7 +17,7 @@ import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, Engine } from '../../src/core/engine.ts';
 import { createModelHost } from '../../src/engines/hosting/model-host.ts';
-import type { WebLLMModelSpec } from '../../src/engines/webllm/app-config.ts';
+import type { WebLLMModelSpec } from '../../src/engines/catalog/webllm-model-spec.ts';
 import { toWebLLMMessages } from '../../src/engines/webllm/chat-request.ts';
 import { createWebLLMAdapter } from '../../src/engines/webllm/webllm-adapter.ts';
 import { transformersFixture } from '../support/engines.ts';

@@ -10,7 +10,7 @@ import { generateTinyModels } from '../../tiny-models/generate.ts';
 import type { EngineAdapter } from '../hosting/adapter.ts';
 import { prefillInChunks } from './chunked-prefill.ts';
 import { configureEnv } from './configure-env.ts';
-import { tinyModelSpecs } from './tiny-model-specs.ts';
+import { tinyModelSpecs } from '../catalog/tiny-model-specs.ts';
 import { createTransformersAdapter } from './transformers-engine.ts';
 
 let dir: string;

@@ -10,7 +10,7 @@ import type { CpuEngineFacts, LocalFacts, PrefixCacheFigures } from '../../core/
 import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../files/model-cache.ts';
 import { clearFinishedParts } from '../files/partial-store.ts';
 import { supportsWebGPU, type DeviceChoice, type DeviceOption } from './device.ts';
-import type { TransformersModelSpec } from './transformers-engine.ts';
+import type { TransformersModelSpec } from '../catalog/transformers-model-spec.ts';
 
 export async function readLocalFacts(
   specs: readonly TransformersModelSpec[],

@@ -13,7 +13,7 @@ import { startGeneration, type GenerationEvent } from '../../core/generation.ts'
 import type { EngineAdapter } from '../hosting/adapter.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { tinyModelSpecs } from './tiny-model-specs.ts';
+import { tinyModelSpecs } from '../catalog/tiny-model-specs.ts';
 import { createTransformersAdapter } from './transformers-engine.ts';
 
 let dir: string;

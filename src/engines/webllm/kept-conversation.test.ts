@@ -12,7 +12,7 @@ import { TestDoubleMLCEngine, type WebLLMScript } from '../../../test/support/we
 import { loadXGrammar } from '../grammar/load-xgrammar.node.ts';
 import type { XGrammar } from '../grammar/xgrammar.ts';
 import { createModelHost } from '../hosting/model-host.ts';
-import type { WebLLMModelSpec } from './app-config.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 import { createWebLLMAdapter } from './webllm-adapter.ts';
 
 const QWEN: WebLLMModelSpec = {

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
-import type { WebLLMModelSpec } from './app-config.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 import { unitLength } from '../../core/vectors.ts';
 import { doubleEmbedding, TestDoubleMLCEngine, type WebLLMDoubleConfig, type WebLLMScript as Script } from '../../../test/support/webllm-double.ts';
 import { startGeneration, type Generation, type GenerationEvent } from '../../core/generation.ts';
