@@ -7,7 +7,7 @@
 import type { Engine, ModelInfo } from '../../core/engine.ts';
 import type { ReasoningFormat } from '../../core/reasoning.ts';
 import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../../contracts/worker-config.ts';
-import { isIntegrity, type FileChecks } from '../files/file-integrity.ts';
+import { isIntegrity, type FileChecks } from '../files/index.ts';
 import type { TransformersModelSpec } from './transformers-model-spec.ts';
 import type { WebLLMModelSpec } from './webllm-model-spec.ts';
 

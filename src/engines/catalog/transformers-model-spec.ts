@@ -6,7 +6,7 @@
  * @module
  */
 import type { ModelInfo } from '../../core/engine.ts';
-import type { FileChecks } from '../files/file-integrity.ts';
+import type { FileChecks } from '../files/index.ts';
 
 /** One catalog entry served by transformers.js. */
 export interface TransformersModelSpec {

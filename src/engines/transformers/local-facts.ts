@@ -7,8 +7,7 @@
  * @module
  */
 import type { CpuEngineFacts, LocalFacts, PrefixCacheFigures } from '../../core/engine.ts';
-import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../files/model-cache.ts';
-import { clearFinishedParts } from '../files/partial-store.ts';
+import { bytesOf, clearFinishedParts, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../files/index.ts';
 import { supportsWebGPU, type DeviceChoice, type DeviceOption } from './device.ts';
 import type { TransformersModelSpec } from '../catalog/transformers-model-spec.ts';
 

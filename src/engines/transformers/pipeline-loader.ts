@@ -7,11 +7,7 @@
 
 import { pipeline, type FeatureExtractionPipeline, type ProgressInfo, type TextGenerationPipeline } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
-import type { FileChecks } from '../files/file-integrity.ts';
-import type { FileBytes } from '../files/file-progress.ts';
-import { bytesOf, groupsForModel, listCachedModels } from '../files/model-cache.ts';
-import { refusedBeforeBody } from '../files/model-file-fetch.ts';
-import { checkRoom, insufficientStorage, isQuotaError, quotaExceeded } from '../files/storage.ts';
+import { bytesOf, checkRoom, groupsForModel, insufficientStorage, isQuotaError, listCachedModels, quotaExceeded, refusedBeforeBody, type FileBytes, type FileChecks } from '../files/index.ts';
 import type { TransformersDevice } from './device.ts';
 import { modelUnavailable } from './engine-errors.ts';
 import type { ConfiguredEnv } from './configure-env.ts';

@@ -12,7 +12,7 @@ import { configureEnv, type EnvOptions } from './configure-env.ts';
 import { chooseDevice, type DeviceChoice, type DeviceOption, type TransformersDevice } from './device.ts';
 import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
-import { clearFinishedParts } from '../files/partial-store.ts';
+import { clearFinishedParts } from '../files/index.ts';
 import { defaultPrefixCacheBytes } from '../decoding/prefix-store.ts';
 import { KVPrefixCache } from './kv-prefix-cache.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';

@@ -12,10 +12,7 @@
  */
 import type { ModelRecord } from '@mlc-ai/web-llm';
 import type { DownloadState } from '../../contracts/model-progress.ts';
-import { verifyFile, type FileCheck } from '../files/file-integrity.ts';
-import { checkedModelFetch } from '../files/model-file-fetch.ts';
-import { WEBLLM_CACHES } from '../files/model-cache.ts';
-import type { ResumeOptions } from '../files/resumable-download.ts';
+import { checkedModelFetch, verifyFile, WEBLLM_CACHES, type FileCheck, type ResumeOptions } from '../files/index.ts';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 

@@ -8,8 +8,7 @@
  */
 import type { ModelRecord } from '@mlc-ai/web-llm';
 import type { LocalFacts } from '../../core/engine.ts';
-import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES } from '../files/model-cache.ts';
-import { clearFinishedParts } from '../files/partial-store.ts';
+import { bytesOf, clearFinishedParts, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES } from '../files/index.ts';
 import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 import { fitOf, requirementsOf } from './device-fit.ts';
 import { modelBaseUrl } from './fetch-files.ts';

@@ -22,7 +22,7 @@ import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
 import { readLocalFacts } from './local-facts.ts';
 import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
 import { createProgressMapper } from './progress.ts';
-import { checkRoom, insufficientStorage, isQuotaError } from '../files/storage.ts';
+import { checkRoom, clearFinishedParts, createCachePartialStore, insufficientStorage, isQuotaError } from '../files/index.ts';
 import { PromptTokenCounter } from './prompt-tokens.ts';
 
 export interface WebLLMAdapterOptions {
@@ -119,7 +119,6 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     // into the caches web-llm reads: its reload() then fetches nothing.
     if (options.fetchFiles !== false && typeof caches !== 'undefined' && (appConfig.cacheBackend ?? 'cache') === 'cache' && record.model_manifest === undefined) {
       const { fetchWebLLMFiles } = await import('./fetch-files.ts');
-      const { clearFinishedParts, createCachePartialStore } = await import('../files/partial-store.ts');
       await fetchWebLLMFiles(record, {
         resume: { store: createCachePartialStore('webllm') },
         room: (bytes, url) => checkRoom(bytes, url),
