@@ -5,13 +5,15 @@
  * outside src/engines may import, with what each offers.
  *
  * Outside folders import those modules themselves, not this file. The surface spans execution
- * contexts, and one entry would hand each context the others' code: the playground, which needs
- * only the model caches and the GPU probe, would load the adapters and the model host with them;
- * the engine worker would import the Node loader of xgrammar (node:fs) and Node the browser's; a
- * module of web-llm's that imports web-llm itself would load it on every import, where the adapter
- * loads it only with a web-llm model (worker/default-host.ts imports the adapter module for that
- * reason). So nothing imports this file; it is type-checked like any other (an export renamed
- * without it fails), and it is the list an outside import is read against.
+ * contexts: grammar/load-xgrammar.node.ts reads xgrammar with node:fs, its browser twin imports
+ * xgrammar's bundle as a chunk of the engine worker, builtin/prompt-api-backend.ts runs in the
+ * page. One entry would give each importer every context's modules to load, leaving tree-shaking
+ * to drop them from its bundle, and the dev server (which loads a page's whole import graph) not
+ * even that; worker/default-host.ts imports the web-llm adapter module rather than webllm/index.ts
+ * for the same reason (that index's re-exports import web-llm itself). So nothing imports this
+ * file; it is type-checked like any other (an export renamed without it fails), and
+ * scripts/check-imports.ts fails an outside import of a module it does not name. The rooms'
+ * order among themselves is ENGINE_ROOMS there.
  * @module
  */
 

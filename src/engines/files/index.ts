@@ -1,8 +1,8 @@
 /**
  * Model files: how the engines fetch, resume, check, cache and make room for them. What the other
  * rooms of src/engines (and the playground, through src/engines/index.ts) use of this room, named
- * in one place: they import it from here, not a file of the room. The room's own files and tests
- * import each other directly.
+ * in one place: they import it from here, not a file of the room (scripts/check-imports.ts fails
+ * one that does). The room's own files and tests import each other directly.
  * @module
  */
 
