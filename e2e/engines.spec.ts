@@ -3,8 +3,9 @@
  * worker in between): transformers.js on the WASM backend and on WebGPU (SwiftShader here), each
  * checked against the same models run by onnxruntime-node in this test process.
  */
-import { createModelHost } from '../src/engines/model-host.ts';
-import { createTransformersAdapter, tinyModelSpecs } from '../src/engines/transformers/index.ts';
+import { createModelHost } from '../src/engines/hosting/model-host.ts';
+import { tinyModelSpecs } from '../src/engines/catalog/tiny-model-specs.ts';
+import { createTransformersAdapter } from '../src/engines/transformers/index.ts';
 import { expect, SDK_PAGE, test } from './fixtures.ts';
 import { tinyModelDir } from '../test/support/engines.ts';
 

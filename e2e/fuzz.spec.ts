@@ -10,7 +10,7 @@
  */
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import fc from 'fast-check';
-import { builtinModels, transformersModels, webllmModels } from '../src/engines/catalog.ts';
+import { builtinModels, transformersModels, webllmModels } from '../src/engines/catalog/catalog.ts';
 import { withPrebuiltModels } from '../src/engines/webllm/prebuilt-models.ts';
 import { requestArbitraries, type RequestSpec } from '../test/property/requests.ts';
 import { expect, startRuntime, test } from './fixtures.ts';

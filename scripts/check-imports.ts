@@ -1,7 +1,8 @@
 /**
  * Fails when a source file imports upward: a folder of src/ may import only folders on a lower
- * layer (and itself). Run by `npm run typecheck`; `node scripts/check-imports.ts [root]` checks
- * another tree (the unit test plants an upward import in a temporary one).
+ * layer (and itself), a room of src/engines only rooms on a lower layer; or when imports go round
+ * in a circle. Run by `npm run typecheck`; `node scripts/check-imports.ts [root]` checks another
+ * tree (the unit test plants violations in a temporary one).
  *
  * The layers, read from what each folder imports (lowest first). Folders on one layer do not
  * import each other: remote/ reaches a server through the wire formats of protocol/ (their client
@@ -31,9 +32,30 @@
  * out of the order: a test may assemble the layers above its subject (an adapter driven through
  * the RPC link, an endpoint through the gateway). A folder that is not listed fails the check
  * until it is given a layer here.
+ *
+ * Inside src/engines the same rules hold among its rooms (ENGINE_ROOMS, read the same way):
+ *
+ *   0  decoding      the prefix store and logit bias, engine-neutral aids to decoding (core/ only)
+ *      device        the WebGPU probe and the device-loss watch (nothing of the product)
+ *      files         model files: fetch, resume, check, cache, room in storage (core/, contracts/)
+ *      grammar       xgrammar and the grammars built for it (core/ only)
+ *   1  catalog       the models offered and each engine's spec of them: data, which names the
+ *                    checks of its files (files/) and imports no adapter and no host
+ *      hosting       the adapter interface and the model host, which runs any adapter and so
+ *                    knows none of them, nor the catalog
+ *   2  transformers  the adapters: each implements hosting/'s interface for catalog/'s specs, over
+ *      webllm        files/, device/, decoding/ and grammar/; no adapter imports another
+ *      builtin
+ *
+ * src/engines holds no file of its own but index.ts, the list of the modules other folders may
+ * import (they import those, never the list: see the file), which sits above every room. A room
+ * with an index.ts is entered through it by the other rooms (files/ is the one they use).
+ *
+ * And no import circle anywhere in src/, type-only imports included: a circle closed only by types
+ * still ties its files together, none of them readable or movable without the rest.
  * @module
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 export const LAYERS: readonly (readonly string[])[] = [
@@ -44,6 +66,13 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['worker', 'sw', 'client', 'msw'],
   ['install', 'node', 'playground'],
   ['vite', 'cli'],
+];
+
+/** The rooms of src/engines, lowest first (see above). */
+export const ENGINE_ROOMS: readonly (readonly string[])[] = [
+  ['decoding', 'device', 'files', 'grammar'],
+  ['catalog', 'hosting'],
+  ['transformers', 'webllm', 'builtin'],
 ];
 
 /** Folders beside src/ that product code must not import. */
@@ -57,6 +86,7 @@ export interface Violation {
 }
 
 const layerOf = new Map(LAYERS.flatMap((folders, layer) => folders.map((folder) => [folder, layer] as const)));
+const roomLayerOf = new Map(ENGINE_ROOMS.flatMap((rooms, layer) => rooms.map((room) => [room, layer] as const)));
 
 /** Every relative import in a file's text: static, re-exports, side-effect and dynamic `import()`. */
 export function importsOf(text: string): string[] {
@@ -74,37 +104,166 @@ export function importsOf(text: string): string[] {
 /** The violations under `root` (a checkout: its src/ is checked). */
 export function checkImports(root: string): Violation[] {
   const src = join(root, 'src');
+  const files = sourceFiles(src);
   const violations: Violation[] = [];
-  for (const file of sourceFiles(src)) {
+  const engines = enginesSurface(src);
+  for (const file of files) {
     if (/\.test\.ts$/.test(file)) continue;
-    const from = relative(src, file).split(sep)[0]!;
+    const [from, ...rest] = relative(src, file).split(sep) as [string, ...string[]];
     const fromLayer = layerOf.get(from);
     const at = relative(root, file).split(sep).join('/');
     if (fromLayer === undefined) {
       violations.push({ file: at, specifier: '', reason: `src/${from}/ has no layer: add it to LAYERS in scripts/check-imports.ts` });
       continue;
     }
+    const room = from === 'engines' ? roomOf(at, rest, violations) : undefined;
     for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
-      const target = resolve(dirname(file), specifier);
+      const target = resolve(dirname(file), pathOf(specifier));
       const inSrc = relative(src, target);
       if (inSrc.startsWith('..')) {
         const top = relative(root, target).split(sep)[0]!;
         if (OUTSIDE.includes(top)) violations.push({ file: at, specifier, reason: `product code imports ${top}/` });
         continue;
       }
-      const to = inSrc.split(sep)[0]!;
-      if (to === from) continue;
+      const [to, ...toRest] = inSrc.split(sep) as [string, ...string[]];
+      if (to === 'engines' && toRest.join('/') === 'index.ts') {
+        violations.push({ file: at, specifier, reason: 'src/engines/index.ts is a list that nothing imports: import the module it names' });
+        continue;
+      }
+      if (to === from) {
+        if (room !== undefined) violations.push(...roomImport(at, specifier, room, toRest, src));
+        continue;
+      }
       const toLayer = layerOf.get(to);
       if (toLayer === undefined) violations.push({ file: at, specifier, reason: `src/${to}/ has no layer: add it to LAYERS in scripts/check-imports.ts` });
       else if (toLayer === fromLayer) violations.push({ file: at, specifier, reason: `${from}/ and ${to}/ are on one layer and must not import each other` });
       else if (toLayer > fromLayer) violations.push({ file: at, specifier, reason: `${from}/ (layer ${fromLayer}) imports ${to}/ (layer ${toLayer}), above it` });
+      else if (to === 'engines' && !engines.has(target)) {
+        violations.push({ file: at, specifier, reason: `src/engines/index.ts does not name src/engines/${toRest.join('/')}: import a module it names, or name this one there` });
+      }
     }
   }
+  violations.push(...circles(root, files));
   return violations;
 }
 
+/** `specifier` without a bundler's query (`?url`, `?worker`). */
+const pathOf = (specifier: string) => specifier.replace(/\?.*$/, '');
+
+/**
+ * The room of a file of src/engines (`rest`: its path below it); null for the folder's entry,
+ * index.ts, which may import every room. A loose file, or a room with no layer, is a violation.
+ */
+function roomOf(at: string, rest: readonly string[], violations: Violation[]): string | null | undefined {
+  if (rest.length === 1) {
+    if (rest[0] === 'index.ts') return null;
+    violations.push({ file: at, specifier: '', reason: 'src/engines/ holds no file but its index.ts: put this one in its room (ENGINE_ROOMS in scripts/check-imports.ts)' });
+    return undefined;
+  }
+  if (!roomLayerOf.has(rest[0]!)) {
+    violations.push({ file: at, specifier: '', reason: `src/engines/${rest[0]}/ has no layer: add it to ENGINE_ROOMS in scripts/check-imports.ts` });
+    return undefined;
+  }
+  return rest[0];
+}
+
+/** One import inside src/engines, from `room` (null: the entry) to the file at `toRest` below it. */
+function roomImport(at: string, specifier: string, room: string | null, toRest: readonly string[], src: string): Violation[] {
+  const to = toRest[0]!;
+  if (room === null || to === room || toRest.length === 1) return [];
+  const [fromLayer, toLayer] = [roomLayerOf.get(room)!, roomLayerOf.get(to)];
+  if (toLayer === undefined) return [];
+  if (toLayer === fromLayer) return [{ file: at, specifier, reason: `engines/${room}/ and engines/${to}/ are on one layer and must not import each other` }];
+  if (toLayer > fromLayer) return [{ file: at, specifier, reason: `engines/${room}/ (room layer ${fromLayer}) imports engines/${to}/ (room layer ${toLayer}), above it` }];
+  if (toRest[1] !== 'index.ts' && existsSync(join(src, 'engines', to, 'index.ts'))) {
+    return [{ file: at, specifier, reason: `engines/${to}/ is entered through its index.ts: import that, and name there what it lacks` }];
+  }
+  return [];
+}
+
+/** The files src/engines/index.ts re-exports from: the modules other folders may import. */
+function enginesSurface(src: string): Set<string> {
+  const entry = join(src, 'engines', 'index.ts');
+  if (!existsSync(entry)) return new Set();
+  return new Set(importsOf(readFileSync(entry, 'utf8')).map((specifier) => resolve(dirname(entry), pathOf(specifier))));
+}
+
+/**
+ * Every import circle among `files`, each once (a tangle of several circles is one violation),
+ * named by its shortest circle through its first file and the rest of the tangle.
+ */
+function circles(root: string, files: readonly string[]): Violation[] {
+  const known = new Set(files);
+  const edges = new Map(files.map((file) => [file, importsOf(readFileSync(file, 'utf8')).map((specifier) => [specifier, resolve(dirname(file), pathOf(specifier))] as const).filter(([, target]) => known.has(target))]));
+  const name = (file: string) => relative(root, file).split(sep).join('/');
+  return tangles(files, (file) => edges.get(file)!.map(([, target]) => target)).map((tangle) => {
+    const start = [...tangle].sort()[0]!;
+    const path = shortestCircle(start, (file) => edges.get(file)!.map(([, target]) => target).filter((target) => tangle.has(target)));
+    const others = [...tangle].filter((file) => !path.includes(file)).map(name).sort();
+    const specifier = edges.get(start)!.find(([, target]) => target === (path[1] ?? start))![0];
+    return {
+      file: name(start),
+      specifier,
+      reason: `import circle: ${[...path, start].map(name).join(' → ')}${others.length ? ` (tangled with ${others.join(', ')})` : ''}: move what they share into a file of its own, whose imports run one way`,
+    };
+  });
+}
+
+/** The strongly connected sets of more than one file, or of one that imports itself (Tarjan's). */
+function tangles(nodes: readonly string[], next: (node: string) => readonly string[]): Set<string>[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: Set<string>[] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of next(node)) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const members = new Set<string>();
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      members.add(member);
+    } while (member !== node);
+    if (members.size > 1 || next(node).includes(node)) found.push(members);
+  };
+  for (const node of nodes) if (!index.has(node)) visit(node);
+  return found;
+}
+
+/** The shortest way from `start` back to it (breadth first), as the files along it, `start` first. */
+function shortestCircle(start: string, next: (node: string) => readonly string[]): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    for (const to of next(node)) {
+      if (to === start) {
+        const path = [node];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!);
+        return path;
+      }
+      if (!cameFrom.has(to)) {
+        cameFrom.set(to, node);
+        queue.push(to);
+      }
+    }
+  }
+  return [start];
+}
+
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
+  return readdirSync(dir).sort().flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
     return /\.(ts|tsx|js|mjs)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
@@ -116,8 +275,8 @@ if (import.meta.main) {
   const violations = checkImports(root);
   for (const v of violations) console.error(`${v.file}: ${v.specifier ? `'${v.specifier}': ` : ''}${v.reason}`);
   if (violations.length > 0) {
-    console.error(`check-imports: ${violations.length} import(s) against the layer order (scripts/check-imports.ts)`);
+    console.error(`check-imports: ${violations.length} import(s) against the layer order or in a circle (scripts/check-imports.ts)`);
     process.exit(1);
   }
-  console.log('check-imports: no upward imports');
+  console.log('check-imports: no upward imports, no import circles');
 }

@@ -105,7 +105,7 @@ const RECIPES: readonly Recipe[] = [
 /** The llama.cpp model's file in its folder. */
 export const GGUF_FILE = 'model.gguf';
 
-/** A file as the catalog checks it: `FileCheck` of src/engines/file-integrity.ts, both fields set. */
+/** A file as the catalog checks it: `FileCheck` of src/engines/files/file-integrity.ts, both fields set. */
 export interface RealFileCheck {
   readonly bytes: number;
   readonly integrity: string;

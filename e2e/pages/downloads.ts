@@ -5,10 +5,10 @@
  */
 import { hasModelInCache, type ModelRecord } from '@mlc-ai/web-llm';
 import type { DownloadState } from '../../src/contracts/model-progress.ts';
-import { integrityOf } from '../../src/engines/file-integrity.ts';
-import { listCachedModels, PARTIAL_CACHES } from '../../src/engines/model-cache.ts';
-import { checkedModelFetch } from '../../src/engines/model-file-fetch.ts';
-import { createCachePartialStore } from '../../src/engines/partial-store.ts';
+import { integrityOf } from '../../src/engines/files/file-integrity.ts';
+import { listCachedModels, PARTIAL_CACHES } from '../../src/engines/files/model-cache.ts';
+import { checkedModelFetch } from '../../src/engines/files/model-file-fetch.ts';
+import { createCachePartialStore } from '../../src/engines/files/partial-store.ts';
 import { fetchWebLLMFiles } from '../../src/engines/webllm/fetch-files.ts';
 
 export interface FileResult {

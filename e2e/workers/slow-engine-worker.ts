@@ -7,8 +7,8 @@
  * @module
  */
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../src/core/engine.ts';
-import type { EngineAdapter } from '../../src/engines/adapter.ts';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import type { EngineAdapter } from '../../src/engines/hosting/adapter.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { serveEngineWorker } from '../../src/worker/serve.ts';
 
 export interface SlowEngineConfig {

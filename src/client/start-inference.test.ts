@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
-import { createModelHost } from '../engines/model-host.ts';
+import { createModelHost } from '../engines/hosting/model-host.ts';
 import { PROTOCOL, VERSION, type EngineWorkerMessage, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createHostService } from '../rpc/expose-host.ts';
 import { startInference } from './start-inference.ts';

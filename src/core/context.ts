@@ -8,7 +8,8 @@ import type { ChatRequest, Engine, ModelInfo } from './engine.ts';
 import type { Generation } from './generation.ts';
 import type { ModelScope } from './models.ts';
 import type { RemoteState } from './remote-state.ts';
-import type { Flavour, WireDescriptor } from './wire.ts';
+import type { Flavour } from './flavour.ts';
+import type { WireDescriptor } from './wire.ts';
 
 /** What a chat endpoint's parser makes of its body for one model. */
 export interface ParsedChat {

@@ -243,13 +243,12 @@ export interface CallOptions {
 }
 
 /**
- * What this device knows of one model right now: shown as extra fields of `GET /models`, which the
- * official SDKs ignore. Kept apart from ModelInfo, which is static (the catalog), since this changes.
+ * What an engine knows of one of its models on this device, apart from the model host's own state
+ * (loaded or not): whether its files are stored, and whether the device can run it. Engine
+ * adapters report these (`EngineAdapter.localFacts`, src/engines); the model host adds its own
+ * state to make the model's ModelLocalState.
  */
-export interface ModelLocalState {
-  readonly id: string;
-  /** In memory or not: `available` (not loaded), `loading`, `loaded`, or `failed` (its last load failed). */
-  readonly state: 'available' | 'loading' | 'loaded' | 'failed';
+export interface LocalFacts {
   /**
    * Its files are stored on this device, so it loads offline: in the browser's storage (bundled
    * models too, once the engine has cached them: the service worker keeps only the app shell), or
@@ -265,32 +264,49 @@ export interface ModelLocalState {
   readonly partialBytes?: number;
   /**
    * What its engine keeps of earlier requests to reuse their prompts' beginnings (a prefix
-   * cache): entries and bytes for this model, and the bound shared by the engine's models.
+   * cache): entries and bytes for this model, and the bound shared by the engine's models (chat
+   * models of an engine with a prefix cache).
    */
   readonly prefixCache?: PrefixCacheFigures;
-  /** Whether this device can run it, on which backend, and if not, why. */
+  /** Whether this device can run it; if so `backend` says on what, if not `reason` says why. */
   readonly runnable: boolean;
+  /** The backend a load would use here (when runnable). */
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';
-  /** Why that backend was chosen. */
+  /** Why that backend (e.g. `auto: the WebGPU adapter (SwiftShader) is a software one, slower than WASM`). */
   readonly backendReason?: string;
   /** On a CPU backend in a browser (`wasm`): which runtime, on how many threads, and why that many. */
   readonly cpu?: CpuEngineFacts;
+  /** Why it cannot run here (when not runnable). */
   readonly reason?: string;
-  /** What it needs of the device, e.g. `webgpu`, `shader-f16` (a variant without it is used when there is one). */
+  /**
+   * What the variant it would run needs of the device, e.g. `webgpu`, `shader-f16` (a variant
+   * without it is used when there is one); absent: nothing.
+   */
   readonly requires?: readonly string[];
-  /** The engine's own id of the variant a load would use on this device (web-llm's `model_id`). */
+  /** The engine's own id of the variant a load would use on this device (web-llm's `model_id`), where it picks one. */
   readonly variant?: string;
-  /** GPU memory that variant needs, in MB, as its engine states it. */
+  /** GPU memory that variant needs, in MB, as its engine states it (web-llm's `vram_required_MB`). */
   readonly vramRequiredMB?: number;
-  /** Its engine marks it fit for low-memory devices (phones). */
+  /** Its engine marks it fit for low-memory devices such as phones (web-llm's `low_resource_required`). */
   readonly lowResource?: boolean;
-  /** Bytes of its files to download in all, where known. */
+  /** Bytes of its files to download in all, where known (from its weight index once stored). */
   readonly downloadBytes?: number;
   /**
    * Where its files come from (a transformers.js model's hub repo or folder), which names their
    * group in the browser's caches whatever the model's id; absent where nothing is cached (Node).
    */
   readonly source?: string;
+}
+
+/**
+ * What this device knows of one model right now: its engine's LocalFacts and the model host's
+ * state, shown as extra fields of `GET /models`, which the official SDKs ignore. Kept apart from
+ * ModelInfo, which is static (the catalog), since this changes.
+ */
+export interface ModelLocalState extends LocalFacts {
+  readonly id: string;
+  /** In memory or not: `available` (not loaded), `loading`, `loaded`, or `failed` (its last load failed). */
+  readonly state: 'available' | 'loading' | 'loaded' | 'failed';
   /** The last load failure, while `state` is `failed`. */
   readonly error?: string;
   /**
@@ -312,7 +328,6 @@ export interface Engine {
   modelStates?(): Promise<readonly ModelLocalState[]>;
 }
 
-/** A prefix cache's contents (see ModelLocalState.prefixCache). */
 /** The CPU engine a model runs on: its runtime, the threads it uses, and why that many. */
 export interface CpuEngineFacts {
   readonly runtime: string;
@@ -320,6 +335,7 @@ export interface CpuEngineFacts {
   readonly reason: string;
 }
 
+/** A prefix cache's contents (see LocalFacts.prefixCache). */
 export interface PrefixCacheFigures {
   readonly entries: number;
   readonly bytes: number;

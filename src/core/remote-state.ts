@@ -4,7 +4,7 @@
  * (src/protocol/model-extras.ts), never its key or headers.
  * @module
  */
-import type { Flavour } from './wire.ts';
+import type { Flavour } from './flavour.ts';
 
 /** One upstream URL's health, as its pool (remote/upstream-pool.ts) last learnt it. */
 export interface UpstreamHealth {

@@ -5,7 +5,7 @@
  * beyond the URLs and their health (never the key).
  * @module
  */
-import type { Flavour } from './wire.ts';
+import type { Flavour } from './flavour.ts';
 
 /** An API an upstream speaks (the name the package has exported since remote models came). */
 export type UpstreamFlavour = Flavour;

@@ -10,15 +10,10 @@
  */
 import type { ChatRequest } from './engine.ts';
 import type { GatewayError } from './errors.ts';
+import type { Flavour } from './flavour.ts';
 import type { GenerationEvent, Usage } from './generation.ts';
 import type { UpstreamModel } from './remote-state.ts';
 import type { KeepAlive, SSEEvent, SSEMessage } from './sse.ts';
-
-/**
- * An API family: which official SDK a caller is (its errors come in that family's shape), and
- * which API a remote server speaks. The one definition of the name.
- */
-export type Flavour = 'openai' | 'anthropic';
 
 /** What the gateway must know of an API family, decided once per request (src/protocol/wires.ts). */
 export interface WireDescriptor {

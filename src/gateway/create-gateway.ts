@@ -6,7 +6,7 @@
  */
 import type { Handler, RequestContext } from '../core/context.ts';
 import type { Engine, ModelInfo } from '../core/engine.ts';
-import type { Flavour } from '../core/wire.ts';
+import type { Flavour } from '../core/flavour.ts';
 import { abortedError, GatewayError } from '../core/errors.ts';
 import { randomId } from '../core/ids.ts';
 import { readJsonObject } from '../core/json-body.ts';

@@ -2,7 +2,8 @@
  * The chat wire flavours, side by side: how one conversation and its settings become an OpenAI
  * `/chat/completions`, an Anthropic `/messages` or an OpenAI `/responses` request, and what each
  * flavour's SSE events mean (text, tool calls, finish, token counts, in-band errors). The
- * Responses flavour lives in responses-flavour.ts; whole (not streamed) replies in whole-replies.ts.
+ * Responses flavour lives in responses-flavour.ts; whole (not streamed) replies in whole-replies.ts;
+ * the settings they share in chat-settings.ts, what their events say in stream-update.ts.
  * @module
  */
 import { absoluteUrl, type RecordedRequest } from './api.ts';
@@ -15,37 +16,15 @@ import {
   openAITools,
   respondTool,
   RESPOND_TOOL,
-  type ToolChoice,
-  type ToolDef,
   type Turn,
 } from './chat-wire.ts';
 import { readResponsesEvent, responsesRequest, type KeptConversation } from './responses-flavour.ts';
+import type { ChatSettings, Flavour } from './chat-settings.ts';
+import type { StreamUpdate } from './stream-update.ts';
 import type { SSEEvent } from '../core/sse.ts';
 import { promptUsage } from './prompt-usage.ts';
 
 export type { Turn } from './chat-wire.ts';
-
-export type Flavour = 'openai' | 'anthropic' | 'responses';
-
-export interface ChatSettings {
-  readonly flavour: Flavour;
-  readonly model: string;
-  readonly system: string;
-  /** Undefined: the server's default. */
-  readonly temperature?: number;
-  readonly maxTokens: number;
-  readonly stop: readonly string[];
-  /** False: the reply comes as one JSON body rather than SSE events. */
-  readonly stream: boolean;
-  /** A JSON schema the reply must match: response_format, text.format, or Anthropic's forced tool. */
-  readonly schema?: Record<string, unknown>;
-  readonly tools?: readonly ToolDef[];
-  readonly toolChoice?: ToolChoice;
-  /** False: at most one call per reply. */
-  readonly parallelToolCalls?: boolean;
-  /** The model thinks first: the Anthropic flavour asks to see its thinking (the others always show it). */
-  readonly thinks?: boolean;
-}
 
 /**
  * 2023-06-01 rather than the newest version: it still accepts `temperature`
@@ -101,35 +80,6 @@ export function chatRequest(baseUrl: string, settings: ChatSettings, turns: read
           : {}),
     },
   };
-}
-
-/**
- * A piece of a streamed tool call: its first piece has the id and name, the rest carry argument
- * fragments. `index` tells calls apart (OpenAI's call index, Anthropic's content block index, the
- * Responses output index).
- */
-export interface ToolDelta {
-  readonly index: number;
-  readonly id?: string;
-  readonly name?: string;
-  readonly arguments?: string;
-}
-
-/** What one SSE event says, in flavour-neutral terms. */
-export interface StreamUpdate {
-  readonly text?: string;
-  /** A piece of a thinking model's thinking, which is not the answer. */
-  readonly thinking?: string;
-  readonly tools?: readonly ToolDelta[];
-  readonly finish?: string;
-  /** Output tokens so far (every flavour reports a cumulative count near the end). */
-  readonly outputTokens?: number;
-  /** The prompt's tokens, and of them those the engine read from its prefix cache (from the usage). */
-  readonly promptTokens?: number;
-  readonly cachedTokens?: number;
-  /** An error sent in-band after the stream began: the event's whole body. */
-  readonly error?: unknown;
-  readonly done?: boolean;
 }
 
 export function readEvent(flavour: Flavour, event: SSEEvent): StreamUpdate {

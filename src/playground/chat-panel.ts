@@ -6,7 +6,9 @@
  * @module
  */
 import { ApiError, call, parseBody, type CallKind, type Exchange } from './api.ts';
-import { chatRequest, readEvent, type ChatSettings, type Flavour, type StreamUpdate, type Turn } from './chat-flavours.ts';
+import { chatRequest, readEvent, type Turn } from './chat-flavours.ts';
+import type { ChatSettings, Flavour } from './chat-settings.ts';
+import type { StreamUpdate } from './stream-update.ts';
 import { RESPOND_TOOL } from './chat-wire.ts';
 import { announce, field, h, required } from './dom.ts';
 import { errorView } from './error-view.ts';

@@ -3,11 +3,11 @@
  * used when it is, in words for the page.
  * @module
  */
-import type { GpuReport } from '../engines/gpu.ts';
+import type { GpuReport } from '../engines/device/gpu.ts';
 
 export type DeviceChoice = 'auto' | 'webgpu' | 'wasm';
 
-export { probeGpu, type GpuReport } from '../engines/gpu.ts';
+export { probeGpu, type GpuReport } from '../engines/device/gpu.ts';
 
 /** The backend transformers.js models will use: what the engine's `auto` resolves to. */
 export function transformersBackend(report: GpuReport, choice: DeviceChoice): 'WebGPU' | 'WASM' {

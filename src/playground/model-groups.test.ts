@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCacheStorage } from '../../test/support/memory-cache-storage.ts';
-import { listCachedModels } from '../engines/model-cache.ts';
+import { listCachedModels } from '../engines/files/model-cache.ts';
 import { cachedFilesOf, describeChoice, groupModels, needsOf, optionLabel } from './model-groups.ts';
 import type { ApiModel } from './model-list.ts';
 

@@ -4,7 +4,7 @@
  * the device and whether this one can run it. No DOM: model-picker.ts builds the `<select>`.
  * @module
  */
-import { groupsForModel, type CachedGroup } from '../engines/model-cache.ts';
+import { groupsForModel, type CachedGroup } from '../engines/files/index.ts';
 import { formatBytes } from './format.ts';
 import type { ApiModel } from './model-list.ts';
 

@@ -5,7 +5,7 @@
  * files, the storage quota, and a restart that frees the models' memory.
  * @module
  */
-import { deleteGroups, listCachedModels, type CachedGroup } from '../engines/model-cache.ts';
+import { deleteGroups, listCachedModels, type CachedGroup } from '../engines/files/index.ts';
 import { announce, h, required } from './dom.ts';
 import type { EngineControl } from './engine-control.ts';
 import { formatBytes } from './format.ts';

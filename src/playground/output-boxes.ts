@@ -5,7 +5,7 @@
  * grammar cannot enforce) is left to the API's 400.
  * @module
  */
-import type { Flavour } from './chat-flavours.ts';
+import type { Flavour } from './chat-settings.ts';
 import { RESPOND_TOOL, toolsFrom, type ToolChoice, type ToolDef } from './chat-wire.ts';
 import { h } from './dom.ts';
 

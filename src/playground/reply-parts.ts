@@ -3,7 +3,7 @@
  * stream, the parsed JSON of a structured reply, and a small form that answers calls with results.
  * @module
  */
-import type { ToolDelta } from './chat-flavours.ts';
+import type { ToolDelta } from './stream-update.ts';
 import type { ToolCall } from './chat-wire.ts';
 import { h } from './dom.ts';
 

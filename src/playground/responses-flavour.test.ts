@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { openAIMessages, type Turn } from './chat-wire.ts';
 import { conversationRequests, readResponse, readResponsesEvent, responsesRequest } from './responses-flavour.ts';
-import type { ChatSettings } from './chat-flavours.ts';
+import type { ChatSettings } from './chat-settings.ts';
 import { responsesInput, responsesToChat } from './responses-wire.ts';
 
 const TURNS: Turn[] = [

@@ -8,7 +8,8 @@
 import { MIN_OUTPUT_TOKENS } from '../protocol/openai/responses/request.ts';
 import type { SSEEvent } from '../core/sse.ts';
 import { absoluteUrl, parseBody, type RecordedRequest } from './api.ts';
-import type { ChatSettings, StreamUpdate, ToolDelta } from './chat-flavours.ts';
+import type { ChatSettings } from './chat-settings.ts';
+import type { StreamUpdate, ToolDelta } from './stream-update.ts';
 import type { Turn } from './chat-wire.ts';
 import { responsesInput, responsesToolChoice, responsesTools } from './responses-wire.ts';
 import { promptUsage } from './prompt-usage.ts';

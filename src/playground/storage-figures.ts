@@ -1,6 +1,6 @@
 /**
  * The storage figures the models panel shows (quota, usage, persistence). Which cached files
- * belong to which model is decided as the engine decides it (`engines/model-cache.ts`, by the
+ * belong to which model is decided as the engine decides it (`engines/files/model-cache.ts`, by the
  * source each model's state names: `cachedFilesOf` in model-groups.ts), for Delete and for the
  * files no listed model uses.
  * @module

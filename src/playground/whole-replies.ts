@@ -4,7 +4,8 @@
  * a Responses response object.
  * @module
  */
-import type { Flavour, StreamUpdate, ToolDelta } from './chat-flavours.ts';
+import type { Flavour } from './chat-settings.ts';
+import type { StreamUpdate, ToolDelta } from './stream-update.ts';
 import { readResponse } from './responses-flavour.ts';
 import { promptUsage } from './prompt-usage.ts';
 

@@ -4,7 +4,8 @@
  * client side of each family's chat API, through which remote servers are reached.
  * @module
  */
-import type { Flavour, UpstreamClient, WireDescriptor } from '../core/wire.ts';
+import type { Flavour } from '../core/flavour.ts';
+import type { UpstreamClient, WireDescriptor } from '../core/wire.ts';
 import { ANTHROPIC_CLIENT } from './anthropic/client.ts';
 import { ANTHROPIC } from './anthropic/wire.ts';
 import { OPENAI_CHAT_CLIENT } from './openai/chat/client.ts';

@@ -16,7 +16,8 @@ import { StopMatcher, type Generation, type GenerationEvent, type Usage } from '
 import type { RemoteState } from '../core/remote-state.ts';
 import { encodeSSE, readSSEEvents, SSE_HEADERS, type SSEEvent } from '../core/sse.ts';
 import type { UpstreamSpec } from '../core/upstream-spec.ts';
-import type { Flavour, UpstreamClient, WireDescriptor } from '../core/wire.ts';
+import type { Flavour } from '../core/flavour.ts';
+import type { UpstreamClient, WireDescriptor } from '../core/wire.ts';
 import { UPSTREAM_CLIENTS } from '../protocol/wires.ts';
 import { readUpstreamFailure, toUpstreamError } from './upstream-errors.ts';
 import { anySignal, createUpstreamPool, type UpstreamPool } from './upstream-pool.ts';

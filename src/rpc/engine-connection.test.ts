@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
 import type { ChatEvent, ChatRequest } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
-import { createModelHost } from '../engines/model-host.ts';
+import { createModelHost } from '../engines/hosting/model-host.ts';
 import { createEngineConnection, type EngineConnectionOptions } from './engine-connection.ts';
 import { createHostService } from './expose-host.ts';
 

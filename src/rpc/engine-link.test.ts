@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
 import { ScriptedEngine } from '../../test/support/scripted-engine.ts';
 import type { ChatEvent, ChatRequest } from '../core/engine.ts';
-import { createModelHost, type ModelHost } from '../engines/model-host.ts';
+import { createModelHost, type ModelHost } from '../engines/hosting/model-host.ts';
 import type { CallMessage, CallReply, EngineHostApi } from '../contracts/engine-host.ts';
 import { linkEngine } from './engine-link.ts';
 import { createHostService } from './expose-host.ts';

@@ -6,7 +6,7 @@ import { expose, type Endpoint } from 'comlink';
 import type { ChatRequest, EmbedRequest, EmbedResult } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { LoadProgress } from '../contracts/model-progress.ts';
-import type { ModelHost } from '../engines/model-host.ts';
+import type { ModelHost } from '../engines/hosting/model-host.ts';
 import type { CallMessage, CallReply, EngineHostApi, StreamMessage } from '../contracts/engine-host.ts';
 
 export interface HostService {

@@ -8,11 +8,11 @@
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { MODELS_DIR, ORT_MJS_FILE, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
-import { withAppModels, withListedFallbacks } from '../engines/app-models.ts';
-import { builtinModels, transformersModels, webllmModels } from '../engines/catalog.ts';
+import { withAppModels, withListedFallbacks } from '../engines/catalog/app-models.ts';
+import { builtinModels, transformersModels, webllmModels } from '../engines/catalog/catalog.ts';
 import { createBuiltinAdapter } from '../engines/builtin/builtin-adapter.ts';
 import { connectBuiltinModel } from '../rpc/builtin-model-link.ts';
-import { createModelHost, type ModelHost } from '../engines/model-host.ts';
+import { createModelHost, type ModelHost } from '../engines/hosting/model-host.ts';
 import type { PageLinks } from './serve.ts';
 import { loadXGrammar } from '../engines/grammar/load-xgrammar.browser.ts';
 import { createTransformersAdapter } from '../engines/transformers/index.ts';

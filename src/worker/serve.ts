@@ -6,8 +6,8 @@
  */
 import { GatewayError } from '../core/errors.ts';
 import type { LoadProgress } from '../contracts/model-progress.ts';
-import { onGpuDeviceLost, type GpuDeviceLoss } from '../engines/gpu-device-watch.ts';
-import type { ModelHost } from '../engines/model-host.ts';
+import { onGpuDeviceLost, type GpuDeviceLoss } from '../engines/device/gpu-device-watch.ts';
+import type { ModelHost } from '../engines/hosting/model-host.ts';
 import type { EngineExit, EngineWorkerEvent, EngineWorkerMessage } from '../contracts/control-messages.ts';
 import { createHostService, type HostService } from '../rpc/expose-host.ts';
 

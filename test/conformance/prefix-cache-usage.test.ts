@@ -11,7 +11,7 @@
 import { AutoTokenizer, env } from '@huggingface/transformers';
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { createHarness, type Harness, TRANSPORTS } from '../support/harness.ts';
 import { greedyStoryTokens, realWeightsDir, removeRealWeightsDir, sharedModelsMissing, STORIES_ID, storiesSpec, STORY_PROMPT, STORY_PROMPT_IDS } from '../support/real-weights/index.ts';

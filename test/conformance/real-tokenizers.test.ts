@@ -36,7 +36,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../../src/core/engine.ts';
 import { argumentsValue, withToolsAsText } from '../../src/core/tool-syntax.ts';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { joinConsecutiveTurns, renderChatPrompt } from '../../src/engines/transformers/chat-prompt.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { jsonSchemaArbitrary, maxInstanceChars, validatorFor } from '../property/json-schemas.ts';

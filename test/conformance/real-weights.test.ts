@@ -22,7 +22,7 @@ import Ajv from 'ajv';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
-import { createModelHost, type ModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost, type ModelHost } from '../../src/engines/hosting/model-host.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { createHarness, type Harness, TRANSPORTS } from '../support/harness.ts';
 import {

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { LONG_THINK_TEXT, QWEN3_LONG_THINKING_CHAT, QWEN3_THINKING, realTokenizerSpec, REPLY_TEXT, writeModel } from '../support/real-tokenizer-models.ts';

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { BASE, createHarness, type Harness } from '../support/harness.ts';
 import { QWEN3_THINKING_CHAT, QWEN3_TOKENIZER_CHAT, realTokenizerSpec, REPLY_TEXT, THINK_TEXT, writeModel } from '../support/real-tokenizer-models.ts';

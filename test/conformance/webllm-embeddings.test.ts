@@ -11,8 +11,8 @@
  */
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { webllmModels } from '../../src/engines/catalog.ts';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { webllmModels } from '../../src/engines/catalog/catalog.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { createWebLLMAdapter } from '../../src/engines/webllm/webllm-adapter.ts';
 import { unitLength } from '../../src/core/vectors.ts';
 import { createHarness, type Harness } from '../support/harness.ts';

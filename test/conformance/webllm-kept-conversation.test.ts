@@ -14,10 +14,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createModelHost } from '../../src/engines/model-host.ts';
+import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
 import type { XGrammar } from '../../src/engines/grammar/xgrammar.ts';
-import type { WebLLMModelSpec } from '../../src/engines/webllm/app-config.ts';
+import type { WebLLMModelSpec } from '../../src/engines/catalog/webllm-model-spec.ts';
 import { createWebLLMAdapter } from '../../src/engines/webllm/webllm-adapter.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { replyScript, TestDoubleMLCEngine, type WebLLMScript } from '../support/webllm-double.ts';

@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatMessage, ChatRequest } from '../../src/core/engine.ts';
-import type { EngineAdapter } from '../../src/engines/adapter.ts';
+import type { EngineAdapter } from '../../src/engines/hosting/adapter.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { realWeightsDir, removeRealWeightsDir, sharedModelsMissing, STORIES_ID, storiesSpec } from '../support/real-weights/index.ts';
 

@@ -60,7 +60,7 @@ import { Template } from '@huggingface/jinja';
 import { attr, GraphBuilder } from '../../src/tiny-models/graph-builder.ts';
 import { DataType, encodeModel } from '../../src/tiny-models/onnx-proto.ts';
 import { createPrng, type Prng } from '../../src/tiny-models/prng.ts';
-import type { TransformersModelSpec } from '../../src/engines/transformers/transformers-engine.ts';
+import type { TransformersModelSpec } from '../../src/engines/catalog/transformers-model-spec.ts';
 
 /** What the script writes, in the package's own tokens. */
 export const REPLY_TEXT = 'Hi 你好世界 🦊🎉 café q\u0307 ok';

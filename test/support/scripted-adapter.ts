@@ -2,7 +2,7 @@
  * TEST DOUBLE. Gives the scripted engine the adapter surface (load/unload), counting loads, so the
  * model host and the worker RPC can be tested without an inference library.
  */
-import type { EngineAdapter } from '../../src/engines/adapter.ts';
+import type { EngineAdapter } from '../../src/engines/hosting/adapter.ts';
 import { GatewayError } from '../../src/core/errors.ts';
 import { ScriptedEngine, SCRIPTED_MODELS, type ScriptedEngineOptions } from './scripted-engine.ts';
 

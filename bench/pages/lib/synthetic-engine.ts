@@ -9,7 +9,7 @@
  * @module
  */
 import type { ChatEvent, ChatRequest, EmbedResult, ModelInfo } from '../../../src/core/engine.ts';
-import type { ModelHost } from '../../../src/engines/model-host.ts';
+import type { ModelHost } from '../../../src/engines/hosting/model-host.ts';
 import { nextTask, spin } from './cpu.ts';
 
 export const SYNTHETIC_MODEL = 'synthetic-producer';

@@ -5,8 +5,8 @@
  * the official SDKs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createModelHost } from '../model-host.ts';
-import { builtinModels } from '../catalog.ts';
+import { createModelHost } from '../hosting/model-host.ts';
+import { builtinModels } from '../catalog/catalog.ts';
 import { connectBuiltinModel, serveBuiltinModel } from '../../rpc/builtin-model-link.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import { createHarness } from '../../../test/support/harness.ts';

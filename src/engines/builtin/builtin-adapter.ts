@@ -5,10 +5,10 @@
  * caps tokens and parses tool calls, as for every engine.
  * @module
  */
-import type { CallOptions, ChatEvent, ChatRequest, ModelInfo } from '../../core/engine.ts';
+import type { CallOptions, ChatEvent, ChatRequest, LocalFacts, ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { BuiltinModelBackend } from '../../contracts/builtin-model.ts';
-import type { EngineAdapter, LocalFacts } from '../adapter.ts';
+import type { EngineAdapter } from '../hosting/adapter.ts';
 import { toBuiltinPrompt } from './builtin-prompt.ts';
 import { ToolAnswerStream } from './tool-answer-stream.ts';
 import { usesTools } from './tool-schema.ts';

@@ -14,7 +14,7 @@ import { AbortCriteria } from './abort-criteria.ts';
 import { constraintCompilerFor, GrammarMask, GrammarProgress } from './grammar-constraint.ts';
 import { renderChatPrompt } from './chat-prompt.ts';
 import { createEventChannel } from './event-channel.ts';
-import { checkLogitBias } from '../logit-bias.ts';
+import { checkLogitBias } from '../decoding/logit-bias.ts';
 import { DEFAULT_PREFILL_CHUNK_TOKENS, prefillInChunks } from './chunked-prefill.ts';
 import type { KVPrefixCache } from './kv-prefix-cache.ts';
 import { LogitBias } from './logit-bias.ts';

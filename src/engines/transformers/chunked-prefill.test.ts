@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatRequest } from '../../core/engine.ts';
 import { generateTinyModels } from '../../tiny-models/generate.ts';
-import type { EngineAdapter } from '../adapter.ts';
+import type { EngineAdapter } from '../hosting/adapter.ts';
 import { prefillInChunks } from './chunked-prefill.ts';
 import { configureEnv } from './configure-env.ts';
-import { tinyModelSpecs } from './tiny-model-specs.ts';
+import { tinyModelSpecs } from '../catalog/tiny-model-specs.ts';
 import { createTransformersAdapter } from './transformers-engine.ts';
 
 let dir: string;

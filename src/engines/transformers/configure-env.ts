@@ -9,11 +9,7 @@
 import { env } from '@huggingface/transformers';
 import { cpuThreads, type CpuThreads } from '../../contracts/cross-origin-isolation.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { checkFor, type FileChecks } from '../file-integrity.ts';
-import { createFileProgress, type FileProgress } from '../file-progress.ts';
-import { checkedModelFetch } from '../model-file-fetch.ts';
-import { createCachePartialStore } from '../partial-store.ts';
-import { checkRoom } from '../storage.ts';
+import { checkedModelFetch, checkFor, checkRoom, createCachePartialStore, createFileProgress, type FileChecks, type FileProgress } from '../files/index.ts';
 import { createVerifiedCache, type VerifiedCache } from './verified-cache.ts';
 
 /** transformers.js's own fetch, wrapped once however many engines are configured. */

@@ -10,7 +10,7 @@
 
 export type TransformersDevice = 'cpu' | 'wasm' | 'webgpu';
 import type { DeviceOption } from '../../contracts/worker-config.ts';
-import { probeGpu } from '../gpu.ts';
+import { probeGpu } from '../device/gpu.ts';
 
 export type { DeviceOption };
 

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatMessage, ChatRequest } from '../../core/engine.ts';
 import { generateTinyModels } from '../../tiny-models/generate.ts';
-import type { EngineAdapter } from '../adapter.ts';
-import { tinyModelSpecs } from './tiny-model-specs.ts';
+import type { EngineAdapter } from '../hosting/adapter.ts';
+import { tinyModelSpecs } from '../catalog/tiny-model-specs.ts';
 import { createTransformersAdapter } from './transformers-engine.ts';
 
 let dir: string;

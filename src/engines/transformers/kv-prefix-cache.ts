@@ -18,7 +18,7 @@
  */
 
 import { DynamicCache, Tensor } from '@huggingface/transformers';
-import { PrefixStore, type PrefixStoreFigures } from '../prefix-store.ts';
+import { PrefixStore, type PrefixStoreFigures } from '../decoding/prefix-store.ts';
 
 type KeysAndValues = Readonly<Record<string, Tensor>>;
 

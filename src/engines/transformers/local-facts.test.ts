@@ -2,7 +2,7 @@
 // Storage (an in-memory double here: Node has none), backend from the device it would pick.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCacheStorage } from '../../../test/support/memory-cache-storage.ts';
-import { transformersModels } from '../catalog.ts';
+import { transformersModels } from '../catalog/catalog.ts';
 import { createTransformersAdapter } from './transformers-engine.ts';
 
 const adapter = (device: 'auto' | 'cpu' | 'wasm' | 'webgpu') => createTransformersAdapter({ models: transformersModels, localModelPath: '/models/', allowRemoteModels: true, device });

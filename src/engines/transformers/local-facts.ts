@@ -6,12 +6,10 @@
  * in its models folder (`onDisk`), or, where it has no such check, the bundled ones.
  * @module
  */
-import type { CpuEngineFacts, PrefixCacheFigures } from '../../core/engine.ts';
-import type { LocalFacts } from '../adapter.ts';
-import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../model-cache.ts';
-import { clearFinishedParts } from '../partial-store.ts';
+import type { CpuEngineFacts, LocalFacts, PrefixCacheFigures } from '../../core/engine.ts';
+import { bytesOf, clearFinishedParts, groupsForModel, listCachedModels, partialBytesOf, TRANSFORMERS_CACHE } from '../files/index.ts';
 import { supportsWebGPU, type DeviceChoice, type DeviceOption } from './device.ts';
-import type { TransformersModelSpec } from './transformers-engine.ts';
+import type { TransformersModelSpec } from '../catalog/transformers-model-spec.ts';
 
 export async function readLocalFacts(
   specs: readonly TransformersModelSpec[],

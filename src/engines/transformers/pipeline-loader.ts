@@ -7,11 +7,7 @@
 
 import { pipeline, type FeatureExtractionPipeline, type ProgressInfo, type TextGenerationPipeline } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
-import type { FileChecks } from '../file-integrity.ts';
-import type { FileBytes } from '../file-progress.ts';
-import { bytesOf, groupsForModel, listCachedModels } from '../model-cache.ts';
-import { refusedBeforeBody } from '../model-file-fetch.ts';
-import { checkRoom, insufficientStorage, isQuotaError, quotaExceeded } from '../storage.ts';
+import { bytesOf, checkRoom, groupsForModel, insufficientStorage, isQuotaError, listCachedModels, quotaExceeded, refusedBeforeBody, type FileBytes, type FileChecks } from '../files/index.ts';
 import type { TransformersDevice } from './device.ts';
 import { modelUnavailable } from './engine-errors.ts';
 import type { ConfiguredEnv } from './configure-env.ts';

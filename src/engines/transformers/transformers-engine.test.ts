@@ -10,10 +10,10 @@ import { TINY_EMBED } from '../../tiny-models/tiny-embed.ts';
 import { STORY_WORDS } from '../../tiny-models/words.ts';
 import type { ChatEvent, ChatMessage, ChatRequest, Engine } from '../../core/engine.ts';
 import { startGeneration, type GenerationEvent } from '../../core/generation.ts';
-import type { EngineAdapter } from '../adapter.ts';
+import type { EngineAdapter } from '../hosting/adapter.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { tinyModelSpecs } from './tiny-model-specs.ts';
+import { tinyModelSpecs } from '../catalog/tiny-model-specs.ts';
 import { createTransformersAdapter } from './transformers-engine.ts';
 
 let dir: string;

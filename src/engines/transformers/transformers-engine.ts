@@ -6,42 +6,18 @@
 
 import type { ModelInfo } from '../../core/engine.ts';
 import { requireModel } from '../../core/models.ts';
-import type { EngineAdapter } from '../adapter.ts';
+import type { EngineAdapter } from '../hosting/adapter.ts';
 import { generateChat } from './chat-generation.ts';
 import { configureEnv, type EnvOptions } from './configure-env.ts';
 import { chooseDevice, type DeviceChoice, type DeviceOption, type TransformersDevice } from './device.ts';
 import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
-import { clearFinishedParts } from '../partial-store.ts';
-import { defaultPrefixCacheBytes } from '../prefix-store.ts';
+import { clearFinishedParts } from '../files/index.ts';
+import { defaultPrefixCacheBytes } from '../decoding/prefix-store.ts';
 import { KVPrefixCache } from './kv-prefix-cache.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
-import type { FileChecks } from '../file-integrity.ts';
-
-export interface TransformersModelSpec {
-  readonly info: ModelInfo;
-  /** A model id under `localModelPath`, or a hub repo id (under `remoteHost`) when remote models are allowed. */
-  readonly source: string;
-  /** Embedding models: how token vectors become one vector (default `mean`). */
-  readonly pooling?: 'mean' | 'cls';
-  /** Embedding models: scale vectors to unit length (default true). */
-  readonly normalize?: boolean;
-  /** ONNX weight variant (`fp32`, `fp16`, `q8`, `q4`, ...); default: the model's `transformers.js_config`. */
-  readonly dtype?: string;
-  /**
-   * The variant on the WASM backend, where it differs: onnxruntime-web's 4-bit MatMulNBits runs
-   * 5–7× slower there than its 8-bit kernels (docs/decisions/cpu-path.md).
-   */
-  readonly wasmDtype?: string;
-  /** The files ship with the app under `localModelPath`: never fetch anything for it from the hub. */
-  readonly bundled?: boolean;
-  /**
-   * Its files (paths in its folder) with their sizes and SRI hashes, where known: each downloaded
-   * or cached file is checked against them, and room in storage is checked for all of them first.
-   */
-  readonly files?: FileChecks;
-}
+import type { TransformersModelSpec } from '../catalog/transformers-model-spec.ts';
 
 export interface TransformersAdapterOptions extends EnvOptions {
   readonly models: readonly TransformersModelSpec[];

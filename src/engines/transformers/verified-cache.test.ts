@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCacheStorage } from '../../../test/support/memory-cache-storage.ts';
-import { CHECKED_HEADER, corruptFile, integrityOf } from '../file-integrity.ts';
+import { CHECKED_HEADER, corruptFile, integrityOf } from '../files/file-integrity.ts';
 import { createVerifiedCache } from './verified-cache.ts';
 
 // Cache Storage is the browser's; in Node it is the in-memory double (which, like the browser's,

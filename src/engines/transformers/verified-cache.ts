@@ -17,9 +17,7 @@
  *   See docs/decisions/check-files-beside-the-load.md.
  * @module
  */
-import { TRANSFORMERS_CACHE } from '../model-cache.ts';
-import { CHECKED_HEADER, corruptFile, fileInFolder, verifyFile, type FileCheck } from '../file-integrity.ts';
-import { isQuotaError } from '../storage.ts';
+import { CHECKED_HEADER, corruptFile, fileInFolder, isQuotaError, TRANSFORMERS_CACHE, verifyFile, type FileCheck } from '../files/index.ts';
 
 export interface VerifiedCache {
   match(key: string): Promise<Response | undefined>;

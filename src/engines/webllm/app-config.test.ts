@@ -1,7 +1,8 @@
 import { modelVersion, prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import type { ModelInfo } from '../../core/engine.ts';
-import { buildAppConfig, pickVariant, type WebLLMModelSpec } from './app-config.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
+import { buildAppConfig, pickVariant } from './app-config.ts';
 
 const QWEN: WebLLMModelSpec = {
   info: { id: 'qwen2.5-0.5b', kind: 'chat', engine: 'webllm', contextWindow: 4096, maxOutputTokens: 1024 },

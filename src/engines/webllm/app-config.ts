@@ -7,26 +7,13 @@
 
 import { ModelType, prebuiltAppConfig, type AppConfig, type ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 import type { SelfHost } from '../../contracts/worker-config.ts';
 
 export type { SelfHost };
 
 // Its own module, so the adapter can pick a variant without importing web-llm; re-exported here.
 export { pickVariant } from './variant.ts';
-
-/** One catalog entry served by web-llm. */
-export interface WebLLMModelSpec {
-  readonly info: ModelInfo;
-  /**
-   * web-llm prebuilt `model_id`s: `f16` for GPUs with the `shader-f16` feature, `f32` (q4f32 /
-   * q0f32) for GPUs without it. Embedding models only come as `f32`.
-   */
-  readonly variants: { readonly f16?: string; readonly f32: string };
-  /** Embedding models: scale vectors to unit length (default true, as snowflake-arctic-embed defines). */
-  readonly normalize?: boolean;
-  /** A model of the app's own: its record (`variants.f32` is its `model_id`), not one of web-llm's prebuilt ones. */
-  readonly record?: Omit<ModelRecord, 'model_id'>;
-}
 
 export interface AppConfigOptions {
   readonly selfHost?: SelfHost;

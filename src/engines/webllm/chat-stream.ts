@@ -12,7 +12,7 @@ import { toWebLLMRequest, webllmStops } from './chat-request.ts';
 import type { MLCEngineLike, WebLLMChunk } from './mlc-engine-like.ts';
 import { finishedReply, prefillTokens, readsFinishedReply, vocabSize } from './pipeline-internals.ts';
 import { ReplyTokens, type FinishedReply } from './reply-tokens.ts';
-import { checkLogitBias } from '../logit-bias.ts';
+import { checkLogitBias } from '../decoding/logit-bias.ts';
 import type { PromptTokenCounter } from './prompt-tokens.ts';
 import type { ReasoningFormat } from '../../core/reasoning.ts';
 

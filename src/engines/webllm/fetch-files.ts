@@ -12,10 +12,7 @@
  */
 import type { ModelRecord } from '@mlc-ai/web-llm';
 import type { DownloadState } from '../../contracts/model-progress.ts';
-import { verifyFile, type FileCheck } from '../file-integrity.ts';
-import { checkedModelFetch } from '../model-file-fetch.ts';
-import { WEBLLM_CACHES } from '../model-cache.ts';
-import type { ResumeOptions } from '../resumable-download.ts';
+import { checkedModelFetch, verifyFile, WEBLLM_CACHES, type FileCheck, type ResumeOptions } from '../files/index.ts';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 

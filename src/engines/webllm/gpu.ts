@@ -1,9 +1,9 @@
 /**
  * What web-llm needs to know of the GPU: whether it can run at all, and which variant to load
- * (from the one probe, `engines/gpu.ts`).
+ * (from the one probe, `engines/device/gpu.ts`).
  * @module
  */
-import { probeGpu, type GpuLimits } from '../gpu.ts';
+import { probeGpu, type GpuLimits } from '../device/gpu.ts';
 
 export interface GpuInfo {
   /** The adapter offers `shader-f16` (web-llm then enables it on its device). */

@@ -13,8 +13,8 @@ import { WEATHER } from '../../../test/support/tool-schemas.ts';
 import { grammarSpecOf, toEbnf } from '../grammar/ebnf.ts';
 import { loadXGrammar } from '../grammar/load-xgrammar.node.ts';
 import type { XGrammar } from '../grammar/xgrammar.ts';
-import { createModelHost } from '../model-host.ts';
-import type { WebLLMModelSpec } from './app-config.ts';
+import { createModelHost } from '../hosting/model-host.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 import { createWebLLMAdapter } from './webllm-adapter.ts';
 
 const QWEN: WebLLMModelSpec = {

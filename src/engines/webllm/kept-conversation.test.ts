@@ -11,8 +11,8 @@ import { drainGeneration } from '../../../test/support/generations.ts';
 import { TestDoubleMLCEngine, type WebLLMScript } from '../../../test/support/webllm-double.ts';
 import { loadXGrammar } from '../grammar/load-xgrammar.node.ts';
 import type { XGrammar } from '../grammar/xgrammar.ts';
-import { createModelHost } from '../model-host.ts';
-import type { WebLLMModelSpec } from './app-config.ts';
+import { createModelHost } from '../hosting/model-host.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 import { createWebLLMAdapter } from './webllm-adapter.ts';
 
 const QWEN: WebLLMModelSpec = {

@@ -8,7 +8,7 @@
 import { modelVersion, type ModelRecord } from '@mlc-ai/web-llm';
 import { GatewayError } from '../../core/errors.ts';
 import type { LoadPhase } from './progress.ts';
-import { insufficientStorage, isQuotaError } from '../storage.ts';
+import { insufficientStorage, isQuotaError } from '../files/index.ts';
 
 export function loadFailure(modelId: string, record: ModelRecord, cause: unknown, phase: LoadPhase | undefined): GatewayError {
   // web-llm stores each file as it fetches it (Cache Storage or IndexedDB); a full quota ends there.

@@ -2,7 +2,7 @@
 // GPU probe decides runnable and the variant; Cache Storage (an in-memory double here) the files.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCacheStorage } from '../../../test/support/memory-cache-storage.ts';
-import { webllmModels } from '../catalog.ts';
+import { webllmModels } from '../catalog/catalog.ts';
 import type { GpuInfo } from './gpu.ts';
 import { createWebLLMAdapter } from './webllm-adapter.ts';
 

@@ -7,10 +7,9 @@
  * @module
  */
 import type { ModelRecord } from '@mlc-ai/web-llm';
-import type { LocalFacts } from '../adapter.ts';
-import { bytesOf, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES } from '../model-cache.ts';
-import { clearFinishedParts } from '../partial-store.ts';
-import type { WebLLMModelSpec } from './app-config.ts';
+import type { LocalFacts } from '../../core/engine.ts';
+import { bytesOf, clearFinishedParts, groupsForModel, listCachedModels, partialBytesOf, WEBLLM_CACHES } from '../files/index.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 import { fitOf, requirementsOf } from './device-fit.ts';
 import { modelBaseUrl } from './fetch-files.ts';
 import type { GpuInfo } from './gpu.ts';

@@ -4,8 +4,8 @@
 import { modelVersion, prebuiltAppConfig, type AppConfig, type ModelRecord } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import { TestDoubleMLCEngine } from '../../../test/support/webllm-double.ts';
-import { webllmModels } from '../catalog.ts';
-import { createModelHost } from '../model-host.ts';
+import { webllmModels } from '../catalog/catalog.ts';
+import { createModelHost } from '../hosting/model-host.ts';
 import { describeWebLLMId } from './prebuilt-models.ts';
 import { createWebLLMAdapter, type WebLLMAdapterOptions } from './webllm-adapter.ts';
 

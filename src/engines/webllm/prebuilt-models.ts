@@ -9,7 +9,7 @@
 import type { AppConfig, ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
 import type { ReasoningFormat } from '../../core/reasoning.ts';
-import type { WebLLMModelSpec } from './app-config.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 
 /** web-llm's `ModelType` values (the enum lives in its script, which this module does not load). */
 const EMBEDDING = 1;

@@ -3,7 +3,7 @@
  * needs it to report what a model requires before web-llm itself (megabytes of script) is loaded.
  * @module
  */
-import type { WebLLMModelSpec } from './app-config.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 
 /** The variant to load: the f16 one only where the GPU can run f16 shaders. */
 export function pickVariant(spec: WebLLMModelSpec, hasShaderF16: boolean): string {

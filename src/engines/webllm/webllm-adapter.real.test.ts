@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../../core/errors.ts';
-import type { WebLLMModelSpec } from './app-config.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
 import { createWebLLMAdapter } from './webllm-adapter.ts';
 
 const QWEN: WebLLMModelSpec = {

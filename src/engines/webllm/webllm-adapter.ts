@@ -8,11 +8,12 @@ import type { AppConfig, ModelRecord } from '@mlc-ai/web-llm';
 import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { requireModel } from '../../core/models.ts';
-import type { EngineAdapter } from '../adapter.ts';
-import { releasingGpu } from '../gpu-device-watch.ts';
+import type { EngineAdapter } from '../hosting/adapter.ts';
+import { releasingGpu } from '../device/gpu-device-watch.ts';
 import type { LoadProgress } from '../../contracts/model-progress.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
-import type { SelfHost, WebLLMModelSpec } from './app-config.ts';
+import type { WebLLMModelSpec } from '../catalog/webllm-model-spec.ts';
+import type { SelfHost } from './app-config.ts';
 import { streamChat } from './chat-stream.ts';
 import { embedTexts } from './embedding.ts';
 import { createGrammarFor } from './grammar.ts';
@@ -21,7 +22,7 @@ import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
 import { readLocalFacts } from './local-facts.ts';
 import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
 import { createProgressMapper } from './progress.ts';
-import { checkRoom, insufficientStorage, isQuotaError } from '../storage.ts';
+import { checkRoom, clearFinishedParts, createCachePartialStore, insufficientStorage, isQuotaError } from '../files/index.ts';
 import { PromptTokenCounter } from './prompt-tokens.ts';
 
 export interface WebLLMAdapterOptions {
@@ -118,7 +119,6 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     // into the caches web-llm reads: its reload() then fetches nothing.
     if (options.fetchFiles !== false && typeof caches !== 'undefined' && (appConfig.cacheBackend ?? 'cache') === 'cache' && record.model_manifest === undefined) {
       const { fetchWebLLMFiles } = await import('./fetch-files.ts');
-      const { clearFinishedParts, createCachePartialStore } = await import('../partial-store.ts');
       await fetchWebLLMFiles(record, {
         resume: { store: createCachePartialStore('webllm') },
         room: (bytes, url) => checkRoom(bytes, url),

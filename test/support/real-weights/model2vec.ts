@@ -11,7 +11,7 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import type { TransformersModelSpec } from '../../../src/engines/transformers/transformers-engine.ts';
+import type { TransformersModelSpec } from '../../../src/engines/catalog/transformers-model-spec.ts';
 import { attr, GraphBuilder } from '../../../src/tiny-models/graph-builder.ts';
 import { json, type ModelFiles } from '../../../src/tiny-models/model-files.ts';
 import { DataType, encodeModel } from '../../../src/tiny-models/onnx-proto.ts';

@@ -10,7 +10,7 @@ import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from '@huggingf
 import { readFile } from 'node:fs/promises';
 import type { ModelFiles } from '../../../src/tiny-models/model-files.ts';
 import { json } from '../../../src/tiny-models/model-files.ts';
-import type { TransformersModelSpec } from '../../../src/engines/transformers/transformers-engine.ts';
+import type { TransformersModelSpec } from '../../../src/engines/catalog/transformers-model-spec.ts';
 import { readLlama2cCheckpoint } from './llama2c-checkpoint.ts';
 import { BOS_ID, EOS_ID, readLlama2cVocab, toTokenizerJson } from './llama2c-tokenizer.ts';
 import { buildLlamaGraph, RMS_NORM_EPS, ROPE_THETA } from './llama-graph.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryCacheStorage } from '../../test/support/memory-cache-storage.ts';
+import { MemoryCacheStorage } from '../../../test/support/memory-cache-storage.ts';
 import { deleteGroups, groupsForModel, listCachedModels, partialBytesOf, PARTIAL_CACHES } from './model-cache.ts';
 import { clearFinishedParts, createCachePartialStore, isPartKey, partKey } from './partial-store.ts';
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
-import { tinyModelDir } from '../../test/support/engines.ts';
+import { ScriptedAdapter } from '../../../test/support/scripted-adapter.ts';
+import { tinyModelDir } from '../../../test/support/engines.ts';
 import { createModelHost } from './model-host.ts';
-import { createTransformersAdapter, tinyModelSpecs } from './transformers/index.ts';
+import { tinyModelSpecs } from '../catalog/tiny-model-specs.ts';
+import { createTransformersAdapter } from '../transformers/index.ts';
 
 const signal = () => new AbortController().signal;
 const texts = Array.from({ length: 40 }, (_, i) => `text number ${i} about ${['cats', 'rivers', 'markets', 'stars'][i % 4]}`);

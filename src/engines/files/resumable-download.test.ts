@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { downloadResumable, NotDownloaded, type KeptPart, type PartialStore } from './resumable-download.ts';
 
 const FILE = Uint8Array.from({ length: 10_000 }, (_, i) => (i * 7 + 3) & 0xff);

@@ -11,8 +11,8 @@
  * resumes from the byte it stopped at (resumable-download.ts) rather than failing the load.
  * @module
  */
-import type { DownloadState } from '../contracts/model-progress.ts';
-import { GatewayError } from '../core/errors.ts';
+import type { DownloadState } from '../../contracts/model-progress.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { CHECKED_HEADER, checkSize, verifyFile, type FileCheck } from './file-integrity.ts';
 import { downloadResumable, NotDownloaded, type DownloadProgress, type ResumeOptions } from './resumable-download.ts';
 

@@ -4,9 +4,10 @@
  * real sources on users' machines (or from a self-hosted mirror, see the README).
  * @module
  */
-import type { ModelInfo } from '../core/engine.ts';
-import { tinyModelSpecs, type TransformersModelSpec } from './transformers/index.ts';
-import type { WebLLMModelSpec } from './webllm/index.ts';
+import type { ModelInfo } from '../../core/engine.ts';
+import { tinyModelSpecs } from './tiny-model-specs.ts';
+import type { TransformersModelSpec } from './transformers-model-spec.ts';
+import type { WebLLMModelSpec } from './webllm-model-spec.ts';
 
 const created = Date.UTC(2026, 10, 1) / 1000;
 const info = (i: Omit<ModelInfo, 'created'>): ModelInfo => ({ created, ...i });

@@ -1,16 +1,16 @@
 import { prebuiltAppConfig } from '@mlc-ai/web-llm';
 import { describe, expect, it, vi } from 'vitest';
-import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
-import { SCRIPTED_MODELS } from '../../test/support/scripted-engine.ts';
-import { TestDoubleMLCEngine } from '../../test/support/webllm-double.ts';
-import type { ModelEntry } from '../contracts/worker-config.ts';
-import { createGateway } from '../gateway/create-gateway.ts';
+import { ScriptedAdapter } from '../../../test/support/scripted-adapter.ts';
+import { SCRIPTED_MODELS } from '../../../test/support/scripted-engine.ts';
+import { TestDoubleMLCEngine } from '../../../test/support/webllm-double.ts';
+import type { ModelEntry } from '../../contracts/worker-config.ts';
+import { createGateway } from '../../gateway/create-gateway.ts';
 import { withAppModels, withListedFallbacks } from './app-models.ts';
 import { transformersModels, webllmModels } from './catalog.ts';
-import { createModelHost } from './model-host.ts';
-import { buildAppConfig } from './webllm/app-config.ts';
-import { withPrebuiltModels } from './webllm/prebuilt-models.ts';
-import { createWebLLMAdapter } from './webllm/webllm-adapter.ts';
+import { createModelHost } from '../hosting/model-host.ts';
+import { buildAppConfig } from '../webllm/app-config.ts';
+import { withPrebuiltModels } from '../webllm/prebuilt-models.ts';
+import { createWebLLMAdapter } from '../webllm/webllm-adapter.ts';
 
 const catalog = { transformers: transformersModels, webllm: webllmModels };
 const ORIGIN = 'https://app.example';

@@ -12,7 +12,7 @@
  * can serve nothing the longer one cannot). See docs/decisions/prefix-cache.md.
  * @module
  */
-import type { PrefixCacheFigures } from '../core/engine.ts';
+import type { PrefixCacheFigures } from '../../core/engine.ts';
 
 export interface PrefixEntry<S> {
   readonly model: string;

@@ -5,7 +5,7 @@
  * what came.
  * @module
  */
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 
 export interface FileCheck {
   /** The file's size in bytes, as served (uncompressed). */

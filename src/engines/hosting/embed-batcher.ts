@@ -5,8 +5,8 @@
  * vector. An aborted request leaves its batch; a batch nobody waits for any more is stopped.
  * @module
  */
-import type { EmbedRequest, EmbedResult } from '../core/engine.ts';
-import { abortedError, GatewayError } from '../core/errors.ts';
+import type { EmbedRequest, EmbedResult } from '../../core/engine.ts';
+import { abortedError, GatewayError } from '../../core/errors.ts';
 
 /** Embeds `input` with the model on its turn (queue slot taken, model loaded). */
 export type BatchRunner = (request: EmbedRequest, signal: AbortSignal) => Promise<EmbedResult>;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest } from '../core/engine.ts';
-import { GatewayError } from '../core/errors.ts';
-import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
-import { SCRIPTED_MODELS } from '../../test/support/scripted-engine.ts';
-import type { EngineAdapter, LocalFacts } from './adapter.ts';
+import type { ChatRequest, LocalFacts } from '../../core/engine.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { ScriptedAdapter } from '../../../test/support/scripted-adapter.ts';
+import { SCRIPTED_MODELS } from '../../../test/support/scripted-engine.ts';
+import type { EngineAdapter } from './adapter.ts';
 import { createModelHost } from './model-host.ts';
 
 const chat = (model = 'scripted-chat', maxTokens = 4): ChatRequest => ({ model, messages: [{ role: 'user', content: 'hi' }], maxTokens, stop: [] });

@@ -5,12 +5,12 @@
  * recently used idle one.
  * @module
  */
-import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, ModelInfo, ModelLocalState } from '../core/engine.ts';
-import { abortedError, GatewayError } from '../core/errors.ts';
-import { modelNotFound } from '../core/models.ts';
-import type { LoadProgress, ModelState, ModelStatus } from '../contracts/model-progress.ts';
-import type { EngineExit } from '../contracts/control-messages.ts';
-import type { EngineAdapter, LocalFacts } from './adapter.ts';
+import type { CallOptions, ChatEvent, ChatRequest, EmbedRequest, EmbedResult, Engine, LocalFacts, ModelInfo, ModelLocalState } from '../../core/engine.ts';
+import { abortedError, GatewayError } from '../../core/errors.ts';
+import { modelNotFound } from '../../core/models.ts';
+import type { LoadProgress, ModelState, ModelStatus } from '../../contracts/model-progress.ts';
+import type { EngineExit } from '../../contracts/control-messages.ts';
+import type { EngineAdapter } from './adapter.ts';
 import { createEmbedBatcher, type EmbedBatcherOptions } from './embed-batcher.ts';
 
 export interface ModelHostOptions {

@@ -12,7 +12,7 @@
  * See docs/decisions/resumable-downloads.md.
  * @module
  */
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { corruptFile } from './file-integrity.ts';
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

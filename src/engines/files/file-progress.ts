@@ -11,7 +11,7 @@
  * docs/decisions/load-progress-without-progress-callback.md.
  * @module
  */
-import type { DownloadState } from '../contracts/model-progress.ts';
+import type { DownloadState } from '../../contracts/model-progress.ts';
 import { fileInFolder } from './file-integrity.ts';
 
 /** One file's bytes so far; `total` 0 when unknown. `cached`: read back from the cache, not downloaded. */

@@ -5,7 +5,7 @@
  * there is no `navigator.storage` (Node) nothing is checked.
  * @module
  */
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 
 interface StorageLike {
   estimate(): Promise<{ usage?: number; quota?: number }>;

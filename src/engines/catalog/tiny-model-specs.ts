@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { TransformersModelSpec } from './transformers-engine.ts';
+import type { TransformersModelSpec } from './transformers-model-spec.ts';
 
 export const tinyModelSpecs: readonly TransformersModelSpec[] = [
   {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryCacheStorage } from '../../test/support/memory-cache-storage.ts';
+import { MemoryCacheStorage } from '../../../test/support/memory-cache-storage.ts';
 import { bytesOf, deleteGroups, groupLabel, groupsForModel, listCachedModels } from './model-cache.ts';
 
 let storage: MemoryCacheStorage;

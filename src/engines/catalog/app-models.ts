@@ -4,13 +4,12 @@
  * named at startup rather than met as a failed load later.
  * @module
  */
-import type { ModelInfo } from '../core/engine.ts';
-import type { ReasoningFormat, ThinkingBudgets } from '../core/reasoning.ts';
-import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../contracts/worker-config.ts';
-import { isIntegrity, type FileChecks } from './file-integrity.ts';
-import type { ModelHost } from './model-host.ts';
-import type { TransformersModelSpec } from './transformers/transformers-engine.ts';
-import type { WebLLMModelSpec } from './webllm/app-config.ts';
+import type { Engine, ModelInfo } from '../../core/engine.ts';
+import type { ReasoningFormat, ThinkingBudgets } from '../../core/reasoning.ts';
+import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../../contracts/worker-config.ts';
+import { isIntegrity, type FileChecks } from '../files/index.ts';
+import type { TransformersModelSpec } from './transformers-model-spec.ts';
+import type { WebLLMModelSpec } from './webllm-model-spec.ts';
 
 export interface Catalog {
   readonly transformers: readonly TransformersModelSpec[];
@@ -117,8 +116,10 @@ const isWebLLMId = (id: string) => /-MLC(?:-[^-]+)?$/.test(id);
  * The host, with the fallbacks that name web-llm ids (`pendingFallbacks`) set on its listing once
  * web-llm's own list is read (the host's `listModels` waits for it), checked as at startup: one
  * that names no listed model, or a model of another kind, stays unset and is said on the console.
+ * Any engine's listing will do (the model host's, in practice), so the catalog needs nothing of
+ * hosting/.
  */
-export function withListedFallbacks(host: ModelHost, catalog: Pick<AppCatalog, 'pendingFallbacks'>): ModelHost {
+export function withListedFallbacks<Host extends Pick<Engine, 'listModels'>>(host: Host, catalog: Pick<AppCatalog, 'pendingFallbacks'>): Host {
   const pending = Object.entries(catalog.pendingFallbacks);
   if (pending.length === 0) return host;
   const refused = new Set<string>();

@@ -3,7 +3,7 @@
  * integers, only the engine knows how many logits its model has.
  * @module
  */
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 
 /** Refuses a token id the model has no logit for (a 400 naming `logit_bias`). */
 export function checkLogitBias(bias: ReadonlyMap<number, number>, logitsSize: number): void {

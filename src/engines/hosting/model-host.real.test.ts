@@ -1,8 +1,9 @@
 // The memory bound on the real transformers.js engine: models load A, B, A with room for one.
 import { describe, expect, it } from 'vitest';
-import { tinyModelDir } from '../../test/support/engines.ts';
+import { tinyModelDir } from '../../../test/support/engines.ts';
 import { createModelHost } from './model-host.ts';
-import { createTransformersAdapter, tinyModelSpecs } from './transformers/index.ts';
+import { tinyModelSpecs } from '../catalog/tiny-model-specs.ts';
+import { createTransformersAdapter } from '../transformers/index.ts';
 
 describe('model host on transformers.js', () => {
   it('keeps only the bounded set loaded when models alternate (A, B, A)', async () => {

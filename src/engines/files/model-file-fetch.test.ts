@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { CHECKED_HEADER, integrityOf } from './file-integrity.ts';
 import { checkedModelFetch } from './model-file-fetch.ts';
 import { insufficientStorage } from './storage.ts';
