@@ -251,6 +251,22 @@ describe('startInference, a tab that does not host', () => {
   });
 });
 
+describe('startInference, stopped while waiting in line', () => {
+  it('never hosts: a lock granted after stop() is given back', async () => {
+    stubBrowser(true);
+    const ownWorker = inThreadEngineWorker();
+    const hostChanges: boolean[] = [];
+    const inference = await startInference({ engineWorker: ownWorker.create, onHostChange: (isHost) => hostChanges.push(isHost) });
+    await inference.stop();
+    locks.releaseOther();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(inference.isHost).toBe(false);
+    expect(ownWorker.created).toHaveLength(0);
+    expect(hostChanges).toEqual([]);
+    expect(locks.holder).toBeUndefined();
+  });
+});
+
 describe('startInference, an engine worker that ends on its own', () => {
   it('is replaced at once when it says it lost its GPU device: calls cut off fail with device_lost, the next is served by a fresh worker told why', async () => {
     stubBrowser(false);
