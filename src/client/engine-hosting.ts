@@ -2,13 +2,14 @@
  * What the host tab does while it hosts: spawns the engine worker, replaces it when it ends on its
  * own or a restart is asked (every link to the old one is cut), offers ports to it (the service
  * worker's own, and one for each tab that asks through the service worker), tells the service
- * worker its remote models, and preloads. When it hosts is the election's to say
+ * worker the page's remote models, and preloads. When it hosts is the election's to say
  * (host-election.ts); this only does it.
  * @module
  */
 import { BUILD, describeExit, type EngineExit, type PageMessage } from '../contracts/control-messages.ts';
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
+import type { ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import type { WorkerEnd } from './host-election.ts';
@@ -22,6 +23,12 @@ export interface EngineHostingOptions {
   readonly apiKeys?: readonly ApiKey[];
   /** Loaded as soon as a worker starts hosting. */
   readonly preload?: readonly string[];
+  /**
+   * The page's remote models (read from its own settings: `remoteModelsOf`), told to the service
+   * worker after each port it is offered, so that it serves them with no tab hosting the engine.
+   * Undefined: the page could not read them (its settings are refused), and tells nothing.
+   */
+  readonly remoteModels?: readonly ModelInfo[];
   /** To the service worker. */
   post(message: PageMessage, transfer?: Transferable[]): void;
   /** This page's own link, moved to the worker while it hosts. */
@@ -68,14 +75,9 @@ export function createEngineHosting(options: EngineHostingOptions): EngineHostin
     if (!worker) return;
     const port = worker.connect();
     post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD, ...(forClient ? { for: forClient, hostLock: lockId } : {}) }, [port]);
-    if (!forClient) tellRemoteModels(worker);
+    // After the port: the service worker takes the list only from the tab whose port it holds.
+    if (!forClient && options.remoteModels) post({ type: 'REMOTE_MODELS', models: options.remoteModels });
   };
-  /** The service worker serves remote models itself, with no tab hosting the engine too: it is told which. */
-  const tellRemoteModels = (told: EngineWorker) =>
-    void untilGone(told.api.listModels()).then(
-      (models) => post({ type: 'REMOTE_MODELS', models: models.filter((model) => model.upstream !== undefined) }),
-      () => {},
-    );
 
   return {
     get worker() {

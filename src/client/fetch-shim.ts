@@ -3,7 +3,7 @@
  * the base URL are answered by the gateway directly. For pages that cannot register a worker.
  * @module
  */
-import type { Engine } from '../core/engine.ts';
+import type { Engine, ModelInfo } from '../core/engine.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type Gateway } from '../gateway/index.ts';
 import type { ResponseStore } from '../protocol/openai/responses/store.ts';
@@ -21,6 +21,11 @@ export interface FetchShimOptions {
    * context's memory where IndexedDB is unavailable).
    */
   readonly responseStore?: ResponseStore;
+  /**
+   * Models the gateway serves without the engine (remote models, whose servers it reaches itself):
+   * a request for one never waits for the engine. `startInference` passes the page's remote models.
+   */
+  readonly knownModels?: readonly ModelInfo[];
 }
 
 export interface FetchShim {
@@ -30,6 +35,7 @@ export interface FetchShim {
 }
 
 export function installFetchShim(options: FetchShimOptions): FetchShim {
+  const known = options.knownModels;
   // Bodies are this page's own, already in memory: read whole.
   const gateway = createGateway({
     engine: options.engine,
@@ -37,6 +43,7 @@ export function installFetchShim(options: FetchShimOptions): FetchShim {
     apiKeys: options.apiKeys,
     readBodyWhole: true,
     responseStore: options.responseStore ?? createIndexedDBResponseStore(),
+    ...(known ? { knownModels: () => known } : {}),
   });
   const original = globalThis.fetch;
   const shim: typeof fetch = (input, init) => {

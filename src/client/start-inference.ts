@@ -14,6 +14,8 @@
 import type { LoadProgress, ModelStatus } from '../contracts/model-progress.ts';
 import type { EngineExit, PageMessage, WorkerMessage } from '../contracts/control-messages.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
+import type { ModelInfo } from '../core/engine.ts';
+import { remoteModelsOf } from '../engines/app-models.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
 import { createEngineHosting } from './engine-hosting.ts';
@@ -116,6 +118,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   if (registered === 'reloading') return new Promise<never>(() => {});
   const { container } = registered;
   const post = (message: PageMessage, transfer: Transferable[] = []) => container.controller?.postMessage(message, transfer);
+  const remoteModels = pageRemoteModels(options.engine);
   const persistence = createStoragePersistence();
 
   // This page's own link: to its own worker while it hosts, else to the host tab's.
@@ -127,6 +130,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
     createWorker: options.engineWorker ?? engineWorkerAt(options.engineWorkerUrl),
     apiKeys: options.apiKeys,
     preload: options.preload,
+    remoteModels,
     post,
     pageEngineLink,
     onProgress: (progress) => {
@@ -147,7 +151,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
       announceLeaving: () => hosting.announceLeaving(),
     },
   });
-  if (pageEngineLink) installFetchShim({ engine: pageEngineLink.engine, baseUrl, apiKeys: options.apiKeys });
+  if (pageEngineLink) installFetchShim({ engine: pageEngineLink.engine, baseUrl, apiKeys: options.apiKeys, ...(remoteModels ? { knownModels: remoteModels } : {}) });
 
   container.addEventListener('message', (event: MessageEvent<WorkerMessage>) => {
     const message = event.data;
@@ -195,6 +199,19 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
       return { usage, quota, ...(persisted !== undefined ? { persisted } : {}) };
     },
   };
+}
+
+/**
+ * The page's remote models, read from its own settings with the engine worker's checks, for its
+ * gateways: its own (the fetch shim's) and the service worker's. Settings the checks refuse give
+ * none: the engine worker refuses them too, and answers each request with why.
+ */
+function pageRemoteModels(config: WorkerConfig | undefined): readonly ModelInfo[] | undefined {
+  try {
+    return remoteModelsOf(config ?? {}, location.origin);
+  } catch {
+    return undefined;
+  }
 }
 
 function keyText(key: ApiKey | undefined): string | undefined {

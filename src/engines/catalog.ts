@@ -5,8 +5,11 @@
  * @module
  */
 import type { ModelInfo } from '../core/engine.ts';
-import { tinyModelSpecs, type TransformersModelSpec } from './transformers/index.ts';
-import type { WebLLMModelSpec } from './webllm/index.ts';
+// From the files themselves, not the folders' index: a page reads the catalog too (app-models.ts),
+// and must not pull in the engines' code with it.
+import { tinyModelSpecs } from './transformers/tiny-model-specs.ts';
+import type { TransformersModelSpec } from './transformers/transformers-engine.ts';
+import type { WebLLMModelSpec } from './webllm/app-config.ts';
 
 const created = Date.UTC(2026, 10, 1) / 1000;
 const info = (i: Omit<ModelInfo, 'created'>): ModelInfo => ({ created, ...i });

@@ -8,8 +8,7 @@
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { MODELS_DIR, ORT_MJS_FILE, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
-import { withAppModels, withListedFallbacks } from '../engines/app-models.ts';
-import { builtinModels, transformersModels, webllmModels } from '../engines/catalog.ts';
+import { productCatalog, withListedFallbacks } from '../engines/app-models.ts';
 import { createBuiltinAdapter } from '../engines/builtin/builtin-adapter.ts';
 import { connectBuiltinModel } from '../rpc/builtin-model-link.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
@@ -22,7 +21,7 @@ import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
 
 export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void, page: PageLinks = {}): ModelHost {
   const here = self.location.href;
-  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels, builtin: builtinModels, webllmListedLater: true }, config.models, self.location.origin, config.fallbacks);
+  const catalog = productCatalog(config, self.location.origin);
   const transformers = createTransformersAdapter({
     models: catalog.transformers,
     // A path, not a URL: transformers.js skips local lookup for anything that parses as a URL.
