@@ -1,6 +1,8 @@
 /**
- * The API without a service worker: wraps `globalThis.fetch` in this page so that requests under
- * the base URL are answered by the gateway directly. For pages that cannot register a worker.
+ * The page's own gateway: wraps `globalThis.fetch` in this page so that requests under the base
+ * URL are answered by a gateway in the page (which fetches it answers: which-gateway.ts).
+ * `startInference` installs it over the page's engine link; a page that cannot register a worker
+ * installs it over an engine of its own.
  * @module
  */
 import type { Engine, ModelInfo } from '../core/engine.ts';
@@ -9,6 +11,7 @@ import { createGateway, type Gateway } from '../gateway/index.ts';
 import type { ResponseStore } from '../protocol/openai/responses/store.ts';
 import { createIndexedDBResponseStore } from '../storage/indexeddb-response-store.ts';
 import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
+import { answeringGateway } from './which-gateway.ts';
 
 export interface FetchShimOptions {
   readonly engine: Engine;
@@ -48,7 +51,7 @@ export function installFetchShim(options: FetchShimOptions): FetchShim {
   const original = globalThis.fetch;
   const shim: typeof fetch = (input, init) => {
     const url = input instanceof Request ? input.url : new URL(String(input), globalThis.location?.href).href;
-    if (!gateway.handles(url)) return original(input, init);
+    if (answeringGateway(url, { handles: gateway.handles, throughShim: true }) !== 'page') return original(input, init);
     return answerAsFetch(gateway, new Request(input instanceof Request ? input : url, init));
   };
   globalThis.fetch = shim;

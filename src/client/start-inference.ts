@@ -4,7 +4,7 @@
  * origin; when it closes, another tab takes over), hosts it while elected (engine-hosting.ts), and
  * resolves once this page is controlled, so its very first fetch to the base URL is answered.
  *
- * The page answers its own requests in the page (`inPage`), over an engine link of its own
+ * The page answers its own requests in the page (which-gateway.ts), over an engine link of its own
  * (page-engine-link.ts: to the host tab's worker directly, or through a port the service worker
  * passes on once): a browser cuts a service-worker fetch whose response has not begun within 5
  * minutes (a long model load, a deep queue), and these requests then never meet that limit. The
@@ -25,6 +25,7 @@ import { createPageEngineLink } from './page-engine-link.ts';
 import { createStoragePersistence } from './persistent-storage.ts';
 import { registerServiceWorker, type ServiceWorkerInfo } from './register-service-worker.ts';
 import { engineWorkerAt, type CreateEngineWorker } from './spawn-worker.ts';
+import { answersInPage } from './which-gateway.ts';
 
 export type { ServiceWorkerInfo } from './register-service-worker.ts';
 
@@ -122,7 +123,7 @@ export async function startInference(options: StartOptions = {}): Promise<Infere
   const persistence = createStoragePersistence();
 
   // This page's own link: to its own worker while it hosts, else to the host tab's.
-  const pageEngineLink = (options.inPage ?? true)
+  const pageEngineLink = answersInPage(options)
     ? createPageEngineLink({ ownWorker: () => hosting.worker, post, apiKey: keyText(options.apiKeys?.[0]), hostHoldsLock: (id) => holdsHostLock(navigator.locks, HOST_LOCK, id) })
     : undefined;
   const hosting = createEngineHosting({
