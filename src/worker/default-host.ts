@@ -12,14 +12,14 @@ import { productCatalog, withListedFallbacks } from '../engines/app-models.ts';
 import { createBuiltinAdapter } from '../engines/builtin/builtin-adapter.ts';
 import { connectBuiltinModel } from '../rpc/builtin-model-link.ts';
 import { createModelHost, type ModelHost } from '../engines/model-host.ts';
-import type { PageLinks } from './serve.ts';
+import type { PagePorts } from './serve.ts';
 import { loadXGrammar } from '../engines/grammar/load-xgrammar.browser.ts';
 import { createTransformersAdapter } from '../engines/transformers/index.ts';
 // The adapter module itself, not the folder's index: the index re-exports modules that import
 // web-llm, which the adapter loads only when one of its models is loaded.
 import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
 
-export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void, page: PageLinks = {}): ModelHost {
+export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void, page: PagePorts = {}): ModelHost {
   const here = self.location.href;
   const catalog = productCatalog(config, self.location.origin);
   const transformers = createTransformersAdapter({
