@@ -1,14 +1,17 @@
 /**
- * The API without a service worker: wraps `globalThis.fetch` in this page so that requests under
- * the base URL are answered by the gateway directly. For pages that cannot register a worker.
+ * The page's own gateway: wraps `globalThis.fetch` in this page so that requests under the base
+ * URL are answered by a gateway in the page (which fetches it answers: which-gateway.ts).
+ * `startInference` installs it over the page's engine link; a page that cannot register a worker
+ * installs it over an engine of its own.
  * @module
  */
-import type { Engine } from '../core/engine.ts';
+import type { Engine, ModelInfo } from '../core/engine.ts';
 import type { ApiKey } from '../gateway/auth.ts';
 import { createGateway, type Gateway } from '../gateway/index.ts';
 import type { ResponseStore } from '../protocol/openai/responses/store.ts';
 import { createIndexedDBResponseStore } from '../storage/indexeddb-response-store.ts';
 import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
+import { answeringGateway } from './which-gateway.ts';
 
 export interface FetchShimOptions {
   readonly engine: Engine;
@@ -21,6 +24,11 @@ export interface FetchShimOptions {
    * context's memory where IndexedDB is unavailable).
    */
   readonly responseStore?: ResponseStore;
+  /**
+   * Models the gateway serves without the engine (remote models, whose servers it reaches itself):
+   * a request for one never waits for the engine. `startInference` passes the page's remote models.
+   */
+  readonly knownModels?: readonly ModelInfo[];
 }
 
 export interface FetchShim {
@@ -30,6 +38,7 @@ export interface FetchShim {
 }
 
 export function installFetchShim(options: FetchShimOptions): FetchShim {
+  const known = options.knownModels;
   // Bodies are this page's own, already in memory: read whole.
   const gateway = createGateway({
     engine: options.engine,
@@ -37,11 +46,12 @@ export function installFetchShim(options: FetchShimOptions): FetchShim {
     apiKeys: options.apiKeys,
     readBodyWhole: true,
     responseStore: options.responseStore ?? createIndexedDBResponseStore(),
+    ...(known ? { knownModels: () => known } : {}),
   });
   const original = globalThis.fetch;
   const shim: typeof fetch = (input, init) => {
     const url = input instanceof Request ? input.url : new URL(String(input), globalThis.location?.href).href;
-    if (!gateway.handles(url)) return original(input, init);
+    if (answeringGateway(url, { handles: gateway.handles, throughShim: true }) !== 'page') return original(input, init);
     return answerAsFetch(gateway, new Request(input instanceof Request ? input : url, init));
   };
   globalThis.fetch = shim;

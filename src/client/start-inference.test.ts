@@ -9,6 +9,7 @@ import { ScriptedAdapter } from '../../test/support/scripted-adapter.ts';
 import { createModelHost } from '../engines/hosting/model-host.ts';
 import { PROTOCOL, VERSION, type EngineWorkerMessage, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
 import { createHostService } from '../rpc/expose-host.ts';
+import { startScriptedUpstream } from '../../test/support/scripted-upstream.ts';
 import { startInference } from './start-inference.ts';
 
 /** An engine worker in this thread: the same spawn protocol, the product's host service. */
@@ -248,6 +249,57 @@ describe('startInference, a tab that does not host', () => {
     expect(performance.now() - started).toBeLessThan(2000);
     expect(inference.isHost).toBe(true);
     expect(ownWorker.created).toHaveLength(1);
+  });
+});
+
+describe('startInference, stopped while waiting in line', () => {
+  it('never hosts: a lock granted after stop() is given back', async () => {
+    stubBrowser(true);
+    const ownWorker = inThreadEngineWorker();
+    const hostChanges: boolean[] = [];
+    const inference = await startInference({ engineWorker: ownWorker.create, onHostChange: (isHost) => hostChanges.push(isHost) });
+    await inference.stop();
+    locks.releaseOther();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(inference.isHost).toBe(false);
+    expect(ownWorker.created).toHaveLength(0);
+    expect(hostChanges).toEqual([]);
+    expect(locks.holder).toBeUndefined();
+  });
+});
+
+describe("startInference, the page's remote models", () => {
+  /** An engine worker that never answers: anything that waited for it would hang. */
+  const silentWorker = () => Object.assign(new EventTarget(), { postMessage() {}, terminate() {} }) as unknown as Worker;
+  const remote = (baseURL: string) => ({ engine: 'remote', id: 'team-chat', upstream: { baseURL, model: 'scripted-model' } }) as const;
+
+  it('tells the service worker them from its own settings, right after its port, without asking its engine worker', async () => {
+    stubBrowser(false);
+    await startInference({ engineWorker: silentWorker, engine: { models: [remote('http://127.0.0.1:9/v1')] } });
+    const told = container.posted.findIndex((m) => m.type === 'REMOTE_MODELS');
+    expect(container.posted[told - 1]).toMatchObject({ type: 'ENGINE_PORT' });
+    expect(container.ofType('REMOTE_MODELS')).toEqual([{ type: 'REMOTE_MODELS', models: [expect.objectContaining({ id: 'team-chat', engine: 'remote', upstream: expect.objectContaining({ baseURL: 'http://127.0.0.1:9/v1' }) })] }]);
+  });
+
+  it('are answered in the page with no link to any engine, in a tab that does not host', async () => {
+    const upstream = await startScriptedUpstream();
+    try {
+      stubBrowser(true);
+      await startInference({ engineWorker: silentWorker, engine: { models: [remote(upstream.url)] } });
+      const answer = await post(CHAT.replace('scripted-chat', 'team-chat'));
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-inpage-llm-served-by')).toBe('team-chat');
+      // Nobody was asked for a port to an engine worker.
+      expect(container.ofType('PAGE_PORT_REQUEST')).toHaveLength(0);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('are none where the settings are refused: the engine worker then answers with why, as before', async () => {
+    stubBrowser(false);
+    await startInference({ engineWorker: inThreadEngineWorker().create, engine: { models: [{ ...remote('http://127.0.0.1:9/v1'), fallback: 'nope' }] } });
+    expect(container.ofType('REMOTE_MODELS')).toHaveLength(0);
   });
 });
 

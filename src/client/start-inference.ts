@@ -1,27 +1,33 @@
 /**
- * The one call a page makes: registers the service worker, takes part in electing the tab that
- * hosts the engine worker (Web Locks: exactly one per origin; when it closes, another tab takes
- * over), and resolves once this page is controlled, so its very first fetch to the base URL is
- * answered locally.
+ * The one call a page makes: registers the service worker (register-service-worker.ts), takes part
+ * in electing the tab that hosts the engine worker (host-election.ts: Web Locks, exactly one per
+ * origin; when it closes, another tab takes over), hosts it while elected (engine-hosting.ts), and
+ * resolves once this page is controlled, so its very first fetch to the base URL is answered.
  *
- * The page answers its own requests in the page, over a link of its own to the engine worker (the
- * host tab's directly, other tabs' through a port the service worker passes on once): a browser
- * cuts a service-worker fetch whose response has not begun within 5 minutes (a long model load, a
- * deep queue), and these requests then never meet that limit. The service worker answers every
- * other context. See docs/decisions/service-worker-limits.md.
+ * The page answers its own requests in the page (which-gateway.ts), over an engine link of its own
+ * (page-engine-link.ts: to the host tab's worker directly, or through a port the service worker
+ * passes on once): a browser cuts a service-worker fetch whose response has not begun within 5
+ * minutes (a long model load, a deep queue), and these requests then never meet that limit. The
+ * service worker answers every other context. See docs/decisions/service-worker-limits.md.
  * @module
  */
-import type { LoadProgress } from '../contracts/model-progress.ts';
-import type { ApiKey } from '../gateway/auth.ts';
-import type { ModelStatus } from '../contracts/model-progress.ts';
-import { BUILD, describeExit, PROTOCOL, VERSION, type EngineExit, type PageMessage, type WorkerMessage } from '../contracts/control-messages.ts';
-import { createEngineConnection, type EngineConnection } from '../rpc/engine-connection.ts';
+import type { LoadProgress, ModelStatus } from '../contracts/model-progress.ts';
+import type { EngineExit, PageMessage, WorkerMessage } from '../contracts/control-messages.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
-import { SERVICE_WORKER_FILE } from '../contracts/runtime-layout.ts';
-import { GatewayError } from '../core/errors.ts';
-import { installFetchShim } from './fetch-shim.ts';
-import { engineWorkerAt, spawnEngineWorker, type CreateEngineWorker, type EngineWorker } from './spawn-worker.ts';
+import type { ModelInfo } from '../core/engine.ts';
+import { remoteModelsOf } from '../engines/catalog/app-models.ts';
+import type { ApiKey } from '../gateway/auth.ts';
 import { DEFAULT_BASE_URL } from '../gateway/base-url.ts';
+import { createEngineHosting } from './engine-hosting.ts';
+import { installFetchShim } from './fetch-shim.ts';
+import { createHostElection, holdsHostLock } from './host-election.ts';
+import { createPageEngineLink } from './page-engine-link.ts';
+import { createStoragePersistence } from './persistent-storage.ts';
+import { registerServiceWorker, type ServiceWorkerInfo } from './register-service-worker.ts';
+import { engineWorkerAt, type CreateEngineWorker } from './spawn-worker.ts';
+import { answersInPage } from './which-gateway.ts';
+
+export type { ServiceWorkerInfo } from './register-service-worker.ts';
 
 export interface StartOptions {
   /** Where the API answers: a path (default `/v1`) or a virtual absolute URL such as `https://llm.local/v1`. */
@@ -76,17 +82,6 @@ export interface StartOptions {
   readonly crossOriginIsolation?: boolean;
 }
 
-/** What the service worker controlling this page said of itself. */
-export interface ServiceWorkerInfo {
-  readonly scriptUrl: string;
-  /** The package version it was built from; `unknown` when it did not answer. */
-  readonly version: string;
-  /** Same version as this page's library. */
-  readonly upToDate: boolean;
-  /** Why it is not, and the command that fixes it. */
-  readonly warning?: string;
-}
-
 export interface Inference {
   readonly baseUrl: string;
   /** The service worker's version against this library's (a copied worker may be stale). */
@@ -105,269 +100,123 @@ export interface Inference {
    * under storage pressure); `persisted` is undefined until it was asked.
    */
   storage(): Promise<{ readonly usage?: number; readonly quota?: number; readonly persisted?: boolean }>;
-  /** Stops hosting and releases the engine; the service worker stays registered. */
+  /**
+   * Stops hosting and releases the engine, or, in a tab waiting to host, leaves the line; for good
+   * (the tab's own requests still go to the host tab). The service worker stays registered.
+   */
   stop(): Promise<void>;
 }
 
-/** Where `npx inpage-llm init` and the vite plugin put the service worker (scope: the whole origin). */
-const DEFAULT_SERVICE_WORKER_URL = `/${SERVICE_WORKER_FILE}`;
-/** Says how to replace a stale copy of the worker scripts. */
-const FIX = 'copy the current worker scripts with `npx inpage-llm init <your public folder>` (with the vite plugin: rebuild), then reload';
-const LOCK = 'inpage-llm:engine-host';
-/** The id this tab's own link gives the host when the host is this tab. */
-const SELF = 'self';
-/** The id of a host that did not say its Web Locks id: then any holder of the host lock will do. */
-const UNKNOWN_HOST = 'unknown';
+/** The host lock: whoever holds it hosts the engine worker for the origin. */
+const HOST_LOCK = 'inpage-llm:engine-host';
 
 export async function startInference(options: StartOptions = {}): Promise<Inference> {
   if (!('serviceWorker' in navigator)) {
     throw new Error('Service workers are unavailable here (a private window, or not a secure context): use installFetchShim instead.');
   }
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
-  const script = new URL(options.serviceWorkerUrl ?? DEFAULT_SERVICE_WORKER_URL, location.href);
-  script.searchParams.set('base', baseUrl);
-  if (options.crossOriginIsolation) script.searchParams.set('isolate', '1');
-  const container = navigator.serviceWorker;
-  const registration = await container.register(script, { type: options.serviceWorkerType ?? 'module', updateViaCache: 'none' });
-  await controlled(container);
-  if (options.crossOriginIsolation && reloadToIsolate()) return new Promise<never>(() => {});
-  void registration.update().catch(() => {});
-  const serviceWorker = await handshake(container);
-
-  let engine: EngineWorker | undefined;
-  /** This tab's id in Web Locks while it hosts: other tabs watch the host lock's holder by it. */
-  let hostLock: string | undefined;
-  let stopHosting: (() => void) | undefined;
+  const registered = await registerServiceWorker({ ...options, baseUrl });
+  if (registered === 'reloading') return new Promise<never>(() => {});
+  const { container } = registered;
   const post = (message: PageMessage, transfer: Transferable[] = []) => container.controller?.postMessage(message, transfer);
-  /** A port to this tab's engine worker for the service worker, or (`forClient`) for another tab. */
-  const offer = (forClient?: string) => {
-    if (!engine) return;
-    const port = engine.connect();
-    post({ type: 'ENGINE_PORT', port, apiKeys: options.apiKeys, build: BUILD, ...(forClient ? { for: forClient, hostLock } : {}) }, [port]);
-    if (!forClient) tellRemoteModels(engine);
-  };
-  /** The service worker serves remote models itself, with no tab hosting the engine too: it is told which. */
-  const tellRemoteModels = (worker: EngineWorker) =>
-    void untilGone(worker.api.listModels()).then(
-      (models) => post({ type: 'REMOTE_MODELS', models: models.filter((model) => model.upstream !== undefined) }),
-      () => {},
-    );
-  /** Whether persistent storage was granted; asked once, when a download starts. */
-  let persisted: Promise<boolean> | undefined;
-  const progressed = (progress: LoadProgress) => {
-    if (progress.status === 'progress' && !progress.cached && !persisted && navigator.storage?.persist) {
-      persisted = navigator.storage.persist().catch(() => false);
-      void persisted.then((granted) => {
-        if (!granted) console.info('inpage-llm: the browser did not grant persistent storage: downloaded models may be evicted under storage pressure.');
-      });
-    }
-    options.onProgress?.(progress);
-  };
-  /**
-   * A worker that ends on its own (its GPU device lost, a crash) is replaced as a restart is: its
-   * callers' calls in flight fail with a 503 at once, and the next ones go to the fresh worker.
-   */
-  const spawn = (previousExit?: EngineExit): EngineWorker =>
-    spawnEngineWorker(
-      options.engine,
-      { onProgress: progressed, previousExit, onExit: (exit) => void replaceWorker(describeExit(exit).reason, exit) },
-      options.engineWorker ?? engineWorkerAt(options.engineWorkerUrl),
-    );
-  /**
-   * Calls made to the worker itself (`load`, `status`: comlink, which never settles once its
-   * worker is gone) end with the worker: each waits against this, which the replacement rejects.
-   */
-  let workerGone = goneSignal();
-  const untilGone = <T>(call: Promise<T>): Promise<T> => Promise.race([call, workerGone.promise]);
-  /** A fresh engine worker in place of this tab's: every link to the old one is cut. */
-  const replaceWorker = (reason: string, exit?: EngineExit) => {
-    if (!engine) return;
-    engine.terminate();
-    workerGone.reject(new GatewayError(exit ? describeExit(exit).code : 'engine_unavailable', reason, { retryAfter: 1 }));
-    workerGone = goneSignal();
-    // Staying: this tab keeps its place as host while it offers the new worker.
-    post({ type: 'HOST_GONE', staying: true, ...(exit ? { exit } : {}) });
-    own?.detach(reason, exit ? describeExit(exit).code : 'engine_unavailable');
-    engine = spawn(exit);
-    own?.attach(engine.connect(), SELF);
-    offer();
-    options.onEngineExit?.(exit);
-  };
+  const remoteModels = pageRemoteModels(options.engine);
+  const persistence = createStoragePersistence();
 
   // This page's own link: to its own worker while it hosts, else to the host tab's.
-  let own: EngineConnection | undefined;
-  if (options.inPage ?? true) {
-    // Where keys are configured, the service worker passes a link to the engine only to a page that shows one.
-    const apiKey = keyText(options.apiKeys?.[0]);
-    own = createEngineConnection({
-      requestPort: () => (engine ? own!.attach(engine.connect(), SELF) : post({ type: 'PAGE_PORT_REQUEST', ...(apiKey !== undefined ? { apiKey } : {}) })),
-      hostAlive: async (id) => (id === SELF ? engine !== undefined : holdsLock(id)),
-    });
-    installFetchShim({ engine: own, baseUrl, apiKeys: options.apiKeys });
-  }
+  const pageEngineLink = answersInPage(options)
+    ? createPageEngineLink({ ownWorker: () => hosting.worker, post, apiKey: keyText(options.apiKeys?.[0]), hostHoldsLock: (id) => holdsHostLock(navigator.locks, HOST_LOCK, id) })
+    : undefined;
+  const hosting = createEngineHosting({
+    config: options.engine,
+    createWorker: options.engineWorker ?? engineWorkerAt(options.engineWorkerUrl),
+    apiKeys: options.apiKeys,
+    preload: options.preload,
+    remoteModels,
+    post,
+    pageEngineLink,
+    onProgress: (progress) => {
+      persistence.watch(progress);
+      options.onProgress?.(progress);
+    },
+    onHostChange: options.onHostChange,
+    onEngineExit: options.onEngineExit,
+    onWorkerEnded: (end) => election.send({ type: 'workerEnded', ...end }),
+  });
+  const election = createHostElection<EngineExit>({
+    locks: navigator.locks,
+    lockName: HOST_LOCK,
+    effects: {
+      host: (lockId) => hosting.start(lockId),
+      unhost: () => hosting.stop(),
+      replaceWorker: (end) => hosting.replace(end),
+      announceLeaving: () => hosting.announceLeaving(),
+    },
+  });
+  if (pageEngineLink) installFetchShim({ engine: pageEngineLink.engine, baseUrl, apiKeys: options.apiKeys, ...(remoteModels ? { knownModels: remoteModels } : {}) });
 
   container.addEventListener('message', (event: MessageEvent<WorkerMessage>) => {
     const message = event.data;
-    switch (message?.type) {
-      case 'PORT_REQUEST':
-        return offer(message.for);
-      case 'ENGINE_PORT':
-        // A port to another tab's worker; this tab may have become the host meanwhile.
-        if (own && !engine) own.attach(message.port, message.hostLock ?? UNKNOWN_HOST);
-        else message.port.close();
-        return;
-      case 'HOST_GONE': {
-        if (engine) return;
-        const cut = message.exit ? describeExit(message.exit) : undefined;
-        own?.detach(cut?.reason ?? 'The tab hosting the inference engine was closed, or restarted its engine; this request was cut off.', cut?.code);
-        return;
-      }
+    if (message?.type === 'PORT_REQUEST') hosting.offer(message.for);
+    else if (message?.type === 'ENGINE_PORT' || message?.type === 'HOST_GONE') {
+      if (pageEngineLink) pageEngineLink.receive(message);
+      else if (message.type === 'ENGINE_PORT') message.port.close();
     }
   });
   // A new service worker (an update) starts without a link: give it one.
-  container.addEventListener('controllerchange', () => offer());
-  addEventListener('pagehide', () => {
-    if (engine) post({ type: 'HOST_GONE' });
-  });
+  container.addEventListener('controllerchange', () => hosting.offer());
+  addEventListener('pagehide', () => election.send({ type: 'pageHidden' }));
   post({ type: 'CACHE_SHELL', urls: loadedUrls() });
 
-  /** Hosts until stopped; `started` runs once the worker is up and offered. */
-  const host = async (started?: () => void) => {
-    // Web Locks names the holder with an id of its own (not the service worker's Client id).
-    hostLock = (await navigator.locks.query()).held?.find((lock) => lock.name === LOCK)?.clientId;
-    // A link this tab held to a former host is dead or about to be: its own worker replaces it,
-    // and calls already waiting for a port get this one.
-    own?.detach('The inference engine moved to this tab; this request was cut off.');
-    engine = spawn();
-    own?.attach(engine.connect(), SELF);
-    offer();
-    options.onHostChange?.(true);
-    for (const model of options.preload ?? []) void untilGone(engine.api.load(model)).catch(() => {});
-    started?.();
-    await new Promise<void>((resolve) => (stopHosting = resolve));
-    post({ type: 'HOST_GONE' });
-    own?.detach('This tab stopped hosting the inference engine; this request was cut off.');
-    engine.terminate();
-    engine = undefined;
-    options.onHostChange?.(false);
+  // Hosts now if the lock is free (resolving only after the worker is offered, so the first fetch
+  // finds it); otherwise waits in line to take over when the hosting tab goes away.
+  await election.start();
+
+  const hostOnly = () => {
+    if (!hosting.worker) throw new Error('This tab does not host the engine.');
+    return hosting.worker;
   };
-
-  // Host now if the lock is free (resolving only after the worker is offered, so the first fetch
-  // finds it); otherwise wait in line to take over when the hosting tab goes away.
-  const hostingNow = await new Promise<boolean>((resolve) => {
-    void navigator.locks.request(LOCK, { ifAvailable: true }, async (lock) => {
-      if (!lock) return resolve(false);
-      await host(() => resolve(true));
-    });
-  });
-  if (!hostingNow) void navigator.locks.request(LOCK, () => host());
-
   return {
     baseUrl,
-    serviceWorker,
+    serviceWorker: registered.info,
     get isHost() {
-      return engine !== undefined;
+      return hosting.worker !== undefined;
     },
     async status() {
-      return engine ? untilGone(engine.api.status()) : null;
+      return hosting.worker ? hosting.untilGone(hosting.worker.api.status()) : null;
     },
     async load(model) {
-      if (!engine) throw new Error('This tab does not host the engine.');
-      await untilGone(engine.api.load(model));
+      await hosting.untilGone(hostOnly().api.load(model));
     },
     async restartWorker() {
-      if (!engine) throw new Error('This tab does not host the engine.');
-      replaceWorker('The engine worker was restarted; this request was cut off.');
+      hostOnly();
+      election.send({ type: 'workerEnded', reason: 'The engine worker was restarted; this request was cut off.' });
     },
     async stop() {
-      stopHosting?.();
+      election.send({ type: 'stopAsked' });
     },
     async storage() {
       const { usage, quota } = (await navigator.storage?.estimate?.().catch(() => undefined)) ?? {};
-      const granted = persisted ? await persisted : undefined;
-      return { usage, quota, ...(granted !== undefined ? { persisted: granted } : {}) };
+      const persisted = await persistence.granted();
+      return { usage, quota, ...(persisted !== undefined ? { persisted } : {}) };
     },
   };
 }
 
-/** A promise that only ever rejects, when `reject` is called; unobserved, its rejection is no error. */
-function goneSignal(): { promise: Promise<never>; reject(error: unknown): void } {
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<never>((_, fail) => (reject = fail));
-  promise.catch(() => {});
-  return { promise, reject };
+/**
+ * The page's remote models, read from its own settings with the engine worker's checks, for its
+ * gateways: its own (the fetch shim's) and the service worker's. Settings the checks refuse give
+ * none: the engine worker refuses them too, and answers each request with why.
+ */
+function pageRemoteModels(config: WorkerConfig | undefined): readonly ModelInfo[] | undefined {
+  try {
+    return remoteModelsOf(config ?? {}, location.origin);
+  } catch {
+    return undefined;
+  }
 }
 
 function keyText(key: ApiKey | undefined): string | undefined {
   return typeof key === 'string' ? key : key?.key;
-}
-
-/** Whether the tab with this Web Locks id still holds the host lock (it is gone, or no longer hosts, otherwise). */
-async function holdsLock(lockId: string): Promise<boolean> {
-  const { held = [] } = await navigator.locks.query();
-  return held.some((lock) => lock.name === LOCK && (lockId === UNKNOWN_HOST || lock.clientId === undefined || lock.clientId === lockId));
-}
-
-/**
- * Asks the controlling worker what it is. A copy of an older version is reported (console and
- * `inference.serviceWorker`) and kept working while it speaks this library's protocol; one that
- * does not cannot serve this page, so starting fails with the fix.
- */
-async function handshake(container: ServiceWorkerContainer): Promise<ServiceWorkerInfo> {
-  const controller = container.controller!;
-  const { port1, port2 } = new MessageChannel();
-  const reply = new Promise<Extract<WorkerMessage, { type: 'HELLO_REPLY' }> | undefined>((resolve) => {
-    port1.onmessage = (event) => resolve(event.data);
-    setTimeout(() => resolve(undefined), 3000);
-  });
-  controller.postMessage({ type: 'HELLO', port: port2 } satisfies PageMessage, [port2]);
-  const hello = await reply;
-  port1.close();
-  const scriptUrl = controller.scriptURL;
-  if (!hello) {
-    const warning = `inpage-llm: the service worker ${scriptUrl} does not answer inpage-llm's handshake. If it is an app's own worker, it must import ours (handleInference from 'inpage-llm/service-worker'); otherwise ${FIX}.`;
-    console.warn(warning);
-    return { scriptUrl, version: 'unknown', upToDate: false, warning };
-  }
-  // Workers from before the handshake named no version; their messages are protocol 1's.
-  const version = hello.version ?? 'unknown';
-  if ((hello.protocol ?? 1) !== PROTOCOL) {
-    throw new Error(`inpage-llm: the service worker ${scriptUrl} is inpage-llm ${version}, which cannot serve this page's inpage-llm ${VERSION} (protocol ${hello.protocol ?? 1}, not ${PROTOCOL}): ${FIX}.`);
-  }
-  if (version === VERSION) return { scriptUrl, version, upToDate: true };
-  const warning = `inpage-llm: the service worker ${scriptUrl} is inpage-llm ${version}, this page's library ${VERSION}. Requests still work (same protocol), but ${FIX}.`;
-  console.warn(warning);
-  return { scriptUrl, version, upToDate: false, warning };
-}
-
-/** Set for the reload that isolation asked for: a page still not isolated after it goes on as it is. */
-const ISOLATION_RELOAD = 'inpage-llm:isolation-reload';
-
-/**
- * Reloads a page that is not cross-origin isolated yet, once: the service worker now controlling
- * it adds the headers to the reloaded page. True when the page is reloading. Where the reload did
- * not isolate it (a browser without COEP, an app's own service worker that does not add them), the
- * page goes on, and the engine runs on one thread and says why.
- */
-function reloadToIsolate(): boolean {
-  if (globalThis.crossOriginIsolated) {
-    sessionStorage.removeItem(ISOLATION_RELOAD);
-    return false;
-  }
-  if (sessionStorage.getItem(ISOLATION_RELOAD)) {
-    sessionStorage.removeItem(ISOLATION_RELOAD);
-    console.info('inpage-llm: the page is still not cross-origin isolated after a reload: the CPU engine runs on one thread.');
-    return false;
-  }
-  sessionStorage.setItem(ISOLATION_RELOAD, '1');
-  location.reload();
-  return true;
-}
-
-/** Resolves once a service worker controls this page (`ready` alone resolves before `claim()` lands). */
-function controlled(container: ServiceWorkerContainer): Promise<void> {
-  if (container.controller) return Promise.resolve();
-  return new Promise((resolve) => container.addEventListener('controllerchange', () => resolve(), { once: true }));
 }
 
 /** The page and the shell files it has loaded so far, for the offline copy. */

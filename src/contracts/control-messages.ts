@@ -46,10 +46,11 @@ export type PageMessage =
       readonly exit?: EngineExit;
     }
   /**
-   * The hosting tab's remote models (those with an `upstream`), sent after each port it offers the
-   * service worker: the service worker reaches their servers itself, so it answers requests for
-   * them with no tab hosting the engine (it keeps the list across its own restarts). Only the
-   * host's own message is taken.
+   * The hosting tab's remote models (those with an `upstream`), read from its own settings (not
+   * asked of its engine worker) and sent after each port it offers the service worker: the service
+   * worker reaches their servers itself, so it answers requests for them without the engine worker,
+   * even with no tab hosting it (it keeps the list across its own restarts). Only the host's own
+   * message is taken.
    */
   | { readonly type: 'REMOTE_MODELS'; readonly models: readonly ModelInfo[] }
   /** Shell files the page loaded before the worker controlled it, to keep for offline use. */

@@ -127,7 +127,8 @@ async function withFallback<T>(ctx: Pick<RequestContext, 'model' | 'scope' | 'si
       const failure = GatewayError.from(error);
       // A fallback the engine must be asked for, when it cannot be: the failure stands as it is.
       const next = model.fallback === undefined || ctx.signal.aborted || !FALLBACK_CODES.has(failure.code) ? undefined : await ctx.model(model.fallback).catch(() => undefined);
-      if (!next || tried.has(next.id) || ctx.signal.aborted || !FALLBACK_CODES.has(failure.code)) throw first ? afterFallback(failure, first, requested) : failure;
+      // One of another kind is none: a page names its remote models' fallbacks before web-llm's list can check them.
+      if (!next || next.kind !== kind || tried.has(next.id) || ctx.signal.aborted || !FALLBACK_CODES.has(failure.code)) throw first ? afterFallback(failure, first, requested) : failure;
       first ??= failure;
       delete served.upstream;
       model = next;

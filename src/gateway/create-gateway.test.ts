@@ -645,4 +645,21 @@ describe('requests that need no engine', () => {
       await upstream.close();
     }
   });
+
+  it("follows a known model's fallback only to a model of its kind (one named before it could be checked)", async () => {
+    const { startScriptedUpstream } = await import('../../test/support/scripted-upstream.ts');
+    const gone = await startScriptedUpstream();
+    await gone.close();
+    const remote = (fallback: string) => ({ id: 'team-chat', kind: 'chat', engine: 'remote', contextWindow: 0, fallback, upstream: { baseURL: gone.url, model: 'scripted-model' } }) as const;
+    const ask = (fallback: string) =>
+      createGateway({ engine: new ScriptedEngine({ answerTokens: 2 }), baseUrl: '/v1', knownModels: () => [remote(fallback)] }).fetch(
+        new Request(`${ORIGIN}/v1/chat/completions`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ model: 'team-chat', messages: [{ role: 'user', content: 'Hi.' }] }) }),
+      );
+    const served = await ask('scripted-chat');
+    expect(served.status).toBe(200);
+    expect(served.headers.get('x-inpage-llm-fallback-from')).toBe('team-chat');
+    const refused = await ask('scripted-embed');
+    expect(refused.headers.get('x-inpage-llm-served-by')).toBeNull();
+    expect((await openaiError(refused)).code).toBe('upstream_unreachable');
+  });
 });

@@ -58,8 +58,9 @@ export interface GatewayOptions {
   /**
    * Models this gateway serves without the engine (remote models, whose servers it reaches itself),
    * read at each request: a request that names one never waits for the engine, which in the browser
-   * means a tab hosting it. The service worker passes the remote models the host tab last told it of.
-   * The engine's own listing (`GET /models`) still comes from the engine.
+   * means a tab hosting it. A page's fetch shim passes the page's own remote models, the service
+   * worker those the host tab last told it of. The listing (`GET /models`) still comes from the
+   * engine, which lists them too: one list for every context, with the fallbacks the engine settles.
    */
   readonly knownModels?: () => readonly ModelInfo[];
 }

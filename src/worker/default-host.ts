@@ -8,21 +8,20 @@
 import type { LoadProgress } from '../contracts/model-progress.ts';
 import type { WorkerConfig } from '../contracts/worker-config.ts';
 import { MODELS_DIR, ORT_MJS_FILE, ORT_WASM_FILE } from '../contracts/runtime-layout.ts';
-import { withAppModels, withListedFallbacks } from '../engines/catalog/app-models.ts';
-import { builtinModels, transformersModels, webllmModels } from '../engines/catalog/catalog.ts';
+import { productCatalog, withListedFallbacks } from '../engines/catalog/app-models.ts';
 import { createBuiltinAdapter } from '../engines/builtin/builtin-adapter.ts';
 import { connectBuiltinModel } from '../rpc/builtin-model-link.ts';
 import { createModelHost, type ModelHost } from '../engines/hosting/model-host.ts';
-import type { PageLinks } from './serve.ts';
+import type { PagePorts } from './serve.ts';
 import { loadXGrammar } from '../engines/grammar/load-xgrammar.browser.ts';
 import { createTransformersAdapter } from '../engines/transformers/index.ts';
 // The adapter module itself, not the folder's index: the index re-exports modules that import
 // web-llm, which the adapter loads only when one of its models is loaded.
 import { createWebLLMAdapter } from '../engines/webllm/webllm-adapter.ts';
 
-export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void, page: PageLinks = {}): ModelHost {
+export function createDefaultHost(config: WorkerConfig, onProgress: (progress: LoadProgress) => void, page: PagePorts = {}): ModelHost {
   const here = self.location.href;
-  const catalog = withAppModels({ transformers: transformersModels, webllm: webllmModels, builtin: builtinModels, webllmListedLater: true }, config.models, self.location.origin, config.fallbacks);
+  const catalog = productCatalog(config, self.location.origin);
   const transformers = createTransformersAdapter({
     models: catalog.transformers,
     // A path, not a URL: transformers.js skips local lookup for anything that parses as a URL.

@@ -20,17 +20,17 @@ declare const self: DedicatedWorkerGlobalScope;
  */
 const CLOSE_DELAY_MS = 100;
 
-/** What the page that started the worker offers it besides its settings. */
-export interface PageLinks {
+/** The ports the page that started the worker hands it besides its settings (engine links are the callers', `CONNECT`). */
+export interface PagePorts {
   /** The page's Prompt API, for the built-in model (see `CONFIGURE`). */
   readonly builtinModel?: MessagePort;
 }
 
-export function serveEngineWorker<Config extends object>(createHost: (config: Config, onProgress: (progress: LoadProgress) => void, page: PageLinks) => ModelHost): void {
+export function serveEngineWorker<Config extends object>(createHost: (config: Config, onProgress: (progress: LoadProgress) => void, page: PagePorts) => ModelHost): void {
   let service: HostService | undefined;
   let host: ModelHost | undefined;
   // The host is built on the first message, so a CONFIGURE sent right after spawning applies.
-  const start = (config = {} as Config, page: PageLinks = {}) =>
+  const start = (config = {} as Config, page: PagePorts = {}) =>
     (service ??= createHostService((host = buildHost(() => createHost(config, (progress) => service?.progress(progress), page)))));
   const tell = (event: EngineWorkerEvent) => self.postMessage(event);
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { allSnippets, docFiles, linkProblems, moduleScriptsOf, PACKAGE_SOURCES, ROOT, shellProblems, treeProblems, withSourceImports, type Snippet } from './snippets.ts';
+import { allSnippets, diagramProblems, docFiles, linkProblems, moduleScriptsOf, PACKAGE_SOURCES, ROOT, shellProblems, treeProblems, withSourceImports, type Snippet } from './snippets.ts';
 
 const run = promisify(execFile);
 const RUN_DIR = join(ROOT, 'test/docs/.run');
@@ -57,6 +57,12 @@ describe('json snippets match the repository', () => {
     const shown = JSON.parse(snippet.code) as Record<string, Record<string, unknown>>;
     // Every value shown is the value this repository's own file has (a subset of it).
     for (const [key, value] of Object.entries(shown)) expect(own[key], `${snippet.where}: "${key}" in ${file}`).toMatchObject(value);
+  });
+});
+
+describe('diagram snippets', () => {
+  it.each(ofKind('diagram').map((s) => [name(s), s] as const))('%s names only what exists', (_, snippet) => {
+    expect(diagramProblems(snippet)).toEqual([]);
   });
 });
 

@@ -16,8 +16,8 @@ export function docFiles(): string[] {
   return ['README.md', ...guides];
 }
 
-export type SnippetKind = 'node' | 'browser' | 'html' | 'typecheck-only' | 'shell' | 'json' | 'tree';
-const KINDS: readonly SnippetKind[] = ['node', 'browser', 'html', 'typecheck-only', 'shell', 'json', 'tree'];
+export type SnippetKind = 'node' | 'browser' | 'html' | 'typecheck-only' | 'shell' | 'json' | 'tree' | 'diagram';
+const KINDS: readonly SnippetKind[] = ['node', 'browser', 'html', 'typecheck-only', 'shell', 'json', 'tree', 'diagram'];
 
 export interface Snippet {
   /** `README.md:42`: the file and the line of the opening fence. */
@@ -138,11 +138,21 @@ export function shellProblems(snippet: Snippet): string[] {
 
 /** Problems with a tree snippet (the architecture map): paths it names that do not exist, and src/ folders it leaves out. */
 export function treeProblems(snippet: Snippet): string[] {
-  const named = [...snippet.code.matchAll(/(?:^|\s)((?:src|test|e2e|bench|scripts|docs|examples)\/[\w./-]*)/gm)].map((m) => m[1]!);
-  const problems = named.filter((p) => !existsSync(join(ROOT, p))).map((p) => `${snippet.where}: "${p}" does not exist`);
+  const named = namedPaths(snippet);
+  const problems = diagramProblems(snippet);
   const srcFolders = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `src/${d.name}/`);
   for (const folder of srcFolders) if (!named.includes(folder)) problems.push(`${snippet.where}: the map leaves out ${folder}`);
   return problems;
+}
+
+/** A diagram's problems: repository paths it names that do not exist. */
+export function diagramProblems(snippet: Snippet): string[] {
+  return namedPaths(snippet).filter((p) => !existsSync(join(ROOT, p))).map((p) => `${snippet.where}: "${p}" does not exist`);
+}
+
+/** The repository paths a block names, each after a space or at a line's start. */
+function namedPaths(snippet: Snippet): string[] {
+  return [...snippet.code.matchAll(/(?:^|\s)((?:src|test|e2e|bench|scripts|docs|examples)\/[\w./-]*)/gm)].map((m) => m[1]!);
 }
 
 /** Relative links in the docs that lead to no file, or to no heading of a markdown file. */

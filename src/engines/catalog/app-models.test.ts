@@ -5,7 +5,7 @@ import { SCRIPTED_MODELS } from '../../../test/support/scripted-engine.ts';
 import { TestDoubleMLCEngine } from '../../../test/support/webllm-double.ts';
 import type { ModelEntry } from '../../contracts/worker-config.ts';
 import { createGateway } from '../../gateway/create-gateway.ts';
-import { withAppModels, withListedFallbacks } from './app-models.ts';
+import { productCatalog, remoteModelsOf, withAppModels, withListedFallbacks } from './app-models.ts';
 import { transformersModels, webllmModels } from './catalog.ts';
 import { createModelHost } from '../hosting/model-host.ts';
 import { buildAppConfig } from '../webllm/app-config.ts';
@@ -195,6 +195,41 @@ describe("fallbacks that name web-llm's own ids", () => {
 
   it('refuses one where no web-llm list comes (Node)', () => {
     expect(() => withAppModels({ transformers: transformersModels, webllm: [] }, [], undefined, { 'tiny-chat': QWEN3 })).toThrow(/fallback of "tiny-chat" must be another model's id/);
+  });
+});
+
+describe('remoteModelsOf: the remote models a page reads from its own settings', () => {
+  const QWEN3 = 'Qwen3-0.6B-q4f16_1-MLC';
+  const entries: ModelEntry[] = [
+    { engine: 'remote', id: 'team-chat', upstream: { baseURL: 'http://a:8000/v1', apiKey: 'sk-upstream' }, fallback: 'tiny-chat' },
+    { engine: 'remote', id: 'team-embed', kind: 'embedding', dimensions: 384, upstream: { baseURL: 'http://a:8000/v1' } },
+    { engine: 'remote', id: 'team-thinker', upstream: { baseURL: 'http://b:8000/v1' } },
+    { engine: 'transformers', id: 'mine', kind: 'chat', source: 'org/mine' },
+  ];
+
+  it("are the product's engine worker's remote models, fallbacks set; none of its local ones", () => {
+    const config = { models: entries, fallbacks: { 'team-embed': 'all-MiniLM-L6-v2' } };
+    const models = remoteModelsOf(config, ORIGIN);
+    expect(models).toEqual(productCatalog(config, ORIGIN).remote);
+    expect(models.map((m) => [m.id, m.fallback])).toEqual([
+      ['team-chat', 'tiny-chat'],
+      ['team-embed', 'all-MiniLM-L6-v2'],
+      ['team-thinker', undefined],
+    ]);
+    expect(models[0]!.upstream).toMatchObject({ baseURL: 'http://a:8000/v1', apiKey: 'sk-upstream' });
+  });
+
+  it("set a fallback that names a web-llm id at once, which the engine worker sets once web-llm's list is read", () => {
+    const config = { models: entries, fallbacks: { 'team-thinker': QWEN3 } };
+    expect(productCatalog(config, ORIGIN).pendingFallbacks).toEqual({ 'team-thinker': QWEN3 });
+    expect(remoteModelsOf(config, ORIGIN).find((m) => m.id === 'team-thinker')!.fallback).toBe(QWEN3);
+  });
+
+  it('refuse what the engine worker refuses, with its words', () => {
+    const bad = { models: [{ engine: 'remote', id: 'x', upstream: { baseURL: 'http://a/v1' }, fallback: 'nope' }] as ModelEntry[] };
+    expect(() => productCatalog(bad, ORIGIN)).toThrow(/fallback of "x" must be another model's id, not "nope"/);
+    expect(() => remoteModelsOf(bad, ORIGIN)).toThrow(/fallback of "x" must be another model's id, not "nope"/);
+    expect(remoteModelsOf({}, ORIGIN)).toEqual([]);
   });
 });
 

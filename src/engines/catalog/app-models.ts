@@ -1,13 +1,16 @@
 /**
  * The app's own models (`startInference({ engine: { models } })`) as catalog entries of their
  * engines. Entries arrive as plain data from the page, so each is checked here and a mistake is
- * named at startup rather than met as a failed load later.
+ * named at startup rather than met as a failed load later. The product's engine worker reads them
+ * (`productCatalog`), and so does the page for its remote models (`remoteModelsOf`), with the same
+ * checks: this file and the catalog are data and checks only, no engine's code.
  * @module
  */
 import type { Engine, ModelInfo } from '../../core/engine.ts';
 import type { ReasoningFormat, ThinkingBudgets } from '../../core/reasoning.ts';
-import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry } from '../../contracts/worker-config.ts';
+import type { ModelEntry, RemoteModelEntry, TransformersModelEntry, WebLLMModelEntry, WorkerConfig } from '../../contracts/worker-config.ts';
 import { isIntegrity, type FileChecks } from '../files/index.ts';
+import { builtinModels, transformersModels, webllmModels } from './catalog.ts';
 import type { TransformersModelSpec } from './transformers-model-spec.ts';
 import type { WebLLMModelSpec } from './webllm-model-spec.ts';
 
@@ -53,6 +56,26 @@ export function withAppModels(catalog: Catalog, entries: readonly ModelEntry[] =
     builtin: (catalog.builtin ?? []).filter((info) => !ids.has(info.id)),
   };
   return withFallbacks(merged, { ...Object.fromEntries(entries.flatMap((e) => (e.fallback === undefined ? [] : [[e.id, e.fallback]]))), ...fallbacks }, catalog.webllmListedLater === true);
+}
+
+/**
+ * What the product's engine worker serves: the catalog with the app's settings (`engine.models`,
+ * `engine.fallbacks`). web-llm's own list is read later, in the worker (`withListedFallbacks`).
+ */
+export function productCatalog(config: Pick<WorkerConfig, 'models' | 'fallbacks'>, origin?: string): AppCatalog {
+  return withAppModels({ transformers: transformersModels, webllm: webllmModels, builtin: builtinModels, webllmListedLater: true }, config.models, origin, config.fallbacks);
+}
+
+/**
+ * The app's remote models as the product's engine worker lists them, read by the page from its own
+ * settings: its gateways (the fetch shim's, the service worker's) serve them without asking the
+ * engine worker. Checked as the worker checks them, so settings it refuses throw here too. A
+ * fallback that names a web-llm id not listed yet is set as named: the worker checks it once
+ * web-llm's list is read, the gateway when it follows it (one of another kind is not followed).
+ */
+export function remoteModelsOf(config: Pick<WorkerConfig, 'models' | 'fallbacks'>, origin?: string): readonly ModelInfo[] {
+  const catalog = productCatalog(config, origin);
+  return catalog.remote.map((info) => (Object.hasOwn(catalog.pendingFallbacks, info.id) ? { ...info, fallback: catalog.pendingFallbacks[info.id]! } : info));
 }
 
 const ENGINES: readonly unknown[] = ['transformers', 'webllm', 'remote'];
