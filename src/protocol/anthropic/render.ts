@@ -6,16 +6,14 @@
  * @module
  */
 import { GatewayError } from '../../core/errors.ts';
-import type { FinishReason, Generation } from '../../core/generation.ts';
+import type { Generation } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { randomId } from '../../core/ids.ts';
-import { anthropicErrorEvent, toAnthropicUsage } from './wire.ts';
+import { toAnthropicUsage, toStopReason } from './codes.ts';
+import { anthropicErrorEvent } from './wire.ts';
 
-const STOP_REASONS = { stop: 'end_turn', length: 'max_tokens', stop_sequence: 'stop_sequence', tool_calls: 'tool_use', refusal: 'refusal' } as const;
-
-export function toStopReason(reason: FinishReason): (typeof STOP_REASONS)[FinishReason] {
-  return STOP_REASONS[reason];
-}
+/** The finish as this API names it, from the family's table (codes.ts). */
+export { toStopReason };
 
 /**
  * A call's arguments as the `input` object. Arguments cut short (by `max_tokens`) read as `{}`; any

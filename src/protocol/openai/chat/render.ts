@@ -4,16 +4,15 @@
  * @see https://platform.openai.com/docs/api-reference/chat
  * @module
  */
-import type { FinishReason, Generation } from '../../../core/generation.ts';
+import type { Generation } from '../../../core/generation.ts';
 import type { SSEMessage } from '../../../core/sse.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { randomId } from '../../../core/ids.ts';
-import { openAIErrorEvent, toOpenAIUsage } from '../wire.ts';
+import { toFinishReason, toOpenAIUsage } from '../codes.ts';
+import { openAIErrorEvent } from '../wire.ts';
 
-/** OpenAI reports a matched stop sequence as plain `stop`, and a refusal as `content_filter`. */
-export function toFinishReason(reason: FinishReason): 'stop' | 'length' | 'tool_calls' | 'content_filter' {
-  return reason === 'length' || reason === 'tool_calls' ? reason : reason === 'refusal' ? 'content_filter' : 'stop';
-}
+/** The finish as this API names it, from the family's table (codes.ts). */
+export { toFinishReason };
 
 interface CompletionMeta {
   readonly id: string;
