@@ -1,7 +1,7 @@
 /**
  * An answer written once for both of its forms: a writer is fed the generation's events and
  * writes its stream's events, the whole body last, so that a JSON answer and an SSE stream come
- * from the same code and always agree (chat completions' renderer).
+ * from the same code and always agree (chat completions' and messages' renderers).
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
@@ -12,8 +12,8 @@ import type { SSEMessage } from '../core/sse.ts';
 export type Step<Body> = SSEMessage | { readonly final: Body };
 
 /**
- * Writes into `out`, rather than yielding: a generator an event costs about as much as the event.
- * A writer for a whole answer writes its body alone.
+ * Writes into `out`, rather than yielding: a generator a token cost a streamed token more than its
+ * event (docs/decisions/one-writer-per-answer.md). A writer for a whole answer writes its body alone.
  */
 export interface AnswerWriter<Body> {
   /** The events that open the stream; `usage`: the counts when it begins. */
