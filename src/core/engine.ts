@@ -268,13 +268,15 @@ export interface ModelLocalState {
    * cache): entries and bytes for this model, and the bound shared by the engine's models.
    */
   readonly prefixCache?: PrefixCacheFigures;
-  /** Whether this device can run it, on which backend, and if not, why. */
+  /** Whether this device can run it. */
   readonly runnable: boolean;
+  /** The backend it runs on, where it can. */
   readonly backend?: 'webgpu' | 'wasm' | 'cpu';
   /** Why that backend was chosen. */
   readonly backendReason?: string;
   /** On a CPU backend in a browser (`wasm`): which runtime, on how many threads, and why that many. */
   readonly cpu?: CpuEngineFacts;
+  /** Why it cannot run here, where it cannot. */
   readonly reason?: string;
   /** What it needs of the device, e.g. `webgpu`, `shader-f16` (a variant without it is used when there is one). */
   readonly requires?: readonly string[];
@@ -312,7 +314,6 @@ export interface Engine {
   modelStates?(): Promise<readonly ModelLocalState[]>;
 }
 
-/** A prefix cache's contents (see ModelLocalState.prefixCache). */
 /** The CPU engine a model runs on: its runtime, the threads it uses, and why that many. */
 export interface CpuEngineFacts {
   readonly runtime: string;
@@ -320,6 +321,7 @@ export interface CpuEngineFacts {
   readonly reason: string;
 }
 
+/** A prefix cache's contents (see ModelLocalState.prefixCache). */
 export interface PrefixCacheFigures {
   readonly entries: number;
   readonly bytes: number;

@@ -81,8 +81,9 @@ export interface UpstreamAnswer {
   readonly status: number;
   /** Its own string `error.code` (`context_length_exceeded`), kept for OpenAI-flavoured callers. */
   readonly code?: string;
-  /** Its `retry-after` and `x-should-retry` headers, passed on as they came. */
+  /** Its `retry-after` header, passed on as it came. */
   readonly retryAfter?: string;
+  /** Its `x-should-retry` header, passed on as it came. */
   readonly shouldRetry?: string;
   /** The upstream URL that answered (`x-inpage-llm-upstream`). */
   readonly url?: string;
