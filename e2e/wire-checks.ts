@@ -1,7 +1,8 @@
 /**
  * Checks of one API answer as a browser received it (status, headers, body text), for the fuzz and
  * soak runs: each returns the problems it finds instead of throwing, so a run counts every bad
- * answer and prints the first few with their requests. The wire rules are PROTOCOL.md's.
+ * answer and prints the first few with their requests. The wire rules are the real APIs', as
+ * docs/guides/api.md has them.
  */
 import { endpointOf, expectedFlavour, stopsOf, type RequestSpec } from '../test/property/requests.ts';
 

@@ -151,3 +151,18 @@ describe('isGatewayError', () => {
     expect(isGatewayError(value)).toBe(false);
   });
 });
+
+describe('GatewayError’s answer', () => {
+  it('carries the retry advice in its headers', () => {
+    expect(new GatewayError('invalid_request', 'x').answerHeaders).toEqual({ 'x-should-retry': 'false' });
+    expect(new GatewayError('queue_full', 'x', { retryAfter: 2 }).answerHeaders).toEqual({ 'x-should-retry': 'true', 'retry-after': '2' });
+  });
+
+  it('passes an upstream’s answer on only for upstream_error, its advice as it came and its URL', () => {
+    const upstream = { status: 429, retryAfter: '7', url: 'http://u.test/v1' };
+    expect(new GatewayError('upstream_error', 'x', { upstream }).answerHeaders).toEqual({ 'retry-after': '7', 'x-inpage-llm-upstream': 'http://u.test/v1' });
+    const other = new GatewayError('internal', 'x', { upstream });
+    expect(other.upstream).toBeUndefined();
+    expect([other.status, other.answerHeaders]).toEqual([500, { 'x-should-retry': 'true' }]);
+  });
+});

@@ -4,44 +4,65 @@
  * @module
  */
 
-/** Each code fixes the HTTP status; the protocol renderers map codes to their own `type` names. */
-export const STATUS_BY_CODE = {
-  invalid_request: 400,
-  context_length_exceeded: 400,
-  authentication: 401,
-  permission: 403,
-  not_found: 404,
+/** What a code tells every caller, whatever its API (see ERROR_CODES). */
+interface CodeRule {
+  /** The HTTP status it is answered with. */
+  readonly status: number;
+  /** Whether a client retry could succeed: the answer says so in `x-should-retry`. */
+  readonly retryable: boolean;
+  /**
+   * It passes a remote server's error answer on (`GatewayError.upstream`): that server's status
+   * where it is an error status (else `status`), and its retry advice as it came, none where it
+   * gave none; retryable, where it did not say, as the SDKs retry by status (429 and 5xx).
+   */
+  readonly passesOn?: true;
+}
+
+/**
+ * Every code, once: its HTTP status and whether a retry could succeed. Deterministic failures (bad
+ * input, auth, an unknown model, a model that cannot be fetched) are not retryable, so the SDKs,
+ * which retry 408/409/429/5xx by default, are told not to retry them. Each API family names the
+ * codes in its own table (src/protocol/openai/codes.ts, src/protocol/anthropic/codes.ts).
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, retryable: false },
+  context_length_exceeded: { status: 400, retryable: false },
+  authentication: { status: 401, retryable: false },
+  permission: { status: 403, retryable: false },
+  not_found: { status: 404, retryable: false },
   /** A stored object (a response, an item) that this server does not hold: the URL itself is known. */
-  resource_not_found: 404,
-  model_not_found: 404,
-  method_not_allowed: 405,
-  request_too_large: 413,
-  queue_full: 429,
-  internal: 500,
-  model_unavailable: 503,
-  engine_unavailable: 503,
+  resource_not_found: { status: 404, retryable: false },
+  model_not_found: { status: 404, retryable: false },
+  method_not_allowed: { status: 405, retryable: false },
+  request_too_large: { status: 413, retryable: false },
+  queue_full: { status: 429, retryable: true },
+  internal: { status: 500, retryable: true },
+  model_unavailable: { status: 503, retryable: false },
+  engine_unavailable: { status: 503, retryable: true },
   /** The GPU device was lost (memory pressure, a driver reset): the engine is rebuilt, so a retry is served. */
-  device_lost: 503,
+  device_lost: { status: 503, retryable: true },
   /** The browser's storage cannot hold the model's files: the message says how much is needed and free. */
-  insufficient_storage: 507,
+  insufficient_storage: { status: 507, retryable: false },
   /** A remote model's upstream server(s) could not be reached (refused, reset, DNS): a retry may find one up. */
-  upstream_unreachable: 502,
+  upstream_unreachable: { status: 502, retryable: true },
   /**
    * A remote model's upstream did not send its response headers in time. Not retryable: the server
    * may still be working on it, and a retry would ask it for the same work again.
    */
-  upstream_timeout: 504,
+  upstream_timeout: { status: 504, retryable: false },
   /**
-   * A remote model's upstream answered with an error of its own: its status is passed on (a 422
-   * stays 422, a 529 stays 529) with its message and retry advice (`GatewayError.upstream`); 502
-   * where it sent a status that is not an error.
+   * A remote model's upstream answered with an error of its own, passed on (a 422 stays 422, a 529
+   * stays 529) with its message and retry advice; 502 where it sent a status that is not an error.
    */
-  upstream_error: 502,
+  upstream_error: { status: 502, retryable: false, passesOn: true },
   /** The client went away; nobody reads this status, but it must not look like a success. */
-  aborted: 499,
-} as const;
+  aborted: { status: 499, retryable: false },
+} as const satisfies Record<string, CodeRule>;
 
-export type GatewayErrorCode = keyof typeof STATUS_BY_CODE;
+/** The status column of ERROR_CODES. */
+export const STATUS_BY_CODE = Object.fromEntries(Object.entries(ERROR_CODES).map(([code, rule]) => [code, rule.status])) as { readonly [C in keyof typeof ERROR_CODES]: (typeof ERROR_CODES)[C]['status'] };
+
+export type GatewayErrorCode = keyof typeof ERROR_CODES;
 
 export interface GatewayErrorData {
   readonly code: GatewayErrorCode;
@@ -50,7 +71,7 @@ export interface GatewayErrorData {
   readonly param?: string;
   /** Seconds a client should wait before retrying (429, 503). */
   readonly retryAfter?: number;
-  /** An `upstream_error`: what the upstream answered, passed on to the caller in its own flavour. */
+  /** An `upstream_error` (the one code that passes an answer on): what the upstream answered, passed on to the caller in its own flavour. */
   readonly upstream?: UpstreamAnswer;
 }
 
@@ -60,8 +81,9 @@ export interface UpstreamAnswer {
   readonly status: number;
   /** Its own string `error.code` (`context_length_exceeded`), kept for OpenAI-flavoured callers. */
   readonly code?: string;
-  /** Its `retry-after` and `x-should-retry` headers, passed on as they came. */
+  /** Its `retry-after` header, passed on as it came. */
   readonly retryAfter?: string;
+  /** Its `x-should-retry` header, passed on as it came. */
   readonly shouldRetry?: string;
   /** The upstream URL that answered (`x-inpage-llm-upstream`). */
   readonly url?: string;
@@ -79,22 +101,35 @@ export class GatewayError extends Error implements GatewayErrorData {
     this.code = code;
     if (options.param !== undefined) this.param = options.param;
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
-    if (options.upstream !== undefined) this.upstream = options.upstream;
+    // Only a code that passes an answer on carries one (see CodeRule.passesOn).
+    if (options.upstream !== undefined && (ERROR_CODES[code] as CodeRule).passesOn) this.upstream = options.upstream;
   }
 
   get status(): number {
     // Only an error status can be passed on as one: a 3xx or 2xx would read as success.
     const passed = this.upstream?.status;
-    return passed !== undefined && passed >= 400 && passed <= 599 ? passed : STATUS_BY_CODE[this.code];
+    return passed !== undefined && passed >= 400 && passed <= 599 ? passed : ERROR_CODES[this.code].status;
+  }
+
+  /** Whether a client retry could succeed (see ERROR_CODES); an error that names a wait always may. */
+  get retryable(): boolean {
+    const passed = this.upstream;
+    if (passed) return passed.shouldRetry !== undefined ? passed.shouldRetry === 'true' : this.status === 429 || this.status >= 500;
+    return ERROR_CODES[this.code].retryable || this.retryAfter !== undefined;
   }
 
   /**
-   * Whether a client retry could succeed. Deterministic failures (bad input, auth, unknown model,
-   * a model that cannot be fetched) are not retryable, so the SDKs are told not to retry them.
+   * The headers its answer carries: the retry advice (`x-should-retry`, `retry-after`), or a
+   * passed-on answer's own advice as it came (none where it gave none) and the URL that gave it.
    */
-  get retryable(): boolean {
-    if (this.upstream) return this.upstream.shouldRetry !== undefined ? this.upstream.shouldRetry === 'true' : this.status === 429 || this.status >= 500;
-    return this.code === 'queue_full' || this.code === 'internal' || this.code === 'engine_unavailable' || this.code === 'device_lost' || this.code === 'upstream_unreachable' || this.retryAfter !== undefined;
+  get answerHeaders(): Record<string, string> {
+    const passed = this.upstream;
+    if (!passed) return { 'x-should-retry': String(this.retryable), ...(this.retryAfter !== undefined ? { 'retry-after': String(this.retryAfter) } : {}) };
+    return {
+      ...(passed.retryAfter !== undefined ? { 'retry-after': passed.retryAfter } : {}),
+      ...(passed.shouldRetry !== undefined ? { 'x-should-retry': passed.shouldRetry } : {}),
+      ...(passed.url !== undefined ? { 'x-inpage-llm-upstream': passed.url } : {}),
+    };
   }
 
   toJSON(): GatewayErrorData & { name: 'GatewayError' } {
@@ -128,5 +163,5 @@ export function isGatewayError(value: unknown): value is GatewayError {
 function isGatewayErrorData(value: unknown): value is GatewayErrorData {
   if (typeof value !== 'object' || value === null) return false;
   const { code, message } = value as { code?: unknown; message?: unknown };
-  return typeof code === 'string' && Object.hasOwn(STATUS_BY_CODE, code) && typeof message === 'string';
+  return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code) && typeof message === 'string';
 }

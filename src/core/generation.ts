@@ -62,10 +62,7 @@ export interface Generation {
   cancel(): void;
 }
 
-/**
- * Starts a generation and waits until the engine has read the prompt, so that failures before the
- * first token (unknown model, load failure, prompt too long) can still be normal HTTP errors.
- */
+/** How a generation is read and split. */
 export interface GenerationOptions {
   /** The caller uses nothing before the answer is complete (see CallOptions.whole). */
   readonly whole?: boolean;
@@ -73,6 +70,10 @@ export interface GenerationOptions {
   readonly reasoning?: ReasoningFormat;
 }
 
+/**
+ * Starts a generation and waits until the engine has read the prompt, so that failures before the
+ * first token (unknown model, load failure, prompt too long) can still be normal HTTP errors.
+ */
 export async function startGeneration(engine: Engine, request: ChatRequest, signal: AbortSignal, { whole = false, reasoning }: GenerationOptions = {}): Promise<Generation> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);

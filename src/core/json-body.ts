@@ -1,6 +1,6 @@
 /**
  * Reads a request body as one JSON object, with a size cap that holds even when the client
- * sends no (or a false) Content-Length.
+ * sends no (or a false) Content-Length; and any body's bytes within a cap (`readBytesWithin`).
  * @module
  */
 import { GatewayError } from './errors.ts';
@@ -20,8 +20,8 @@ export async function readJsonObject(request: Request, maxBytes: number, { whole
 
   // With a declared size within the cap, the platform's one-shot read is the fast path; otherwise
   // count bytes while reading, so a missing or false Content-Length cannot get past the cap.
-  const bytes = whole || Number.isFinite(declared) ? new Uint8Array(await request.arrayBuffer()) : await readBytes(request, maxBytes);
-  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+  const bytes = whole || Number.isFinite(declared) ? new Uint8Array(await request.arrayBuffer()) : await readBytesWithin(request.body, maxBytes);
+  if (bytes === undefined || bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -46,9 +46,13 @@ export function isJsonMediaType(type: string | null): boolean {
   return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
 }
 
-async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
+/**
+ * A body's bytes, counted as they arrive: undefined once they pass `maxBytes`, the body then
+ * cancelled, so that no Content-Length (or a false one) gets a body past the cap unread.
+ */
+export async function readBytesWithin(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (!body) return new Uint8Array();
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -59,7 +63,7 @@ async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array
       // Not awaited: cancelling one branch of a tee'd body (a cloned Request) settles only once
       // the other branch is cancelled too.
       reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
+      return undefined;
     }
     chunks.push(value);
   }

@@ -33,6 +33,9 @@ export interface KeepAlive {
   readonly everyMs: number;
 }
 
+/** Settled, either way. */
+const settled = () => true;
+
 /**
  * A byte stream pulled from `source` one message at a time. `onCancel` runs first when the reader
  * goes away, so the producer can stop the engine even while it is waiting for the next token.
@@ -41,9 +44,6 @@ export interface KeepAlive {
  * stream that waits long for its next message (a long prefill after the response began) sends it
  * meanwhile, so nothing between the engine and the reader takes the connection for idle.
  */
-/** Settled, either way. */
-const settled = () => true;
-
 export function toSSEStream(source: AsyncIterator<SSEMessage>, onCancel: () => void, keepAlive?: KeepAlive): ReadableStream<Uint8Array> {
   /** A message asked for and not yet sent: a keep-alive went out while it was awaited. */
   let waiting: Promise<IteratorResult<SSEMessage>> | undefined;
@@ -75,12 +75,7 @@ export const SSE_HEADERS = {
   'cache-control': 'no-cache',
 } as const;
 
-/**
- * An incremental decoder: feed it text as it arrives, get whole events back. Events end at a blank
- * line (chunk boundaries fall anywhere: a browser merges and splits them); `data:` lines join with
- * newlines; comments (`:`) are dropped.
- * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
- */
+/** One decoded event: its `event:` field, and its `data:` lines joined. */
 export interface SSEEvent {
   /** The `event:` field; absent for OpenAI chunks. */
   readonly event?: string;
@@ -94,6 +89,12 @@ export interface SSEParser {
   rest(): string;
 }
 
+/**
+ * An incremental decoder: feed it text as it arrives, get whole events back. Events end at a blank
+ * line (chunk boundaries fall anywhere: a browser merges and splits them); `data:` lines join with
+ * newlines; comments (`:`) are dropped.
+ * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
+ */
 export function createSSEParser(): SSEParser {
   let buffer = '';
   return {

@@ -36,13 +36,14 @@ const HEAD = /^\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"arguments"\s*:\s*
 /** The end of a call's arguments: the call object's `}`, then the closing tag. */
 const END = `}${TOOL_CALL_CLOSE}`;
 
+/** Where the parser is: at the reply's start, in a call's head or arguments, between calls, or in text. */
+type ParserState = 'lead' | 'head' | 'arguments' | 'between' | 'text';
+
 /**
  * Reads a reply as it streams: either text, or tool calls. Text that could still be the opening of
  * a call is held back until it is known either way; a call's arguments are passed on as they
  * arrive, less any tail that could be the call's end.
  */
-type ParserState = 'lead' | 'head' | 'arguments' | 'between' | 'text';
-
 export class ToolCallParser {
   #state: ParserState = 'lead';
   #buffer = '';

@@ -6,6 +6,7 @@
  * @module
  */
 import { GatewayError } from '../core/errors.ts';
+import { readErrorCode } from '../protocol/openai/codes.ts';
 
 /** An upstream's non-2xx response, read into one shape, whatever server sent it (OpenAI, Anthropic, vLLM, llama.cpp, Ollama bodies, plain text, HTML, empty). */
 export interface UpstreamFailure {
@@ -33,7 +34,8 @@ export async function readUpstreamFailure(response: Response, url: string): Prom
   const own = found ?? (json !== undefined ? text : textOf(text)) ?? '';
   const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   const message = `The upstream ${url} answered ${status}${own ? `: ${cap(own)}` : ' with no message.'}`;
-  const code = codeOf(json);
+  // The OpenAI family's `error.code` (its table reads it), kept for OpenAI-flavoured callers.
+  const code = readErrorCode(json);
   const retryAfter = response.headers.get('retry-after');
   const shouldRetry = response.headers.get('x-should-retry');
   return {
@@ -107,12 +109,6 @@ function messageOf(json: unknown): string | undefined {
     return items.join('; ') || undefined;
   }
   return undefined;
-}
-
-function codeOf(json: unknown): string | undefined {
-  const code = (json as { error?: { code?: unknown } } | null | undefined)?.error?.code;
-  // vLLM and llama.cpp put the HTTP status here as a number: it says nothing the status does not.
-  return typeof code === 'string' && code ? code : undefined;
 }
 
 /** Plain text as it is; an HTML page (a proxy's 502) by its title, else its text without tags. */

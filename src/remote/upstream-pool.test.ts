@@ -386,4 +386,28 @@ describe('createUpstreamPool', () => {
     await fresh.health({ probe: true });
     expect(server.hits.filter((hit) => hit.req.method === 'GET')).toHaveLength(gets);
   });
+
+  it('abandons a /models body without a length once it passes the cap, and still counts the server as up', async () => {
+    let written = 0;
+    const server = await startServer(({ req, res }) => {
+      if (req.method !== 'GET') return void res.writeHead(404).end();
+      // Chunked, no Content-Length, never ending: a list that opens and never closes.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, ' ');
+      const more = () => {
+        while (!res.destroyed) {
+          written += chunk.length;
+          if (!res.write(written === chunk.length ? Buffer.from('{"object":"list","data":[') : chunk)) return void res.once('drain', more);
+        }
+      };
+      more();
+    });
+    const pool = createUpstreamPool({ urls: [server.url] });
+    const [health] = await pool.health({ probe: true });
+    // Given up at the cap (1 MiB), not read on until the probe's 2 s timeout: hundreds of MB on loopback.
+    expect(health!.state).toBe('up');
+    expect(pool.listing()).toBeUndefined();
+    expect(await server.hits[0]!.closed).toBe(true);
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+  });
 });

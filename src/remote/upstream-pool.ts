@@ -6,6 +6,7 @@
  * @module
  */
 import { abortedError, GatewayError } from '../core/errors.ts';
+import { readBytesWithin } from '../core/json-body.ts';
 import type { UpstreamHealth } from '../core/remote-state.ts';
 
 export interface UpstreamPoolOptions {
@@ -277,17 +278,21 @@ export function createUpstreamPool(options: UpstreamPoolOptions): UpstreamPool {
 /** The most of a models list read: a server's list of thousands of models is not worth more. */
 const MAX_LISTING_BYTES = 1024 * 1024;
 
-/** A `GET /models` answer's `data`, read up to its cap; undefined for anything else. */
+/**
+ * A `GET /models` answer's `data`; undefined for anything else, and for a list past the cap. One
+ * that says it is larger is not read; any other is counted as it arrives and abandoned at the cap,
+ * whether or not it gave a Content-Length (none, a false one, or the size before decompression).
+ */
 async function readListing(response: Response): Promise<readonly unknown[] | undefined> {
-  const length = Number(response.headers.get('content-length'));
-  if (Number.isFinite(length) && length > MAX_LISTING_BYTES) {
+  const length = response.headers.get('content-length');
+  if (length !== null && Number(length) > MAX_LISTING_BYTES) {
     await response.body?.cancel().catch(() => {});
     return undefined;
   }
   try {
-    const text = await response.text();
-    if (text.length > MAX_LISTING_BYTES) return undefined;
-    const body = JSON.parse(text) as { data?: unknown };
+    const bytes = await readBytesWithin(response.body, MAX_LISTING_BYTES);
+    if (bytes === undefined) return undefined;
+    const body = JSON.parse(new TextDecoder().decode(bytes)) as { data?: unknown };
     return Array.isArray(body?.data) ? body.data : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,6 @@
 /**
  * The official `@anthropic-ai/sdk` client against the gateway's `/messages` and `/models`, through
- * the SDK's `fetch` option and through msw/node, for every engine fixture (PROTOCOL.md §12).
+ * the SDK's `fetch` option and through msw/node, for every engine fixture.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * The official `openai` client against the gateway, through the SDK's `fetch` option and through
- * msw/node, for every engine fixture. Checks follow PROTOCOL.md §12 (chat, streaming, embeddings,
- * models, errors, retries).
+ * msw/node, for every engine fixture: chat, streaming, embeddings, models, errors and retries, as
+ * the SDK sees them.
  */
 import { AutoTokenizer } from '@huggingface/transformers';
 import OpenAI from 'openai';

@@ -2,7 +2,7 @@
  * Property-based robustness test: thousands of arbitrary and malformed requests thrown at the
  * gateway (scripted engine with fault injection; API keys absent and configured). Whatever comes
  * in, the gateway must answer promptly, with both request-id headers, an error body in exactly the
- * caller's flavour, and well-formed JSON or SSE on success (PROTOCOL.md §1, §3–§10). The same holds
+ * caller's flavour, and well-formed JSON or SSE on success, as docs/guides/api.md has them. The same holds
  * for `/responses` (a response object, or an event stream ending in response.completed,
  * response.incomplete or one error event) and `/messages/count_tokens`.
  *

@@ -10,10 +10,11 @@
 import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { describe, invalid, isRecord } from '../../core/fields.ts';
-import type { FinishReason, GenerationEvent, Usage } from '../../core/generation.ts';
+import type { GenerationEvent } from '../../core/generation.ts';
 import type { UpstreamModel } from '../../core/remote-state.ts';
 import type { SSEEvent } from '../../core/sse.ts';
 import type { UpstreamClient, UpstreamRequestOptions } from '../../core/wire.ts';
+import { readAnthropicUsage, readErrorType, readStopReason, usageOfCounts, type AnthropicCounts } from './codes.ts';
 
 type Json = Record<string, unknown>;
 interface Turn {
@@ -195,41 +196,6 @@ function toTools(request: ChatRequest): Json {
   return toolChoice ? { tools, tool_choice: toolChoice } : { tools };
 }
 
-/** A Map, not an object literal: an upstream's 'constructor' must not find Object.prototype's. */
-const FINISH_REASONS = new Map<unknown, FinishReason>([
-  ['end_turn', 'stop'],
-  ['stop_sequence', 'stop_sequence'],
-  // A server-tool loop paused: the turn ends here for a client that cannot resume it.
-  ['pause_turn', 'stop'],
-  ['max_tokens', 'length'],
-  // The reply ran out of room too, only against the context window instead of max_tokens.
-  ['model_context_window_exceeded', 'length'],
-  ['tool_use', 'tool_calls'],
-  ['refusal', 'refusal'],
-]);
-
-function toFinish(stopReason: unknown, stopSequence: unknown): { reason: FinishReason; stopSequence: string | null } {
-  const reason = FINISH_REASONS.get(stopReason) ?? 'stop';
-  return reason === 'stop_sequence' && typeof stopSequence === 'string' ? { reason, stopSequence } : { reason: reason === 'stop_sequence' ? 'stop' : reason, stopSequence: null };
-}
-
-/**
- * Anthropic counts cached input apart from `input_tokens`: the prompt is their sum, and what was
- * read from its cache is the neutral `cachedTokens`. Counts are cumulative: each report replaces
- * the one before; one left out or null (message_delta often has output_tokens alone) keeps its last value.
- */
-function readUsage(usage: unknown, into: Record<string, number>): void {
-  if (!isRecord(usage)) return;
-  for (const key of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens']) {
-    if (typeof usage[key] === 'number') into[key] = usage[key];
-  }
-}
-
-function toUsage(counts: Record<string, number>): Usage {
-  const count = (key: string) => counts[key] ?? 0;
-  return { promptTokens: count('input_tokens') + count('cache_creation_input_tokens') + count('cache_read_input_tokens'), completionTokens: count('output_tokens'), cachedTokens: count('cache_read_input_tokens') };
-}
-
 /**
  * A whole message as neutral events: text, each call with its id and arguments, the finish.
  * Thinking and server-tool blocks have no neutral form for a remote model's answer: only text and
@@ -250,33 +216,21 @@ export function fromMessage(message: unknown): GenerationEvent[] {
       events.push({ type: 'tool_arguments', index, text: JSON.stringify(block.input ?? {}) });
     }
   }
-  const counts: Record<string, number> = {};
-  readUsage(message.usage, counts);
-  events.push({ type: 'finish', ...toFinish(message.stop_reason, message.stop_sequence), usage: toUsage(counts) });
+  const counts: AnthropicCounts = {};
+  readAnthropicUsage(message.usage, counts);
+  events.push({ type: 'finish', ...readStopReason(message.stop_reason, message.stop_sequence), usage: usageOfCounts(counts) });
   return events;
 }
-
-/** An Anthropic error type as the neutral error that carries it on (mid-stream: no status of its own to pass). */
-const ERROR_STATUSES = new Map<unknown, number>([
-  ['invalid_request_error', 400],
-  ['authentication_error', 401],
-  ['permission_error', 403],
-  ['not_found_error', 404],
-  ['request_too_large', 413],
-  ['rate_limit_error', 429],
-  // OpenAI's callers know an overloaded server as a 503's service_unavailable_error.
-  ['overloaded_error', 503],
-]);
 
 /**
  * The named-event stream as neutral events, each yielded as soon as it can be made, the finish at
  * `message_stop`. An `error` event, data that is not a JSON object, or an end before message_stop throws.
  */
 export async function* fromMessageEvents(events: AsyncIterable<SSEEvent>): AsyncGenerator<GenerationEvent> {
-  const counts: Record<string, number> = {};
+  const counts: AnthropicCounts = {};
   /** Anthropic numbers all content blocks; the neutral events number tool calls alone: block index -> call index. */
   const callIndex = new Map<number, number>();
-  let finish: ReturnType<typeof toFinish> | undefined;
+  let finish: ReturnType<typeof readStopReason> | undefined;
   for await (const event of events) {
     let data: Json;
     try {
@@ -290,10 +244,10 @@ export async function* fromMessageEvents(events: AsyncIterable<SSEEvent>): Async
     if (type === 'error') {
       const error = isRecord(data.error) ? data.error : {};
       const message = typeof error.message === 'string' ? error.message : 'The upstream failed while streaming.';
-      throw new GatewayError('upstream_error', message, { upstream: { status: ERROR_STATUSES.get(error.type) ?? 500 } });
+      throw new GatewayError('upstream_error', message, { upstream: { status: readErrorType(error.type) } });
     }
     if (type === 'message_start') {
-      readUsage(isRecord(data.message) ? data.message.usage : undefined, counts);
+      readAnthropicUsage(isRecord(data.message) ? data.message.usage : undefined, counts);
     } else if (type === 'content_block_start') {
       const block = isRecord(data.content_block) ? data.content_block : {};
       if (block.type !== 'tool_use' || typeof data.index !== 'number') continue;
@@ -307,12 +261,12 @@ export async function* fromMessageEvents(events: AsyncIterable<SSEEvent>): Async
       // Fragments of a server tool's input (no entry in callIndex) stay upstream, as do thinking deltas.
       if (delta.type === 'input_json_delta' && index !== undefined && typeof delta.partial_json === 'string' && delta.partial_json) yield { type: 'tool_arguments', index, text: delta.partial_json };
     } else if (type === 'message_delta') {
-      readUsage(data.usage, counts);
+      readAnthropicUsage(data.usage, counts);
       const delta = isRecord(data.delta) ? data.delta : {};
-      if (delta.stop_reason && !finish) finish = toFinish(delta.stop_reason, delta.stop_sequence);
+      if (delta.stop_reason && !finish) finish = readStopReason(delta.stop_reason, delta.stop_sequence);
     } else if (type === 'message_stop') {
       // A server that never sent a stop_reason still ends its answer here.
-      yield { type: 'finish', ...(finish ?? { reason: 'stop', stopSequence: null }), usage: toUsage(counts) };
+      yield { type: 'finish', ...(finish ?? { reason: 'stop', stopSequence: null }), usage: usageOfCounts(counts) };
       return;
     }
     // `ping` and whatever else Anthropic adds carry nothing for the neutral events.

@@ -6,16 +6,15 @@
  * @module
  */
 import { GatewayError } from '../../core/errors.ts';
-import type { FinishReason, Generation } from '../../core/generation.ts';
+import type { Generation, GenerationEvent, Usage } from '../../core/generation.ts';
 import type { SSEMessage } from '../../core/sse.ts';
 import { randomId } from '../../core/ids.ts';
-import { anthropicErrorEvent, toAnthropicUsage } from './wire.ts';
+import { toStream, toWhole, type AnswerWriter, type Step } from '../answer-writer.ts';
+import { toAnthropicUsage, toStopReason } from './codes.ts';
+import { anthropicErrorEvent } from './wire.ts';
 
-const STOP_REASONS = { stop: 'end_turn', length: 'max_tokens', stop_sequence: 'stop_sequence', tool_calls: 'tool_use', refusal: 'refusal' } as const;
-
-export function toStopReason(reason: FinishReason): (typeof STOP_REASONS)[FinishReason] {
-  return STOP_REASONS[reason];
-}
+/** The finish as this API names it, from the family's table (codes.ts). */
+export { toStopReason };
 
 /**
  * A call's arguments as the `input` object. Arguments cut short (by `max_tokens`) read as `{}`; any
@@ -44,7 +43,6 @@ function isInputObject(text: string): boolean {
   }
 }
 
-
 interface MessageMeta {
   readonly id: string;
   readonly model: string;
@@ -56,141 +54,155 @@ interface MessageMeta {
 /** A local model's thinking carries no signature: nothing here can verify one. */
 const SIGNATURE = '';
 
-export async function toMessage(generation: Generation, meta: MessageMeta) {
-  let text = '';
-  let thinking = '';
-  const calls: { type: 'tool_use'; id: string; name: string; arguments: string }[] = [];
-  for (;;) {
-    const next = await generation.events.next();
-    if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
-    const event = next.value;
-    if (event.type === 'text') {
-      text += event.text;
-      continue;
-    }
-    if (event.type === 'reasoning') {
-      thinking += event.text;
-      continue;
-    }
-    if (event.type === 'tool_call') {
-      calls[event.index] = { type: 'tool_use', id: event.id ?? randomId('toolu_'), name: event.name, arguments: '' };
-      continue;
-    }
-    if (event.type === 'tool_arguments') {
-      calls[event.index]!.arguments += event.text;
-      continue;
-    }
-    // A reply of calls alone has no text block: the API refuses empty text blocks sent back to it.
-    // No `citations` key without cited documents, as the API: the AI SDK's provider rejects a null.
-    const blocks = [
-      ...(meta.showThinking && thinking ? [{ type: 'thinking', thinking, signature: SIGNATURE }] : []),
-      ...(text || calls.length === 0 ? [{ type: 'text', text }] : []),
-      ...calls.map(({ id, name, arguments: args }) => ({ type: 'tool_use', id, name, input: toInput(args, event.reason === 'length') })),
-    ];
-    return {
-      id: meta.id,
-      type: 'message',
-      role: 'assistant',
-      model: meta.model,
-      content: blocks,
-      stop_reason: toStopReason(event.reason),
-      stop_sequence: event.stopSequence,
-      stop_details: null,
-      container: null,
-      usage: toAnthropicUsage(event.usage),
-    };
-  }
+/**
+ * A content block being written: what it holds so far (its text, its thinking, or a call's
+ * arguments), and a call's id and name. One shape for all three: a token adds to `text`.
+ */
+interface Block {
+  readonly type: 'thinking' | 'text' | 'tool_use';
+  text: string;
+  readonly id: string;
+  readonly name: string;
 }
 
+/** The whole message: what a client makes of the stream's events. */
+function messageBody(meta: MessageMeta, blocks: readonly Block[], finish: Extract<GenerationEvent, { type: 'finish' }>) {
+  // No `citations` key without cited documents, as the API: the AI SDK's provider rejects a null.
+  const content = blocks.map((block) =>
+    block.type === 'thinking'
+      ? { type: 'thinking', thinking: block.text, signature: SIGNATURE }
+      : block.type === 'text'
+        ? { type: 'text', text: block.text }
+        : { type: 'tool_use', id: block.id, name: block.name, input: toInput(block.text, finish.reason === 'length') },
+  );
+  return {
+    id: meta.id,
+    type: 'message',
+    role: 'assistant',
+    model: meta.model,
+    content,
+    stop_reason: toStopReason(finish.reason),
+    stop_sequence: finish.stopSequence,
+    stop_details: null,
+    container: null,
+    usage: toAnthropicUsage(finish.usage),
+  };
+}
+
+type MessageBody = ReturnType<typeof messageBody>;
+
 /**
- * Every event carries `event: <type>`; the SDK drops events without it. No `[DONE]`. A block is
- * opened when its first piece arrives: a `thinking` block (when shown) with `thinking_delta`
- * fragments, a text block, or a `tool_use` block per call whose arguments come as
- * `input_json_delta` fragments.
+ * Writes a generation as a message: the named-event stream (`stream`), then, from the same
+ * blocks, the whole message as the last step. Every event carries `event: <type>`; the SDK drops
+ * events without it. No `[DONE]`. A block is opened when its first piece arrives (closing the one
+ * before): a `thinking` block (when shown) with `thinking_delta` fragments, a text block, or a
+ * `tool_use` block per call whose arguments come as `input_json_delta` fragments; a `ping` follows
+ * the first, as the API sends it. A reply of calls alone has no text block (the API refuses empty
+ * text blocks sent back to it); an empty one has its empty text block. `start` writes the opening
+ * event into `out`, `push` the events of each generation event; a delta (one a token) is written
+ * as `event` would write it with only its text encoded; a whole answer encodes nothing but its body.
  */
-export async function* toMessageEvents(generation: Generation, meta: MessageMeta): AsyncGenerator<SSEMessage> {
+function messageWriter(meta: MessageMeta, stream: boolean): AnswerWriter<MessageBody> {
   const event = (data: { type: string } & Record<string, unknown>): SSEMessage => ({ event: data.type, data: JSON.stringify(data) });
-  yield event({
-    type: 'message_start',
-    message: {
-      id: meta.id,
-      type: 'message',
-      role: 'assistant',
-      model: meta.model,
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      stop_details: null,
-      container: null,
-      usage: toAnthropicUsage({ ...generation.usage(), completionTokens: 0 }),
-    },
-  });
-  /** Blocks opened so far; the last one is open. */
-  let blocks = 0;
-  let open: 'thinking' | 'text' | 'tool_use' | undefined;
-  /** The open tool_use block's call, its arguments so far. */
-  let call: { name: string; args: string } | undefined;
+  const blocks: Block[] = [];
+  /** The open block: the last one. */
+  let open: Block | undefined;
+  /** The open block's delta event before its fragment: as `event` writes it. */
+  let deltaHead = '';
+  const delta = (text: string): SSEMessage => ({ event: 'content_block_delta', data: `${deltaHead}${JSON.stringify(text)}}}` });
   /**
    * A call's arguments are already sent as fragments, and cannot be rewrapped: ones that are not a
    * JSON object (only a remote model's server can send such) end the stream with an error, where
    * the SDK would otherwise fail with a bare SyntaxError. Ones cut off by `max_tokens` are left to
-   * the client, which parses a partial prefix as it does the real API's.
+   * the client, which parses a partial prefix as it does the real API's. A whole message, which
+   * can rewrap them, gives them as `{"_raw": …}` (toInput).
    */
   const checkCall = () => {
-    if (call && !isInputObject(call.args)) throw new GatewayError('internal', `The arguments of tool call '${call.name}' are not a JSON object: ${call.args.length > 200 ? `${call.args.slice(0, 200)}…` : call.args}`);
+    if (stream && open?.type === 'tool_use' && !isInputObject(open.text)) {
+      const args = open.text;
+      throw new GatewayError('internal', `The arguments of tool call '${open.name}' are not a JSON object: ${args.length > 200 ? `${args.slice(0, 200)}…` : args}`);
+    }
   };
-  /** The events that open a block (closing the one before); a `ping` follows the first, as the API sends it. */
-  const start = (block: Record<string, unknown>): SSEMessage[] => {
+  /** Opens a block (`wire`: its `content_block_start` form), its fragments as `deltaType` deltas of `field`. */
+  function openBlock(out: Step<MessageBody>[], type: Block['type'], wire: Record<string, unknown>, deltaType: string, field: string, id = '', name = ''): void {
     checkCall();
-    call = undefined;
-    const out = open ? [event({ type: 'content_block_stop', index: blocks - 1 })] : [];
-    open = block.type as 'thinking' | 'text' | 'tool_use';
-    out.push(event({ type: 'content_block_start', index: blocks++, content_block: block }));
-    if (blocks === 1) out.push(event({ type: 'ping' }));
-    return out;
-  };
-  try {
-    for (;;) {
-      const next = await generation.events.next();
-      if (next.done) return;
-      const item = next.value;
-      if (item.type === 'reasoning') {
-        if (!meta.showThinking) continue;
-        if (open !== 'thinking') for (const opening of start({ type: 'thinking', thinking: '', signature: SIGNATURE })) yield opening;
-        yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'thinking_delta', thinking: item.text } });
-        continue;
-      }
-      if (item.type === 'text') {
-        if (open !== 'text') for (const opening of start({ type: 'text', text: '' })) yield opening;
-        yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'text_delta', text: item.text } });
-        continue;
-      }
-      if (item.type === 'tool_call') {
-        for (const opening of start({ type: 'tool_use', id: item.id ?? randomId('toolu_'), name: item.name, input: {} })) yield opening;
-        call = { name: item.name, args: '' };
-        continue;
-      }
-      if (item.type === 'tool_arguments') {
-        if (call) call.args += item.text;
-        yield event({ type: 'content_block_delta', index: blocks - 1, delta: { type: 'input_json_delta', partial_json: item.text } });
-        continue;
-      }
-      if (item.reason !== 'length') checkCall();
-      // An empty reply still has its (empty) text block, as before any tool use.
-      if (!open || open === 'thinking') for (const opening of start({ type: 'text', text: '' })) yield opening;
-      yield event({ type: 'content_block_stop', index: blocks - 1 });
-      yield event({
+    const index = blocks.length;
+    const block: Block = { type, text: '', id, name };
+    blocks.push(block);
+    const closing = open;
+    open = block;
+    if (!stream) return;
+    if (closing) out.push(event({ type: 'content_block_stop', index: index - 1 }));
+    out.push(event({ type: 'content_block_start', index, content_block: wire }));
+    if (index === 0) out.push(event({ type: 'ping' }));
+    deltaHead = `{"type":"content_block_delta","index":${JSON.stringify(index)},"delta":{"type":${JSON.stringify(deltaType)},${JSON.stringify(field)}:`;
+  }
+  function start(usage: Usage, out: Step<MessageBody>[]): void {
+    if (!stream) return;
+    out.push(event({
+      type: 'message_start',
+      message: {
+        id: meta.id,
+        type: 'message',
+        role: 'assistant',
+        model: meta.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        stop_details: null,
+        container: null,
+        usage: toAnthropicUsage({ ...usage, completionTokens: 0 }),
+      },
+    }));
+  }
+  function push(item: GenerationEvent, out: Step<MessageBody>[]): void {
+    if (item.type === 'reasoning') {
+      if (!meta.showThinking) return;
+      if (open?.type !== 'thinking') openBlock(out, 'thinking', { type: 'thinking', thinking: '', signature: SIGNATURE }, 'thinking_delta', 'thinking');
+      open!.text += item.text;
+      if (stream) out.push(delta(item.text));
+      return;
+    }
+    if (item.type === 'text') {
+      if (open?.type !== 'text') openBlock(out, 'text', { type: 'text', text: '' }, 'text_delta', 'text');
+      open!.text += item.text;
+      if (stream) out.push(delta(item.text));
+      return;
+    }
+    if (item.type === 'tool_call') {
+      const id = item.id ?? randomId('toolu_');
+      openBlock(out, 'tool_use', { type: 'tool_use', id, name: item.name, input: {} }, 'input_json_delta', 'partial_json', id, item.name);
+      return;
+    }
+    if (item.type === 'tool_arguments') {
+      if (open?.type === 'tool_use') open.text += item.text;
+      if (stream) out.push(delta(item.text));
+      return;
+    }
+    if (item.reason !== 'length') checkCall();
+    // An empty reply still has its (empty) text block, as before any tool use.
+    if (!open || open.type === 'thinking') openBlock(out, 'text', { type: 'text', text: '' }, 'text_delta', 'text');
+    if (stream) {
+      out.push(event({ type: 'content_block_stop', index: blocks.length - 1 }));
+      out.push(event({
         type: 'message_delta',
         delta: { stop_reason: toStopReason(item.reason), stop_sequence: item.stopSequence, stop_details: null, container: null },
         // Cumulative counts; the input counts repeat (or correct) the figures sent in message_start.
         usage: toAnthropicUsage(item.usage),
-      });
-      yield event({ type: 'message_stop' });
-      return;
+      }));
+      out.push(event({ type: 'message_stop' }));
     }
-  } catch (error) {
-    yield anthropicErrorEvent(error, meta.requestId, generation.usage());
-  } finally {
-    await generation.events.return?.(undefined);
+    out.push({ final: messageBody(meta, blocks, item) });
   }
+  return { start, push };
+}
+
+/** Drains the generation into the message body. */
+export function toMessage(generation: Generation, meta: MessageMeta) {
+  return toWhole(generation, messageWriter(meta, false));
+}
+
+/** The event stream (see messageWriter). A failure after the first byte ends it with one `error` event. */
+export function toMessageEvents(generation: Generation, meta: MessageMeta): AsyncGenerator<SSEMessage> {
+  return toStream(generation, messageWriter(meta, true), (error, usage) => anthropicErrorEvent(error, meta.requestId, usage));
 }

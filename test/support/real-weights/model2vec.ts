@@ -29,7 +29,7 @@ export async function readReferenceVector(): Promise<number[]> {
   return vectors[0]!;
 }
 
-/** The README's paraphrase pairs: each sentence's nearest neighbour among the six is its pair. */
+/** The paraphrase pairs (docs/guides/developing.md, "Models the tests run on"): each sentence's nearest neighbour among the six is its pair. */
 export const PARAPHRASE_PAIRS = [
   ['The cat sat on the mat.', 'A kitten is sleeping on the rug.'],
   ['The stock market fell sharply today.', 'Shares dropped as investors panicked.'],

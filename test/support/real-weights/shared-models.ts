@@ -30,7 +30,7 @@ export function sharedModelFile(model: SharedModel, file: string): string {
  * the message a skip shows.
  */
 export function sharedModelsMissing(): string | undefined {
-  const needs = `needs the real trained weights in ${SHARED_MODELS_DIR} (a folder with stories260K/ and model2vec-bge-vq/ as the README's "Models the tests run on" lists)`;
+  const needs = `needs the real trained weights in ${SHARED_MODELS_DIR} (a folder with stories260K/ and model2vec-bge-vq/ as docs/guides/developing.md's "Models the tests run on" lists)`;
   const run = 'run with INPAGE_REAL_WEIGHTS_DIR=<that folder> npm test (or npm run test:unit, or npx playwright test e2e/real-weights.spec.ts e2e/gguf-llama-cpp.spec.ts)';
   if (!existsSync(SHARED_MODELS_DIR)) return `${needs}, which is missing: ${run}`;
   const missing = Object.entries(NEEDED).flatMap(([model, files]) => files.map((file) => join(model, file))).filter((path) => !existsSync(join(SHARED_MODELS_DIR, path)));

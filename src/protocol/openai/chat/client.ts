@@ -9,10 +9,11 @@
 import type { ChatMessage, ChatRequest } from '../../../core/engine.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { isRecord } from '../../../core/fields.ts';
-import type { FinishReason, GenerationEvent, Usage } from '../../../core/generation.ts';
+import type { GenerationEvent } from '../../../core/generation.ts';
 import type { UpstreamModel } from '../../../core/remote-state.ts';
 import type { SSEEvent } from '../../../core/sse.ts';
 import type { UpstreamClient, UpstreamRequestOptions } from '../../../core/wire.ts';
+import { readFinish, readOpenAIUsage } from '../codes.ts';
 
 type Json = Record<string, unknown>;
 
@@ -105,35 +106,6 @@ function toWireMessage(message: ChatMessage): Json {
   return { role: message.role, content: message.parts.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: part.url } })) };
 }
 
-/** A Map, not an object literal: an upstream's 'constructor' must not find Object.prototype's. */
-const FINISH_REASONS = new Map<unknown, FinishReason>([
-  ['stop', 'stop'],
-  ['length', 'length'],
-  ['tool_calls', 'tool_calls'],
-  ['function_call', 'tool_calls'],
-  ['content_filter', 'refusal'],
-]);
-
-/** The finish, and the stop string where the server names it (vLLM's `stop_reason`, SGLang's `matched_stop`). */
-function toFinish(choice: Json): { reason: FinishReason; stopSequence: string | null } {
-  const named = [choice.stop_reason, choice.matched_stop].find((value): value is string => typeof value === 'string' && value !== '');
-  if (choice.finish_reason === 'stop' && named !== undefined) return { reason: 'stop_sequence', stopSequence: named };
-  return { reason: FINISH_REASONS.get(choice.finish_reason) ?? 'stop', stopSequence: null };
-}
-
-/** Usage as OpenAI counts it: `prompt_tokens` include the cached ones. */
-function toUsage(usage: unknown): Usage {
-  const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-  const source = isRecord(usage) ? usage : {};
-  const details = isRecord(source.completion_tokens_details) ? source.completion_tokens_details : undefined;
-  return {
-    promptTokens: count(source.prompt_tokens),
-    completionTokens: count(source.completion_tokens),
-    cachedTokens: count(isRecord(source.prompt_tokens_details) ? source.prompt_tokens_details.cached_tokens : 0),
-    ...(typeof details?.reasoning_tokens === 'number' ? { reasoningTokens: details.reasoning_tokens } : {}),
-  };
-}
-
 /** A message's `content`: a string, or (some servers) a list of text parts. */
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -174,7 +146,7 @@ export function fromChatCompletion(completion: unknown): GenerationEvent[] {
     const args = argumentsText(fn.arguments);
     if (args) events.push({ type: 'tool_arguments', index, text: args });
   });
-  events.push({ type: 'finish', ...toFinish(choice), usage: toUsage(completion.usage) });
+  events.push({ type: 'finish', ...readFinish(choice), usage: readOpenAIUsage(completion.usage) });
   return events;
 }
 
@@ -189,7 +161,7 @@ export async function* fromChatCompletionChunks(events: AsyncIterable<SSEEvent>)
   let open: { index: number; key: number | undefined; id: string | undefined } | undefined;
   const seen = new Set<number>();
   let calls = 0;
-  let finish: ReturnType<typeof toFinish> | undefined;
+  let finish: ReturnType<typeof readFinish> | undefined;
   let usage: unknown;
   for await (const event of events) {
     if (event.data.trim() === '[DONE]') break;
@@ -214,13 +186,13 @@ export async function* fromChatCompletionChunks(events: AsyncIterable<SSEEvent>)
       const args = argumentsText(fn.arguments);
       if (args) yield { type: 'tool_arguments', index: open.index, text: args };
     }
-    if (choice && typeof choice.finish_reason === 'string' && choice.finish_reason !== '' && !finish) finish = toFinish(choice);
+    if (choice && typeof choice.finish_reason === 'string' && choice.finish_reason !== '' && !finish) finish = readFinish(choice);
     if (isRecord(chunk.usage)) usage = chunk.usage;
     // The usage chunk comes after the finish (or with it): then nothing more is owed.
     if (finish && isRecord(chunk.usage)) break;
   }
   if (!finish) throw new GatewayError('upstream_unreachable', 'The upstream stream ended early, before its finish_reason.');
-  yield { type: 'finish', ...finish, usage: toUsage(usage) };
+  yield { type: 'finish', ...finish, usage: readOpenAIUsage(usage) };
 }
 
 /** One chunk as an object; an upstream error (an `error` event, or `{"error":…}` data) or malformed data throws. */

@@ -4,16 +4,15 @@
  * @see https://platform.openai.com/docs/api-reference/chat
  * @module
  */
-import type { FinishReason, Generation } from '../../../core/generation.ts';
+import type { Generation, GenerationEvent, Usage } from '../../../core/generation.ts';
 import type { SSEMessage } from '../../../core/sse.ts';
-import { GatewayError } from '../../../core/errors.ts';
 import { randomId } from '../../../core/ids.ts';
-import { openAIErrorEvent, toOpenAIUsage } from '../wire.ts';
+import { toStream, toWhole, type AnswerWriter, type Step } from '../../answer-writer.ts';
+import { toFinishReason, toOpenAIUsage } from '../codes.ts';
+import { openAIErrorEvent } from '../wire.ts';
 
-/** OpenAI reports a matched stop sequence as plain `stop`, and a refusal as `content_filter`. */
-export function toFinishReason(reason: FinishReason): 'stop' | 'length' | 'tool_calls' | 'content_filter' {
-  return reason === 'length' || reason === 'tool_calls' ? reason : reason === 'refusal' ? 'content_filter' : 'stop';
-}
+/** The finish as this API names it, from the family's table (codes.ts). */
+export { toFinishReason };
 
 interface CompletionMeta {
   readonly id: string;
@@ -23,100 +22,113 @@ interface CompletionMeta {
   readonly reasons?: boolean;
 }
 
-/** Drains the generation into one `chat.completion` body. */
-export async function toChatCompletion(generation: Generation, meta: CompletionMeta) {
-  let content = '';
-  let reasoning = '';
-  const calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
-  for (;;) {
-    const next = await generation.events.next();
-    if (next.done) throw new GatewayError('internal', 'The generation ended without a finish.');
-    const event = next.value;
-    if (event.type === 'text') {
-      content += event.text;
-      continue;
-    }
-    if (event.type === 'reasoning') {
-      reasoning += event.text;
-      continue;
-    }
-    if (event.type === 'tool_call') {
-      calls[event.index] = { id: event.id ?? randomId('call_'), type: 'function', function: { name: event.name, arguments: '' } };
-      continue;
-    }
-    if (event.type === 'tool_arguments') {
-      calls[event.index]!.function.arguments += event.text;
-      continue;
-    }
-    const message = {
-      role: 'assistant' as const,
-      content: calls.length > 0 ? content || null : content,
-      ...(meta.reasons ? { reasoning_content: reasoning || null } : {}),
-      refusal: null,
-      ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    };
-    return {
+type Call = { id: string; type: 'function'; function: { name: string; arguments: string } };
+
+/** The whole `chat.completion` body: what a client makes of the stream's chunks. */
+function completionBody(meta: CompletionMeta, content: string, reasoning: string, calls: readonly Call[], finish: Extract<GenerationEvent, { type: 'finish' }>) {
+  const message = {
+    role: 'assistant' as const,
+    content: calls.length > 0 ? content || null : content,
+    ...(meta.reasons ? { reasoning_content: reasoning || null } : {}),
+    refusal: null,
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+  };
+  return {
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: toFinishReason(finish.reason) }],
+    usage: toOpenAIUsage(finish.usage),
+  };
+}
+
+type CompletionBody = ReturnType<typeof completionBody>;
+
+/**
+ * Writes a generation as a chat completion: the chunk sequence (with `stream`; each chunk with
+ * `usage: null`, and a usage chunk at the end, where `includeUsage`), then, from the same pieces,
+ * the whole body as the last step. A role chunk opens the stream; `reasoning_content` chunks carry
+ * a thinking model's thinking, content chunks the text, tool call chunks the calls (the first of
+ * each with its index, id and name, then its argument fragments); a finish chunk, the usage chunk
+ * when asked for, and `[DONE]` close it. `start` writes the opening chunk into `out`, `push` the
+ * chunks of each generation event; the caller reads the generation, so a token costs one
+ * asynchronous step. A piece of text, thinking or arguments (one a token) is written as `chunk`
+ * would write it with only its text encoded; a whole answer (no `stream`) encodes nothing but its
+ * body.
+ */
+function completionWriter(meta: CompletionMeta, stream?: { readonly includeUsage: boolean }): AnswerWriter<CompletionBody> {
+  const includeUsage = stream?.includeUsage === true;
+  const chunk = (choices: unknown[], usage?: unknown): SSEMessage => ({
+    data: JSON.stringify({
       id: meta.id,
-      object: 'chat.completion',
+      object: 'chat.completion.chunk',
       created: meta.created,
       model: meta.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: toFinishReason(event.reason) }],
-      usage: toOpenAIUsage(event.usage),
-    };
+      choices,
+      ...(includeUsage ? { usage: usage ?? null } : {}),
+    }),
+  });
+  const choice = (delta: object, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish });
+  /** A piece's chunk around its delta (`{"content":…}`, …): as `chunk([choice(delta)])` writes it. */
+  const before = `{"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${JSON.stringify(meta.created)},"model":${JSON.stringify(meta.model)},"choices":[{"index":0,"delta":`;
+  const after = `},"logprobs":null,"finish_reason":null}]${includeUsage ? ',"usage":null' : ''}}`;
+  const piece = (head: string, text: string, tail = ''): SSEMessage => ({ data: head + JSON.stringify(text) + tail + after });
+  const textHead = `${before}{"content":`;
+  const thoughtHead = `${before}{"reasoning_content":`;
+
+  let content = '';
+  let reasoning = '';
+  const calls: Call[] = [];
+  /** Each call's argument chunk before its fragment, by its index. */
+  const argumentHeads: string[] = [];
+  const argumentHead = (index: number) => (argumentHeads[index] ??= `${before}{"tool_calls":[{"index":${JSON.stringify(index)},"function":{"arguments":`);
+
+  function start(_usage: Usage, out: Step<CompletionBody>[]): void {
+    if (stream) out.push(chunk([choice({ role: 'assistant', content: '' })]));
   }
+  function push(item: GenerationEvent, out: Step<CompletionBody>[]): void {
+    if (item.type === 'text') {
+      content += item.text;
+      if (stream) out.push(piece(textHead, item.text));
+      return;
+    }
+    if (item.type === 'reasoning') {
+      reasoning += item.text;
+      if (stream) out.push(piece(thoughtHead, item.text));
+      return;
+    }
+    if (item.type === 'tool_call') {
+      const call: Call = { id: item.id ?? randomId('call_'), type: 'function', function: { name: item.name, arguments: '' } };
+      calls[item.index] = call;
+      if (stream) out.push(chunk([choice({ tool_calls: [{ index: item.index, id: call.id, type: 'function', function: { name: item.name, arguments: '' } }] })]));
+      return;
+    }
+    if (item.type === 'tool_arguments') {
+      const call = calls[item.index];
+      if (call) call.function.arguments += item.text;
+      if (stream) out.push(piece(argumentHead(item.index), item.text, '}}]'));
+      return;
+    }
+    if (stream) {
+      out.push(chunk([choice({}, toFinishReason(item.reason))]));
+      if (includeUsage) out.push(chunk([], toOpenAIUsage(item.usage)));
+      out.push({ data: '[DONE]' });
+    }
+    out.push({ final: completionBody(meta, content, reasoning, calls, item) });
+  }
+  return { start, push };
+}
+
+/** Drains the generation into one `chat.completion` body. */
+export function toChatCompletion(generation: Generation, meta: CompletionMeta) {
+  return toWhole(generation, completionWriter(meta));
 }
 
 /**
- * The chunk sequence: a role chunk, `reasoning_content` chunks of a thinking model's thinking,
- * content chunks (or tool call chunks: the first of each call
- * with its index, id and name, then its argument fragments), a finish chunk, the usage chunk when
- * asked for, then `[DONE]`. A failure after the first byte becomes an in-band `{"error":…, "usage":…}` event.
+ * The chunk sequence (see completionWriter), then `[DONE]`. A failure after the first byte
+ * becomes an in-band `{"error":…, "usage":…}` event.
  */
-export async function* toChatCompletionChunks(generation: Generation, meta: CompletionMeta, includeUsage: boolean): AsyncGenerator<SSEMessage> {
-  const chunk = (choices: unknown[], usage?: unknown) =>
-    ({
-      data: JSON.stringify({
-        id: meta.id,
-        object: 'chat.completion.chunk',
-        created: meta.created,
-        model: meta.model,
-        choices,
-        ...(includeUsage ? { usage: usage ?? null } : {}),
-      }),
-    }) satisfies SSEMessage;
-  const choice = (delta: object, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish });
-
-  yield chunk([choice({ role: 'assistant', content: '' })]);
-  try {
-    for (;;) {
-      const next = await generation.events.next();
-      if (next.done) return;
-      const event = next.value;
-      if (event.type === 'text') {
-        yield chunk([choice({ content: event.text })]);
-        continue;
-      }
-      if (event.type === 'reasoning') {
-        yield chunk([choice({ reasoning_content: event.text })]);
-        continue;
-      }
-      if (event.type === 'tool_call') {
-        const call = { index: event.index, id: event.id ?? randomId('call_'), type: 'function', function: { name: event.name, arguments: '' } };
-        yield chunk([choice({ tool_calls: [call] })]);
-        continue;
-      }
-      if (event.type === 'tool_arguments') {
-        yield chunk([choice({ tool_calls: [{ index: event.index, function: { arguments: event.text } }] })]);
-        continue;
-      }
-      yield chunk([choice({}, toFinishReason(event.reason))]);
-      if (includeUsage) yield chunk([], toOpenAIUsage(event.usage));
-      yield { data: '[DONE]' };
-      return;
-    }
-  } catch (error) {
-    yield openAIErrorEvent(error, generation.usage());
-  } finally {
-    await generation.events.return?.(undefined);
-  }
+export function toChatCompletionChunks(generation: Generation, meta: CompletionMeta, includeUsage: boolean): AsyncGenerator<SSEMessage> {
+  return toStream(generation, completionWriter(meta, { includeUsage }), openAIErrorEvent);
 }

@@ -11,8 +11,12 @@ import { GatewayError } from '../../../core/errors.ts';
 import type { FinishReason, Generation, GenerationEvent, Usage } from '../../../core/generation.ts';
 import { randomId } from '../../../core/ids.ts';
 import type { SSEMessage } from '../../../core/sse.ts';
+import { toResponseUsage } from '../codes.ts';
 import { toOpenAIErrorBody } from '../wire.ts';
 import type { ResponseObject } from './store.ts';
+
+/** The usage object of this API, from the family's table. */
+export { toResponseUsage };
 
 /** What a response object repeats of its request, and what it is called. */
 export interface ResponseMeta {
@@ -32,17 +36,6 @@ export interface ResponseMeta {
 }
 
 type Item = { readonly id: string } & Record<string, unknown>;
-
-/** Usage in Responses terms: `input_tokens` include the cached ones, as chat completions' prompt tokens do. */
-export function toResponseUsage({ promptTokens, completionTokens, cachedTokens, reasoningTokens }: Usage) {
-  return {
-    input_tokens: promptTokens,
-    input_tokens_details: { cached_tokens: cachedTokens },
-    output_tokens: completionTokens,
-    output_tokens_details: { reasoning_tokens: reasoningTokens ?? 0 },
-    total_tokens: promptTokens + completionTokens,
-  };
-}
 
 /** The response object in a given state; `output` and `usage` are the caller's. */
 function responseObject(meta: ResponseMeta, status: 'in_progress' | 'completed' | 'incomplete', output: readonly Item[], usage: Usage | null): ResponseObject {
