@@ -5,12 +5,13 @@
  * has no roles for, are written as the JSON the model answers with and as user turns.
  * @module
  */
-import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
+import { outputToEnforce, type ChatMessage, type ChatRequest, type OutputConstraint } from '../../core/engine.ts';
 import type { BuiltinPrompt, BuiltinTurn } from '../../contracts/builtin-model.ts';
 import { toolAnswerSchema, toolPrompt, usesTools } from './tool-schema.ts';
 
 export function toBuiltinPrompt(request: ChatRequest): BuiltinPrompt {
   const tools = usesTools(request);
+  const output = outputToEnforce(request);
   const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content);
   if (tools) system.push(toolPrompt(request));
   const turns = request.messages.filter((m) => m.role !== 'system').map(toTurn);
@@ -25,11 +26,11 @@ export function toBuiltinPrompt(request: ChatRequest): BuiltinPrompt {
     input: input.length ? input : [{ role: 'user', content: '' }],
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.topK !== undefined ? { topK: request.topK } : {}),
-    ...(tools ? { responseConstraint: toolAnswerSchema(request) } : request.output ? { responseConstraint: outputSchema(request.output) } : {}),
+    ...(tools ? { responseConstraint: toolAnswerSchema(request) } : output ? { responseConstraint: outputSchema(output) } : {}),
   };
 }
 
-function outputSchema(output: NonNullable<ChatRequest['output']>): Record<string, unknown> {
+function outputSchema(output: OutputConstraint): Record<string, unknown> {
   return output.kind === 'json_schema' ? { ...output.schema } : { type: 'object' };
 }
 

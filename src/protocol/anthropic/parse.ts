@@ -55,7 +55,7 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
   if (tools.tools && conversation.at(-1)?.role === 'assistant') {
     throw invalid('messages', 'messages: a final assistant message (a prefill) cannot be combined with tools: a tool call must start the reply.');
   }
-  const output = parseOutputConfig(body.output_config, model);
+  const { output, enforcedOutput } = parseOutputConfig(body.output_config, model);
   if (output && conversation.at(-1)?.role === 'assistant') {
     throw invalid('messages', 'messages: a final assistant message (a prefill) cannot be combined with output_config.format: the output must be the JSON value alone.');
   }
@@ -71,6 +71,7 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, model: Mo
       topK: optionalNumber(body, 'top_k', { integer: true, min: 0 }),
       stop: parseStopSequences(body.stop_sequences),
       ...(output ? { output } : {}),
+      ...(enforcedOutput ? { enforcedOutput } : {}),
       ...tools,
       ...(thinking.off ? { thinking: false } : {}),
       ...(thinking.budget !== undefined ? { thinkingBudget: thinking.budget } : {}),
@@ -129,19 +130,20 @@ function remoteThinking(value: unknown): Thinking {
  * `output_config.format`: Anthropic's structured output, a JSON schema the answer must match,
  * enforced while decoding like OpenAI's `json_schema` (`effort` is a hint with no local meaning).
  */
-function parseOutputConfig(value: unknown, model: ModelInfo): ChatRequest['output'] {
-  if (value === undefined || value === null) return undefined;
+function parseOutputConfig(value: unknown, model: ModelInfo): Pick<ChatRequest, 'output' | 'enforcedOutput'> {
+  if (value === undefined || value === null) return {};
   if (!isRecord(value)) throw invalid('output_config', `output_config: Input should be an object, got ${describe(value)}`);
   const format = value.format;
-  if (format === undefined || format === null) return undefined;
+  if (format === undefined || format === null) return {};
   if (!isRecord(format)) throw invalid('output_config.format', `output_config.format: Input should be an object, got ${describe(format)}`);
   if (format.type !== 'json_schema') throw invalid('output_config.format.type', `output_config.format.type: Input should be 'json_schema', got ${describe(format.type)}`);
   if (!isRecord(format.schema)) throw invalid('output_config.format.schema', 'output_config.format.schema: Field required');
   if (!model.structuredOutput) throw invalid('output_config.format', `output_config.format: structured output is not supported by model '${model.id}'.`);
+  const output = { kind: 'json_schema', schema: format.schema, strict: true } as const;
   // A remote model's server enforces the schema as sent.
-  if (model.upstream) return { kind: 'json_schema', schema: format.schema, strict: true };
+  if (model.upstream) return { output };
   checkEnforceable(format.schema);
-  return { kind: 'json_schema', schema: toGrammarSchema(format.schema) as Record<string, unknown>, strict: true };
+  return { output, enforcedOutput: { ...output, schema: toGrammarSchema(format.schema) as Record<string, unknown> } };
 }
 
 function parseSystem(value: unknown): string {

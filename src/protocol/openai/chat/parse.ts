@@ -35,7 +35,7 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
   const n = optionalNumber(body, 'n', { integer: true, min: 1 });
   if (n !== undefined && n > 1) throw invalid('n', `'n' > 1 is not supported by model '${model.id}': ask for one choice per request.`);
   const tools = parseTools(body, model);
-  const output = parseResponseFormat(body.response_format, model);
+  const { output, enforcedOutput } = parseResponseFormat(body.response_format, model);
   if ((output || tools.tools) && messages.at(-1)?.role === 'assistant') {
     throw invalid('messages', `A trailing assistant message (a prefill) cannot be combined with ${output ? 'a JSON response_format: the output must be the JSON value alone' : 'tools: a tool call must start the reply'}.`);
   }
@@ -65,6 +65,7 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
       stop: parseStop(body.stop),
       ...(logitBias ? { logitBias } : {}),
       ...(output ? { output } : {}),
+      ...(enforcedOutput ? { enforcedOutput } : {}),
       ...tools,
       ...(thinking !== undefined ? { thinking } : {}),
       ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
@@ -141,17 +142,20 @@ function parseToolChoice(choice: unknown): ToolChoice {
   throw invalid('tool_choice', `Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or {"type": "function", "function": {"name": ...}}, but got ${describe(choice)}.`);
 }
 
-/** `response_format`: `text` (the default), `json_object`, or `json_schema` with a named schema. */
-function parseResponseFormat(format: unknown, model: ModelInfo): ChatRequest['output'] {
-  if (format === undefined || format === null) return undefined;
+/**
+ * `response_format`: `text` (the default), `json_object`, or `json_schema` with a named schema, as
+ * sent; for a local model, also the form its grammar enforces.
+ */
+function parseResponseFormat(format: unknown, model: ModelInfo): Pick<ChatRequest, 'output' | 'enforcedOutput'> {
+  if (format === undefined || format === null) return {};
   if (!isRecord(format)) throw invalid('response_format', `Invalid type for 'response_format': expected an object, but got ${describe(format)}.`);
   const type = format.type;
-  if (type === 'text') return undefined;
+  if (type === 'text') return {};
   if (type !== 'json_object' && type !== 'json_schema') {
     throw invalid('response_format.type', `Invalid value: ${describe(type)}. Supported values are: 'text', 'json_object', and 'json_schema'.`);
   }
   if (!model.structuredOutput) throw invalid('response_format', `response_format of type '${type}' is not supported by model '${model.id}'.`);
-  if (type === 'json_object') return { kind: 'json_object' };
+  if (type === 'json_object') return { output: { kind: 'json_object' }, ...(model.upstream ? {} : { enforcedOutput: { kind: 'json_object' } }) };
   const spec = format.json_schema;
   if (!isRecord(spec)) throw invalid('response_format.json_schema', `Missing required parameter: 'response_format.json_schema'.`);
   if (typeof spec.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(spec.name)) {
@@ -160,10 +164,11 @@ function parseResponseFormat(format: unknown, model: ModelInfo): ChatRequest['ou
   const schema = spec.schema ?? {};
   if (!isRecord(schema)) throw invalid('response_format.json_schema.schema', `Invalid type for 'response_format.json_schema.schema': expected an object, but got ${describe(schema)}.`);
   const strict = optionalBoolean(spec, 'strict', 'response_format.json_schema.strict') ?? false;
+  const output = { kind: 'json_schema', schema, strict, name: spec.name } as const;
   // A remote model's server enforces the schema as sent.
-  if (model.upstream) return { kind: 'json_schema', schema, strict, name: spec.name };
+  if (model.upstream) return { output };
   checkEnforceable(schema);
-  return { kind: 'json_schema', schema: toGrammarSchema(schema) as Record<string, unknown>, strict };
+  return { output, enforcedOutput: { kind: 'json_schema', schema: toGrammarSchema(schema) as Record<string, unknown>, strict } };
 }
 
 /** The cap, and whether the caller set it. A remote model's server holds it to its own limit. */
