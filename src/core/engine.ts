@@ -109,7 +109,10 @@ export interface ToolSpec {
  */
 export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
 
-/** A chat request after protocol parsing: one shape for both flavours. */
+/**
+ * A chat request as one model is given it: a wire format's parse reads every API into a
+ * NeutralRequest, which admission (core/admit.ts) makes into this for each model tried.
+ */
 export interface ChatRequest {
   readonly model: string;
   /** In conversation order. A trailing `assistant` message is a prefill for the answer to continue. */
@@ -191,6 +194,15 @@ export interface ChatRequest {
    * `prompt_cache_key`): a remote Anthropic server, which caches only what it is told to, is told.
    */
   readonly promptCacheKey?: string;
+}
+
+/**
+ * A chat request as a wire format's parse reads it, the same whichever model serves it: `model`
+ * is the id the caller named, `maxTokens` the cap the caller set (if any), `output` the schema as
+ * sent. Admission (core/admit.ts) makes of it the ChatRequest one model is given.
+ */
+export interface NeutralRequest extends Omit<ChatRequest, 'maxTokens' | 'maxTokensSet' | 'enforcedOutput'> {
+  readonly maxTokens?: number;
 }
 
 /**

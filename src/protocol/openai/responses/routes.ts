@@ -87,7 +87,7 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
     let answer: Awaited<ReturnType<typeof ctx.generate>>;
     try {
       // The chat completion's checks, in this API's words (`max_output_tokens`, `input`).
-      answer = await ctx.generate(model, (served) => parseChatCompletion(chat, served));
+      answer = await ctx.generate(model, () => parseChatCompletion(chat));
     } catch (error) {
       throw inResponsesTerms(GatewayError.from(error));
     }
@@ -126,7 +126,7 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
     const { model, chat } = await prepare(ctx);
     let counted: Awaited<ReturnType<typeof ctx.countTokens>>;
     try {
-      counted = await ctx.countTokens(model, (served) => parseChatCompletion(chat, served).chat);
+      counted = await ctx.countTokens(model, () => parseChatCompletion(chat));
     } catch (error) {
       throw inResponsesTerms(GatewayError.from(error));
     }
