@@ -189,7 +189,8 @@ function parseLogitBias(value: unknown, asks: Ask[]): ReadonlyMap<number, number
   return bias;
 }
 
-function parseStop(value: unknown): string[] {
+/** `stop`: a string or up to four, empty ones dropped (chat completions' and this server's Responses API's). */
+export function parseStop(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return value ? [value] : [];
   if (!Array.isArray(value) || value.some((s) => typeof s !== 'string')) {
