@@ -11,6 +11,7 @@ import type { ChatMessage, ContentPart, NeutralRequest, ToolCall, ToolChoice, To
 import { GatewayError } from '../../core/errors.ts';
 import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../core/fields.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../core/tool-specs.ts';
+import { joinMessages, joinTurns } from '../../core/turns.ts';
 import { allowsSamplingParameters, type AnthropicVersion } from './version.ts';
 
 export interface ParsedMessages extends ParsedChat {
@@ -49,7 +50,8 @@ export function parseMessages(body: Readonly<Record<string, unknown>>, version: 
 
     const system = parseSystem(body.system);
     const conversation = nameToolResults(
-      mergeTurns(parseTurns(body.messages, asks)),
+      // The real API takes consecutive turns of one role as one; so do we, so templates see alternation.
+      joinTurns(parseTurns(body.messages, asks).flat(), joinMessages),
       'messages',
       (id) => `messages: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
     );
@@ -295,21 +297,6 @@ function parseText(value: unknown, at: string): string {
       return block.text;
     })
     .join('\n');
-}
-
-/**
- * The real API merges consecutive turns of the same role; so do we, so templates see alternation.
- * Tool results and calls stay as they are: each answers, or is answered by, its own message.
- */
-function mergeTurns(turns: ChatMessage[][]): ChatMessage[] {
-  const merged: ChatMessage[] = [];
-  for (const turn of turns.flat()) {
-    const last = merged.at(-1);
-    const plain = (m: ChatMessage) => m.role !== 'tool' && m.toolCalls === undefined && m.parts === undefined;
-    if (last && last.role === turn.role && plain(last) && plain(turn)) merged[merged.length - 1] = { role: last.role, content: `${last.content}\n\n${turn.content}` };
-    else merged.push(turn);
-  }
-  return merged;
 }
 
 function parseStopSequences(value: unknown): string[] {

@@ -9,6 +9,7 @@ import type { Ask } from '../../../core/admit.ts';
 import type { ChatMessage } from '../../../core/engine.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { describe, invalid, isRecord } from '../../../core/fields.ts';
+import { appendTurn, joinMessages } from '../../../core/turns.ts';
 
 /** One turn of a conversation, as stored and as the neutral request's messages are made of. */
 export type ConversationItem =
@@ -215,7 +216,8 @@ export async function resolveReferences(
 
 /**
  * A conversation's items as the neutral request's messages: a function call is part of the
- * assistant turn before it (or opens one), its output a tool result named by the call's tool;
+ * assistant turn before it (core/turns.ts), or opens one; its output is a tool result named by
+ * the call's tool;
  * past thinking is no part of the prompt (chat templates drop it). `firstInputIndex`: where this
  * request's own input begins, for the place named in a refusal.
  */
@@ -226,15 +228,13 @@ export function toConversation(items: readonly ConversationItem[], firstInputInd
   items.forEach((item, i) => {
     if (item.type === 'reasoning') return;
     if (item.type === 'message') {
+      // Each message is a turn of its own, as in chat completions.
       messages.push({ role: item.role === 'developer' || item.role === 'system' ? 'system' : item.role, content: item.text });
       return;
     }
     if (item.type === 'function_call') {
       calls.set(item.call_id, item.name);
-      const call = { id: item.call_id, name: item.name, arguments: item.arguments };
-      const last = messages.at(-1);
-      if (last?.role === 'assistant') messages[messages.length - 1] = { ...last, toolCalls: [...(last.toolCalls ?? []), call] };
-      else messages.push({ role: 'assistant', content: '', toolCalls: [call] });
+      appendTurn(messages, { role: 'assistant', content: '', toolCalls: [{ id: item.call_id, name: item.name, arguments: item.arguments }] }, joinMessages);
       return;
     }
     const tool = calls.get(item.call_id);
