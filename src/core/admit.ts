@@ -108,7 +108,8 @@ export function faultFor(unread: Unread, model: ModelInfo | undefined): GatewayE
 
 /**
  * The first of `asks` that `model` does not meet, as the caller's refusal; undefined when it
- * meets them all. `model` undefined (no such model): it meets none it is asked.
+ * meets them all. `model` undefined (the model named is not known here) has no capability, and
+ * no room.
  */
 export function refusalOf(asks: readonly Ask[], model: ModelInfo | undefined): GatewayError | undefined {
   const local = model?.upstream === undefined;
@@ -137,7 +138,7 @@ function refusalFor(ask: Ask, model: ModelInfo | undefined, local: boolean): Gat
         return GatewayError.from(error);
       }
     case 'room':
-      return !local || model === undefined || ask.tokens <= capOf(model) ? undefined : refuse(ask.refusal, model);
+      return !local || (model !== undefined && ask.tokens <= capOf(model)) ? undefined : refuse(ask.refusal, model);
     case 'nothing':
       return ask.local && !local ? undefined : refuse(ask.refusal, model);
   }
