@@ -4,16 +4,19 @@
  * model's server, a fallback). A handler parses, asks the chat path, and renders.
  * @module
  */
-import type { ChatRequest, Engine, ModelInfo } from './engine.ts';
+import type { CallerNames, Unread } from './admit.ts';
+import type { Engine, ModelInfo, NeutralRequest } from './engine.ts';
 import type { Generation } from './generation.ts';
 import type { ModelScope } from './models.ts';
 import type { RemoteState } from './remote-state.ts';
 import type { Flavour } from './flavour.ts';
 import type { WireDescriptor } from './wire.ts';
 
-/** What a chat endpoint's parser makes of its body for one model. */
+/** What a chat endpoint's parse makes of its body, for every model alike. */
 export interface ParsedChat {
-  readonly chat: ChatRequest;
+  readonly chat: NeutralRequest;
+  /** What it asks of the model that serves it, in the caller's terms (core/admit.ts). */
+  readonly names: CallerNames;
   readonly stream: boolean;
 }
 
@@ -79,14 +82,15 @@ export interface RequestContext {
   remoteStates(models: readonly ModelInfo[]): Promise<ReadonlyMap<string, RemoteState>>;
   /**
    * The chat path: the chat model named `model` (as this caller may see it), or when it cannot be
-   * served here and now its fallback, answering the request `parse` makes of the body for it
-   * (parsed again for a fallback, whose limits are its own). Resolves once the engine has read the
+   * served here and now its fallback, answering the request `parse` makes of the body, admitted
+   * for it (core/admit.ts: each model tried answers the request's asks; the body is parsed once,
+   * and only when a model is not sent it as it came). Resolves once the engine has read the
    * prompt or the server's headers came, so that an early failure is still an HTTP error. The
    * response the handler returns is told who served it (`x-inpage-llm-served-by` and the others).
    */
-  generate<P extends ParsedChat>(model: string, parse: (model: ModelInfo) => P, options?: ChatPathOptions): Promise<ChatAnswer<P>>;
+  generate<P extends ParsedChat>(model: string, parse: () => P | Unread, options?: ChatPathOptions): Promise<ChatAnswer<P>>;
   /** The prompt's exact token count for the request `parse` makes, as `generate` would read it. */
-  countTokens(model: string, parse: (model: ModelInfo) => ChatRequest, options?: Pick<ChatPathOptions, 'passThrough'>): Promise<CountAnswer>;
+  countTokens(model: string, parse: () => ParsedChat | Unread, options?: Pick<ChatPathOptions, 'passThrough'>): Promise<CountAnswer>;
   /**
    * A request for a model of `kind` that only a local engine or a server of the same API answers
    * (embeddings): `local` for a local model, the body passed through for a remote one.

@@ -109,7 +109,10 @@ export interface ToolSpec {
  */
 export type ToolChoice = 'auto' | 'none' | 'required' | { readonly name: string };
 
-/** A chat request after protocol parsing: one shape for both flavours. */
+/**
+ * A chat request as one model is given it: a wire format's parse reads every API into a
+ * NeutralRequest, which admission (core/admit.ts) makes into this for each model tried.
+ */
 export interface ChatRequest {
   readonly model: string;
   /** In conversation order. A trailing `assistant` message is a prefill for the answer to continue. */
@@ -145,8 +148,18 @@ export interface ChatRequest {
    * string can never cut a JSON value in half.
    */
   readonly stop: readonly string[];
-  /** The output must be JSON (any object, or one that matches a schema), enforced while decoding. */
+  /**
+   * The output must be JSON (any object, or one that matches a schema), enforced while decoding:
+   * as the caller sent it, its schema as written (what a remote model's server is sent, to enforce
+   * itself). A local engine enforces `enforcedOutput` instead.
+   */
   readonly output?: OutputConstraint;
+  /**
+   * What a local engine enforces of `output`: its schema in the form the grammar enforces exactly
+   * (`toGrammarSchema`, core/json-schema-support.ts), once admission has checked that it can.
+   * Set by admission for a model on this device only; see `outputToEnforce`.
+   */
+  readonly enforcedOutput?: OutputConstraint;
   /**
    * Tools the model may call. Their definitions go into the prompt; calls are written in the
    * syntax of `tool-syntax.ts`, enforced by a grammar built from the schemas, and parsed back
@@ -184,12 +197,30 @@ export interface ChatRequest {
 }
 
 /**
- * What constrained decoding enforces. A local model's schema is the grammar's form of the one sent
- * (json-schema-support.ts); a remote model's is the one sent, for its server to enforce.
+ * A chat request as a wire format's parse reads it, the same whichever model serves it: `model`
+ * is the id the caller named, `maxTokens` the cap the caller set (if any), `output` the schema as
+ * sent. Admission (core/admit.ts) makes of it the ChatRequest one model is given.
+ */
+export interface NeutralRequest extends Omit<ChatRequest, 'maxTokens' | 'maxTokensSet' | 'enforcedOutput'> {
+  readonly maxTokens?: number;
+}
+
+/**
+ * JSON output: any object, or one that matches a schema (`name`: what the caller called it, where
+ * its API names schemas). As `ChatRequest.output`, the schema as sent; as `enforcedOutput`, the
+ * grammar's form of it.
  */
 export type OutputConstraint =
   | { readonly kind: 'json_object' }
   | { readonly kind: 'json_schema'; readonly schema: Readonly<Record<string, unknown>>; readonly strict: boolean; readonly name?: string };
+
+/**
+ * The output an engine constrains decoding to: admission's grammar form of it, or, for a request
+ * an app hands an engine itself (past the gateway, so never admitted), `output` as it is.
+ */
+export function outputToEnforce(request: ChatRequest): OutputConstraint | undefined {
+  return request.enforcedOutput ?? request.output;
+}
 
 /**
  * What an engine yields while generating, in this order: optionally one `accepted` (the request's

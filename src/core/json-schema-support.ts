@@ -116,16 +116,17 @@ export function toGrammarSchema(schema: unknown): unknown {
 
 /**
  * Throws a 400 for the first part of `schema` the grammar could not enforce, or the first of
- * its limits (schema-limits.ts) it passes; `param` names where the schema is.
+ * its limits (schema-limits.ts) it passes; `param` names where the schema is, `where` what the
+ * message calls it (`response_format` for chat completions' own schema, else `param`).
  */
-export function checkEnforceable(schema: unknown, path = '#', param = PARAM): void {
-  checkSchemaLimits(schema, (at, reason) => refusal(at, reason, param));
+export function checkEnforceable(schema: unknown, path = '#', param = PARAM, where = param === PARAM ? 'response_format' : param): void {
+  checkSchemaLimits(schema, (at, reason) => refusal(at, reason, param, where));
   // Within the limits, no schema nests deep enough for this recursion to matter.
-  checkKeywords(schema, path, param, { listed: 0 });
+  checkKeywords(schema, path, param, where, { listed: 0 });
 }
 
-function checkKeywords(schema: unknown, path: string, param: string, totals: { listed: number }): void {
-  const refuse = (at: string, reason: string) => refusal(at, reason, param);
+function checkKeywords(schema: unknown, path: string, param: string, where: string, totals: { listed: number }): void {
+  const refuse = (at: string, reason: string) => refusal(at, reason, param, where);
   if (typeof schema === 'boolean') return;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw refuse(path, 'a schema must be an object or a boolean');
   let bounded = false;
@@ -139,7 +140,7 @@ function checkKeywords(schema: unknown, path: string, param: string, totals: { l
       // How many values at most: SCHEMA_LIMITS.enumValues.
       throw refuse(at, 'an enum is enforced with at least one value');
     } else if (NUMERIC_BOUNDS.has(keyword)) {
-      if (!bounded) checkBounds(schema as Record<string, unknown>, path, param, totals);
+      if (!bounded) checkBounds(schema as Record<string, unknown>, path, param, where, totals);
       bounded = true;
     } else if (keyword === 'format' && !FORMATS.has(value as string)) {
       throw refuse(at, `format ${JSON.stringify(value)} cannot be enforced (supported: ${[...FORMATS].join(', ')})`);
@@ -155,12 +156,12 @@ function checkKeywords(schema: unknown, path: string, param: string, totals: { l
       throw refuse(at, `only references within the schema ('#/...') can be followed, not ${JSON.stringify(value)}`);
     } else if (SCHEMA_MAPS.has(keyword)) {
       if (typeof value !== 'object' || value === null) throw refuse(at, 'expected an object of schemas');
-      for (const [name, sub] of Object.entries(value)) checkKeywords(sub, `${at}/${name}`, param, totals);
+      for (const [name, sub] of Object.entries(value)) checkKeywords(sub, `${at}/${name}`, param, where, totals);
     } else if (SCHEMA_LISTS.has(keyword)) {
       if (!Array.isArray(value)) throw refuse(at, 'expected a list of schemas');
-      value.forEach((sub, i) => checkKeywords(sub, `${at}/${i}`, param, totals));
+      value.forEach((sub, i) => checkKeywords(sub, `${at}/${i}`, param, where, totals));
     } else if (SCHEMA_VALUES.has(keyword)) {
-      checkKeywords(value, at, param, totals);
+      checkKeywords(value, at, param, where, totals);
     }
   }
 }
@@ -168,8 +169,8 @@ function checkKeywords(schema: unknown, path: string, param: string, totals: { l
 const NUMERIC_BOUNDS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
 
 /** Bounds the grammar enforces exactly (see integerForm); on numbers, only ±2^53, which are none. Called once per schema. */
-function checkBounds(schema: Record<string, unknown>, path: string, param: string, totals: { listed: number }): void {
-  const refuse = (at: string, reason: string) => refusal(at, reason, param);
+function checkBounds(schema: Record<string, unknown>, path: string, param: string, where: string, totals: { listed: number }): void {
+  const refuse = (at: string, reason: string) => refusal(at, reason, param, where);
   if (schema.type === 'integer') {
     const { refused, list } = integerForm(schema);
     if (refused) throw refuse(path, refused);
@@ -183,7 +184,6 @@ function checkBounds(schema: Record<string, unknown>, path: string, param: strin
   if (bounded || typeof schema.type !== 'string') throw refuse(path, `bounds are enforced on integers only (this is ${JSON.stringify(schema.type ?? 'untyped')})`);
 }
 
-function refusal(path: string, reason: string, param: string): GatewayError {
-  const where = param === PARAM ? 'response_format' : param;
+function refusal(path: string, reason: string, param: string, where: string): GatewayError {
   return new GatewayError('invalid_request', `Invalid schema for ${where} at ${path}: ${reason}.`, { param });
 }

@@ -3,18 +3,19 @@
  * and an arguments schema the grammar can enforce (an object, as both APIs require).
  * @module
  */
+import type { Ask } from './admit.ts';
 import type { ChatMessage, ToolCall, ToolChoice, ToolSpec } from './engine.ts';
 import { describe, invalid, isRecord } from './fields.ts';
-import { checkEnforceable } from './json-schema-support.ts';
 
 /** Both APIs allow these names; nothing else can be written into the call format unescaped. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * One tool, from its parts; `at` is where it is in the request (`tools[0].function`, `tools.0`).
- * `enforced: false` (a remote model's server enforces the schema itself) skips the local grammar's limits.
+ * Whether the grammar can enforce its schema is asked of the model (`asks`): a remote model's
+ * server enforces it itself.
  */
-export function toolSpec(name: unknown, description: unknown, parameters: unknown, at: string, schemaKey: string, { enforced = true } = {}): ToolSpec {
+export function toolSpec(name: unknown, description: unknown, parameters: unknown, at: string, schemaKey: string, asks: Ask[]): ToolSpec {
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw invalid(`${at}.name`, `Invalid '${at}.name': expected a string of 1 to 64 letters, digits, underscores or dashes, but got ${describe(name)}.`);
   }
@@ -27,7 +28,7 @@ export function toolSpec(name: unknown, description: unknown, parameters: unknow
   if (schema.type !== undefined && schema.type !== 'object') {
     throw invalid(`${param}.type`, `Invalid '${param}': a tool's arguments are an object, so its schema's type must be 'object', not ${describe(schema.type)}.`);
   }
-  if (enforced) checkEnforceable(schema, '#', param);
+  asks.push({ need: 'grammar', schema, param });
   return {
     name,
     ...(typeof description === 'string' && description ? { description } : {}),

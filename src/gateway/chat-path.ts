@@ -3,12 +3,15 @@
  * request goes to the engine (startGeneration); a remote one's to its upstream server through the
  * remote engine, as a neutral request in the server's API or, where the server speaks the
  * caller's, as it came (the fast path); and when the model cannot be served here and now, its
- * fallback answers, and then that one's. Every endpoint that generates asks this one place, so a
+ * fallback answers, and then that one's. The body is parsed once, for every model alike, and only
+ * when a model is not sent it as it came; each model tried is admitted the request against its
+ * own limits (core/admit.ts). Every endpoint that generates asks this one place, so a
  * Responses request, a chat completion and a message take the same way to the same events. Every
  * answer names the model that gave it (`x-inpage-llm-served-by`); a fallback's also names the
  * model asked for and why it could not serve. See docs/decisions/remote-models.md.
  * @module
  */
+import { admitFor, inCallerTerms, type Unread } from '../core/admit.ts';
 import type { ChatAnswer, ChatPathOptions, CountAnswer, ParsedChat, PassThroughRoute, RequestContext } from '../core/context.ts';
 import type { ChatRequest, ModelInfo } from '../core/engine.ts';
 import { GatewayError, type GatewayErrorCode } from '../core/errors.ts';
@@ -59,37 +62,54 @@ export function chatPath(ctx: Omit<RequestContext, keyof ChatPath>, remote: Remo
   };
   const serve = <T>(id: string, kind: ModelInfo['kind'], attempt: (model: ModelInfo) => Promise<T>) => withFallback(ctx, id, kind, served, attempt);
   return {
-    generate<P extends ParsedChat>(id: string, parse: (model: ModelInfo) => P, options: ChatPathOptions = {}): Promise<ChatAnswer<P>> {
+    generate<P extends ParsedChat>(id: string, parse: () => P | Unread, options: ChatPathOptions = {}): Promise<ChatAnswer<P>> {
+      const read = once(parse);
       return serve(id, 'chat', async (model): Promise<ChatAnswer<P>> => {
         const response = await passed(model, options.passThrough);
         if (response) return { passed: response };
-        const parsed = parse(model);
-        if (!model.upstream) {
-          const generation = await startGeneration(ctx.engine, parsed.chat, ctx.signal, { whole: !parsed.stream, ...(model.reasoning ? { reasoning: model.reasoning } : {}) });
+        // What this model is given of the request, or the caller's first problem with it.
+        const { parsed, chat } = admitFor(read(), model);
+        try {
+          if (!model.upstream) {
+            const generation = await startGeneration(ctx.engine, chat, ctx.signal, { whole: !parsed.stream, ...(model.reasoning ? { reasoning: model.reasoning } : {}) });
+            return { generation, model, parsed };
+          }
+          const { generation, url } = await remote.generate(model, chat, { ...call, whole: !parsed.stream, namesStop: options.namesStop === true });
+          served.upstream = url;
           return { generation, model, parsed };
+        } catch (error) {
+          throw inCallerTerms(GatewayError.from(error), parsed.names);
         }
-        const { generation, url } = await remote.generate(model, parsed.chat, { ...call, whole: !parsed.stream, namesStop: options.namesStop === true });
-        served.upstream = url;
-        return { generation, model, parsed };
       });
     },
-    countTokens(id: string, parse: (model: ModelInfo) => ChatRequest, options: Pick<ChatPathOptions, 'passThrough'> = {}): Promise<CountAnswer> {
+    countTokens(id: string, parse: () => ParsedChat | Unread, options: Pick<ChatPathOptions, 'passThrough'> = {}): Promise<CountAnswer> {
+      const read = once(parse);
       return serve(id, 'chat', async (model): Promise<CountAnswer> => {
         const response = await passed(model, options.passThrough);
         if (response) return { passed: response };
-        const request = parse(model);
-        if (model.upstream) {
-          const { count, url } = await remote.countTokens(model, request, call);
-          served.upstream = url;
-          return { count };
+        const { parsed, chat: request } = admitFor(read(), model);
+        try {
+          if (model.upstream) {
+            const { count, url } = await remote.countTokens(model, request, call);
+            served.upstream = url;
+            return { count };
+          }
+          return { count: await countLocally(ctx, request) };
+        } catch (error) {
+          throw inCallerTerms(GatewayError.from(error), parsed.names);
         }
-        return { count: await countLocally(ctx, request) };
       });
     },
     forward(id, kind, passThrough, local) {
       return serve(id, kind, async (model) => (await passed(model, passThrough)) ?? local(model));
     },
   };
+}
+
+/** A parse run once for every model tried (one that threw is run again, and throws again): a fallback is admitted what the first was. */
+function once<P>(parse: () => P): () => P {
+  let parsed: { value: P } | undefined;
+  return () => (parsed ??= { value: parse() }).value;
 }
 
 /**

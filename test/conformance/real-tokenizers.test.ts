@@ -37,7 +37,8 @@ import type { ChatMessage, ToolSpec } from '../../src/core/engine.ts';
 import { argumentsValue, withToolsAsText } from '../../src/core/tool-syntax.ts';
 import { loadXGrammar } from '../../src/engines/grammar/load-xgrammar.node.ts';
 import { createModelHost } from '../../src/engines/hosting/model-host.ts';
-import { joinConsecutiveTurns, renderChatPrompt } from '../../src/engines/transformers/chat-prompt.ts';
+import { renderChatPrompt } from '../../src/engines/transformers/chat-prompt.ts';
+import { joinMessages, joinTurns } from '../../src/core/turns.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { jsonSchemaArbitrary, maxInstanceChars, validatorFor } from '../property/json-schemas.ts';
 import { BASE, createHarness, type Harness } from '../support/harness.ts';
@@ -139,7 +140,7 @@ function templateRender(t: Loaded, messages: readonly ChatMessage[], tools: read
 function templateRenderAsGiven(t: Loaded, messages: readonly ChatMessage[], tools: readonly ToolSpec[], joined: boolean): string {
   const native = t.templateWritesTools || (!tools.length && !messages.some((m) => m.role === 'tool' || m.toolCalls?.length));
   const asGiven = native ? messages : withToolsAsText(messages, tools);
-  const turns = joined ? joinConsecutiveTurns(asGiven) : asGiven;
+  const turns = joined ? joinTurns(asGiven, joinMessages) : asGiven;
   return new Template(t.config.chat_template).render({
     messages: hfMessages(turns),
     ...(native && tools.length ? { tools: tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } })) } : {}),

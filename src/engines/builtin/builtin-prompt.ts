@@ -5,16 +5,18 @@
  * has no roles for, are written as the JSON the model answers with and as user turns.
  * @module
  */
-import type { ChatMessage, ChatRequest } from '../../core/engine.ts';
+import { outputToEnforce, type ChatMessage, type ChatRequest, type OutputConstraint } from '../../core/engine.ts';
 import type { BuiltinPrompt, BuiltinTurn } from '../../contracts/builtin-model.ts';
+import { joinTurns } from '../../core/turns.ts';
 import { toolAnswerSchema, toolPrompt, usesTools } from './tool-schema.ts';
 
 export function toBuiltinPrompt(request: ChatRequest): BuiltinPrompt {
   const tools = usesTools(request);
+  const output = outputToEnforce(request);
   const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content);
   if (tools) system.push(toolPrompt(request));
   const turns = request.messages.filter((m) => m.role !== 'system').map(toTurn);
-  const merged = mergeUsers(turns);
+  const merged = joinTurns(turns, joinUsers);
   // The input starts at the last user turn; an assistant turn after it is a prefill.
   let split = merged.length;
   while (split > 0 && merged[split - 1]!.role !== 'user') split--;
@@ -25,11 +27,11 @@ export function toBuiltinPrompt(request: ChatRequest): BuiltinPrompt {
     input: input.length ? input : [{ role: 'user', content: '' }],
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.topK !== undefined ? { topK: request.topK } : {}),
-    ...(tools ? { responseConstraint: toolAnswerSchema(request) } : request.output ? { responseConstraint: outputSchema(request.output) } : {}),
+    ...(tools ? { responseConstraint: toolAnswerSchema(request) } : output ? { responseConstraint: outputSchema(output) } : {}),
   };
 }
 
-function outputSchema(output: NonNullable<ChatRequest['output']>): Record<string, unknown> {
+function outputSchema(output: OutputConstraint): Record<string, unknown> {
   return output.kind === 'json_schema' ? { ...output.schema } : { type: 'object' };
 }
 
@@ -42,16 +44,8 @@ function toTurn(message: ChatMessage): BuiltinTurn {
   return { role: message.role === 'assistant' ? 'assistant' : 'user', content: message.content };
 }
 
-/** Consecutive user turns (several tool results) as one: the API alternates roles. */
-function mergeUsers(turns: readonly BuiltinTurn[]): BuiltinTurn[] {
-  const out: BuiltinTurn[] = [];
-  for (const turn of turns) {
-    const last = out.at(-1);
-    if (last && last.role === 'user' && turn.role === 'user') out[out.length - 1] = { role: 'user', content: `${last.content}\n\n${turn.content}` };
-    else out.push(turn);
-  }
-  return out;
-}
+/** Consecutive user turns (several tool results) as one (core/turns.ts): the API alternates roles. */
+const joinUsers = (last: BuiltinTurn, next: BuiltinTurn): BuiltinTurn | undefined => (last.role === 'user' ? { role: 'user', content: `${last.content}\n\n${next.content}` } : undefined);
 
 function parse(text: string): unknown {
   try {

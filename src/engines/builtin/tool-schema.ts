@@ -7,7 +7,7 @@
  * docs/decisions/builtin-model.md.
  * @module
  */
-import type { ChatRequest, ToolSpec } from '../../core/engine.ts';
+import { outputToEnforce, type ChatRequest, type ToolSpec } from '../../core/engine.ts';
 import { TOOL_CALL_SEPARATOR, writeToolCall } from '../../core/tool-syntax.ts';
 
 /** Whether the request's answer goes through this file: it has tools the model may call. */
@@ -35,7 +35,8 @@ export function toolAnswerSchema(request: ChatRequest): Record<string, unknown> 
     additionalProperties: false,
   };
   if (choice !== 'auto') return calls;
-  const content = request.output?.kind === 'json_schema' ? request.output.schema : request.output?.kind === 'json_object' ? { type: 'object' } : { type: 'string' };
+  const output = outputToEnforce(request);
+  const content = output?.kind === 'json_schema' ? output.schema : output?.kind === 'json_object' ? { type: 'object' } : { type: 'string' };
   const reply = { type: 'object', properties: { content }, required: ['content'], additionalProperties: false };
   return { anyOf: [calls, reply] };
 }

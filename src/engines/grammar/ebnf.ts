@@ -6,7 +6,7 @@
  * it as a `grammar` response format.
  * @module
  */
-import type { ChatRequest, OutputConstraint, ToolSpec } from '../../core/engine.ts';
+import { outputToEnforce, type ChatRequest, type OutputConstraint, type ToolSpec } from '../../core/engine.ts';
 import type { ReasoningFormat } from '../../core/reasoning.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { toGrammarSchema } from '../../core/json-schema-support.ts';
@@ -47,13 +47,14 @@ export function grammarSpecOf(request: ChatRequest, reasoning?: ReasoningFormat)
 
 function answerSpecOf(request: ChatRequest): GrammarSpec | undefined {
   const tools = request.tools ?? [];
-  if (tools.length === 0) return request.output ? { kind: 'json', output: request.output } : undefined;
+  const output = outputToEnforce(request);
+  if (tools.length === 0) return output ? { kind: 'json', output } : undefined;
   const choice = request.toolChoice ?? 'auto';
   const named = typeof choice === 'object' ? tools.filter((tool) => tool.name === choice.name) : tools;
   const mode = choice === 'none' ? 'reply' : choice === 'auto' ? 'either' : 'calls';
   // Only the names and schemas shape the grammar: descriptions stay out of the cache key.
   const shapes = named.map(({ name, parameters }) => ({ name, parameters: toGrammarSchema(parameters) as Record<string, unknown> }));
-  return { kind: 'tools', tools: mode === 'reply' ? [] : shapes, mode, parallel: request.parallelToolCalls ?? true, ...(request.output ? { output: request.output } : {}) };
+  return { kind: 'tools', tools: mode === 'reply' ? [] : shapes, mode, parallel: request.parallelToolCalls ?? true, ...(output ? { output } : {}) };
 }
 
 export interface Ebnf {

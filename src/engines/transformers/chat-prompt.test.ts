@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
-import { joinConsecutiveTurns, renderChatPrompt, type ChatTemplater } from './chat-prompt.ts';
+import { renderChatPrompt, type ChatTemplater } from './chat-prompt.ts';
 
 /** A template that, like Gemma's, refuses turns that do not alternate user/assistant. */
 const alternating: ChatTemplater = {
@@ -33,19 +33,5 @@ describe('renderChatPrompt', () => {
     } catch (error) {
       expect(error).toMatchObject({ code: 'invalid_request', param: 'messages' });
     }
-  });
-});
-
-describe('joinConsecutiveTurns', () => {
-  it('joins plain turns of one role and leaves calls and tool results apart', () => {
-    const call: ChatMessage = { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] };
-    const result: ChatMessage = { role: 'tool', content: '1', toolCallId: 'c1' };
-    expect(joinConsecutiveTurns([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, call, { role: 'assistant', content: 'c' }, result, result])).toEqual([
-      { role: 'user', content: 'a\n\nb' },
-      call,
-      { role: 'assistant', content: 'c' },
-      result,
-      result,
-    ]);
   });
 });

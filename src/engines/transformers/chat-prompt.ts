@@ -6,6 +6,7 @@
 import type { ChatMessage, ToolSpec } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { argumentsValue, TOOL_CALL_OPEN, withToolsAsText } from '../../core/tool-syntax.ts';
+import { joinMessages, joinTurns } from '../../core/turns.ts';
 
 /** A message as Hugging Face chat templates read it. */
 interface TemplateMessage {
@@ -35,7 +36,8 @@ export interface ChatTemplater {
  * Some templates refuse turns that do not alternate (Gemma's raises "Conversation roles must
  * alternate"), while the APIs accept two user messages in a row, and tool results given back as
  * text are a user turn of their own. Such a conversation is rendered again with consecutive turns
- * of one role joined; a template that still refuses it is a 400 carrying the template's words.
+ * of one role joined (core/turns.ts); a template that still refuses it is a 400 carrying the
+ * template's words.
  */
 export function renderChatPrompt(tokenizer: ChatTemplater, messages: readonly ChatMessage[], tools: readonly ToolSpec[] = [], options: TemplateOptions = {}): string {
   try {
@@ -50,18 +52,6 @@ export function renderChatPrompt(tokenizer: ChatTemplater, messages: readonly Ch
   }
 }
 
-/** Consecutive turns of one role (plain text, no calls) joined into one, as a template that wants them alternating reads them. */
-export function joinConsecutiveTurns(messages: readonly ChatMessage[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (const message of messages) {
-    const last = out.at(-1);
-    const plain = (m: ChatMessage) => (m.role === 'user' || m.role === 'assistant') && !m.toolCalls?.length;
-    if (last && last.role === message.role && plain(last) && plain(message)) out[out.length - 1] = { role: last.role, content: `${last.content}\n\n${message.content}` };
-    else out.push(message);
-  }
-  return out;
-}
-
 /** Template switches: `enableThinking: false` is Qwen3's `enable_thinking`, which writes an empty thinking block into the prompt. */
 export interface TemplateOptions {
   readonly enableThinking?: false;
@@ -71,7 +61,7 @@ function renderTurns(tokenizer: ChatTemplater, messages: readonly ChatMessage[],
   const usesTools = tools.length > 0 || messages.some((m) => m.role === 'tool' || m.toolCalls?.length);
   const native = usesTools && templateWritesToolCalls(tokenizer);
   const asGiven = usesTools && !native ? withToolsAsText(messages, tools) : messages;
-  const turns = joined ? joinConsecutiveTurns(asGiven) : asGiven;
+  const turns = joined ? joinTurns(asGiven, joinMessages) : asGiven;
   const toolList = native && tools.length > 0 ? tools.map(toTemplateTool) : undefined;
   const render = (list: readonly ChatMessage[], addGenerationPrompt: boolean): string => {
     const text = tokenizer.apply_chat_template(list.map(toTemplateMessage), {

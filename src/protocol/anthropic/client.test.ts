@@ -11,6 +11,7 @@ import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { randomId } from '../../core/ids.ts';
 import { createSSEParser, toSSEStream, type SSEEvent, type SSEMessage } from '../../core/sse.ts';
+import { admitFor } from '../../core/admit.ts';
 import { parseChatCompletion } from '../openai/chat/parse.ts';
 import { toChatCompletion, toChatCompletionChunks } from '../openai/chat/render.ts';
 import { generationFrom } from '../../../test/support/generations.ts';
@@ -21,8 +22,8 @@ const REMOTE: ModelInfo = { id: 'my-model', kind: 'chat', engine: 'remote', cont
 
 /** An OpenAI caller's body as the Messages body the server is sent; `defaultMaxTokens` where the caller set no cap. */
 function toAnthropicMessagesRequest(body: Record<string, unknown>, upstreamModel: string, defaultMaxTokens: number) {
-  const parsed = parseChatCompletion(body, REMOTE);
-  return toMessagesBody(parsed.chat, { model: upstreamModel, stream: parsed.stream, defaultMaxTokens });
+  const { parsed, chat } = admitFor(parseChatCompletion(body), REMOTE);
+  return toMessagesBody(chat, { model: upstreamModel, stream: parsed.stream, defaultMaxTokens });
 }
 const translate = (body: Record<string, unknown>) => toAnthropicMessagesRequest(body, 'claude-up', 1024);
 

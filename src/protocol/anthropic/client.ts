@@ -13,6 +13,7 @@ import { describe, invalid, isRecord } from '../../core/fields.ts';
 import type { GenerationEvent } from '../../core/generation.ts';
 import type { UpstreamModel } from '../../core/remote-state.ts';
 import type { SSEEvent } from '../../core/sse.ts';
+import { appendTurn } from '../../core/turns.ts';
 import type { UpstreamClient, UpstreamRequestOptions } from '../../core/wire.ts';
 import { readAnthropicUsage, readErrorType, readStopReason, usageOfCounts, type AnthropicCounts } from './codes.ts';
 
@@ -137,10 +138,9 @@ function toTurns(messages: readonly ChatMessage[]): { system: string; turns: Tur
     // Anthropic refuses empty text blocks, so a turn with nothing left in it is left out.
     if (turn.content.length === 0) return;
     // Anthropic wants the roles to alternate: consecutive tool results (and the user message after
-    // them) are one user turn there, as are any other neighbours of the same role.
-    const last = turns.at(-1);
-    if (last?.role === turn.role) last.content.push(...turn.content);
-    else turns.push(turn);
+    // them) are one user turn there, as are any other neighbours of the same role (a turn of
+    // blocks holds any two in order).
+    appendTurn(turns, turn, (last, next) => ({ role: last.role, content: [...last.content, ...next.content] }));
   });
   return { system: system.filter((text) => text !== '').join('\n\n'), turns };
 }

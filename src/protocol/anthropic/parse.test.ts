@@ -1,14 +1,24 @@
 import { describe, expect, it } from 'vitest';
+import { admitFor } from '../../core/admit.ts';
 import type { ModelInfo } from '../../core/engine.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { parseMessages } from './parse.ts';
 import type { AnthropicVersion } from './version.ts';
 
+/**
+ * The body parsed and admitted for `model`: what the chat path gives that model, or the 400 it
+ * throws; its thinking shown as the Messages route shows it.
+ */
+function parseFor(body: Record<string, unknown>, model: ModelInfo, version: AnthropicVersion) {
+  const { parsed, chat } = admitFor(parseMessages(body, version), model);
+  return { chat, stream: parsed.stream, showThinking: parsed.showThinking && model.upstream === undefined };
+}
+
 const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
 const USER = [{ role: 'user', content: 'hi' }];
 
 function parse(body: Record<string, unknown>, version: AnthropicVersion = '2026-10-21') {
-  return parseMessages({ model: 'chat-m', max_tokens: 100, messages: USER, ...body }, MODEL, version);
+  return parseFor({ model: 'chat-m', max_tokens: 100, messages: USER, ...body }, MODEL, version);
 }
 
 function failureOf(body: Record<string, unknown>, version: AnthropicVersion = '2026-10-21'): GatewayError {
@@ -97,7 +107,7 @@ describe('parseMessages: accepted requests', () => {
   it('does not modify the body', () => {
     const body = { model: 'chat-m', max_tokens: 5, system: [{ type: 'text', text: 's' }], messages: [...USER, { role: 'user', content: 'x' }] };
     const copy = structuredClone(body);
-    parseMessages(body, MODEL, '2026-10-21');
+    parseFor(body, MODEL, '2026-10-21');
     expect(body).toEqual(copy);
   });
 });
@@ -105,7 +115,7 @@ describe('parseMessages: accepted requests', () => {
 describe('parseMessages: structured output (output_config.format)', () => {
   const JSON_MODEL: ModelInfo = { ...MODEL, structuredOutput: true };
   const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
-  const parseWith = (body: Record<string, unknown>, model = JSON_MODEL) => parseMessages({ model: 'chat-m', max_tokens: 100, messages: USER, ...body }, model, '2026-10-21');
+  const parseWith = (body: Record<string, unknown>, model = JSON_MODEL) => parseFor({ model: 'chat-m', max_tokens: 100, messages: USER, ...body }, model, '2026-10-21');
 
   it('constrains the answer to the schema, strictly, as OpenAI json_schema does', () => {
     expect(parseWith({ output_config: { format: { type: 'json_schema', schema }, effort: 'low' } }).chat.output).toEqual({ kind: 'json_schema', schema, strict: true });
@@ -195,7 +205,7 @@ describe('parseMessages: each bad field is a 400 naming it', () => {
 
 describe('parseMessages: thinking', () => {
   const THINKER: ModelInfo = { ...MODEL, contextWindow: 8192, maxOutputTokens: 4096, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } };
-  const parseThinker = (thinking: unknown, maxTokens = 2048) => parseMessages({ model: 'chat-m', max_tokens: maxTokens, messages: USER, thinking }, THINKER, '2026-10-21');
+  const parseThinker = (thinking: unknown, maxTokens = 2048) => parseFor({ model: 'chat-m', max_tokens: maxTokens, messages: USER, thinking }, THINKER, '2026-10-21');
 
   it('shows a thinking model\'s thinking when enabled (unless omitted), hides it otherwise, and turns it off when disabled', () => {
     expect(parseThinker({ type: 'enabled', budget_tokens: 1024 })).toMatchObject({ showThinking: true });
@@ -222,7 +232,7 @@ describe('parseMessages: thinking', () => {
 
   it('passes a remote model\'s budget on, leaving its rules to its server', () => {
     const remote: ModelInfo = { ...MODEL, upstream: { baseURL: 'http://up.test/v1', speaks: ['anthropic'] } };
-    const parseRemote = (thinking: unknown) => parseMessages({ model: 'chat-m', max_tokens: 100, messages: USER, thinking }, remote, '2026-10-21').chat;
+    const parseRemote = (thinking: unknown) => parseFor({ model: 'chat-m', max_tokens: 100, messages: USER, thinking }, remote, '2026-10-21').chat;
     expect(parseRemote({ type: 'enabled', budget_tokens: 2000 }).thinkingBudget).toBe(2000);
     expect(parseRemote({ type: 'enabled', budget_tokens: 'lots' })).not.toHaveProperty('thinkingBudget');
   });

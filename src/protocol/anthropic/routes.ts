@@ -15,13 +15,15 @@ import { ANTHROPIC } from './wire.ts';
 export async function messages(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
   // The version's rules apply where this gateway reads the request (a server sent it as it came checks its own).
-  const answer = await ctx.generate(requiredString(body, 'model'), (model) => parseMessages(body, model, parseVersion(ctx.request.headers)), {
+  const answer = await ctx.generate(requiredString(body, 'model'), () => parseMessages(body, parseVersion(ctx.request.headers)), {
     passThrough: { flavour: 'anthropic', path: '/messages' },
     namesStop: true,
   });
   if (answer.passed) return answer.passed;
   const { generation, model, parsed } = answer;
-  const meta = { id: randomId('msg_'), model: model.id, requestId: ctx.requestId, showThinking: parsed.showThinking };
+  // Shown as asked where the gateway splits the thinking off itself, a model on this device; a
+  // remote model's, met through a translation, stays hidden.
+  const meta = { id: randomId('msg_'), model: model.id, requestId: ctx.requestId, showThinking: parsed.showThinking && model.upstream === undefined };
   if (!parsed.stream) return jsonResponse(await toMessage(generation, meta));
   return new Response(toSSEStream(toMessageEvents(generation, meta), generation.cancel, ANTHROPIC.keepAlive), { headers: SSE_HEADERS });
 }
@@ -34,7 +36,7 @@ export async function messages(ctx: RequestContext): Promise<Response> {
 export async function countTokens(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
   // The same checks as /messages, which requires `max_tokens`; this endpoint takes none.
-  const answer = await ctx.countTokens(requiredString(body, 'model'), (model) => parseMessages({ ...body, max_tokens: 1, stream: false }, model, parseVersion(ctx.request.headers)).chat, {
+  const answer = await ctx.countTokens(requiredString(body, 'model'), () => parseMessages({ ...body, max_tokens: 1, stream: false }, parseVersion(ctx.request.headers)), {
     passThrough: { flavour: 'anthropic', path: '/messages/count_tokens' },
   });
   return answer.passed ?? jsonResponse({ input_tokens: answer.count });

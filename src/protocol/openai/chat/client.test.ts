@@ -10,6 +10,7 @@ import type { ModelInfo } from '../../../core/engine.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { randomId } from '../../../core/ids.ts';
 import { toSSEStream, type SSEEvent, type SSEMessage } from '../../../core/sse.ts';
+import { admitFor } from '../../../core/admit.ts';
 import { parseMessages } from '../../anthropic/parse.ts';
 import { toMessage, toMessageEvents } from '../../anthropic/render.ts';
 import { generationFrom } from '../../../../test/support/generations.ts';
@@ -25,8 +26,8 @@ const META = { id: 'msg_test', model: 'claude-x', requestId: 'req_test' };
 
 /** An Anthropic caller's body (with sampling, as 2023-06-01 allows) as the chat completion body the server is sent. */
 function toOpenAIChatRequest(body: Record<string, unknown>, upstreamModel: string) {
-  const parsed = parseMessages(body, REMOTE, '2023-06-01');
-  return toChatCompletionBody(parsed.chat, { model: upstreamModel, stream: parsed.stream, defaultMaxTokens: 4096 });
+  const { parsed, chat } = admitFor(parseMessages(body, '2023-06-01'), REMOTE);
+  return toChatCompletionBody(chat, { model: upstreamModel, stream: parsed.stream, defaultMaxTokens: 4096 });
 }
 const translate = (body: Record<string, unknown>) => toOpenAIChatRequest({ model: 'claude-x', max_tokens: 100, messages: USER, ...body }, 'up-model');
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { admitFor } from '../../../core/admit.ts';
 import type { ModelInfo } from '../../../core/engine.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseChatCompletion } from './parse.ts';
@@ -6,8 +7,14 @@ import { parseChatCompletion } from './parse.ts';
 const MODEL: ModelInfo = { id: 'chat-m', kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
 const USER = [{ role: 'user', content: 'hi' }];
 
+/** The body parsed and admitted for `model`: what the chat path gives that model, or the 400 it throws. */
+function parseFor(body: Record<string, unknown>, model: ModelInfo) {
+  const { parsed, chat } = admitFor(parseChatCompletion(body), model);
+  return { chat, stream: parsed.stream, includeUsage: parsed.includeUsage };
+}
+
 function parse(body: Record<string, unknown>) {
-  return parseChatCompletion({ model: 'chat-m', messages: USER, ...body }, MODEL);
+  return parseFor({ model: 'chat-m', messages: USER, ...body }, MODEL);
 }
 
 function paramOf(body: Record<string, unknown>): string | undefined {
@@ -42,7 +49,7 @@ describe('parseChatCompletion: accepted requests', () => {
   });
 
   it('falls back to the context window when the model has no output cap', () => {
-    const chat = parseChatCompletion({ model: 'x', messages: USER }, { ...MODEL, maxOutputTokens: undefined }).chat;
+    const chat = parseFor({ model: 'x', messages: USER }, { ...MODEL, maxOutputTokens: undefined }).chat;
     expect(chat.maxTokens).toBe(512);
   });
 
@@ -100,18 +107,18 @@ describe('parseChatCompletion: accepted requests', () => {
   it('does not modify the body', () => {
     const body = { model: 'chat-m', messages: [{ role: 'developer', content: [{ type: 'text', text: 'x' }] }, ...USER], stop: ['a', ''] };
     const copy = structuredClone(body);
-    parseChatCompletion(body, MODEL);
+    parseFor(body, MODEL);
     expect(body).toEqual(copy);
   });
 });
 
 describe('parseChatCompletion: logit_bias', () => {
   const BIASED: ModelInfo = { ...MODEL, logitBias: true };
-  const bias = (logit_bias: unknown) => parseChatCompletion({ model: 'chat-m', messages: USER, logit_bias }, BIASED).chat.logitBias;
+  const bias = (logit_bias: unknown) => parseFor({ model: 'chat-m', messages: USER, logit_bias }, BIASED).chat.logitBias;
   const refusal = (logit_bias: unknown, model = BIASED) => {
     const error = (() => {
       try {
-        parseChatCompletion({ model: 'chat-m', messages: USER, logit_bias }, model);
+        parseFor({ model: 'chat-m', messages: USER, logit_bias }, model);
       } catch (e) {
         return e;
       }
@@ -249,7 +256,7 @@ describe('parseChatCompletion: thinking switches', () => {
 
   it("makes reasoning_effort low, medium and high a thinking model's budget: its own, else 1024, 4096 and none", () => {
     const thinker = (budgets?: object) => ({ ...MODEL, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' as const, ...(budgets ? { budgets } : {}) } });
-    const budgetOf = (body: Record<string, unknown>, model: ModelInfo = thinker()) => parseChatCompletion({ model: 'chat-m', messages: USER, ...body }, model).chat.thinkingBudget;
+    const budgetOf = (body: Record<string, unknown>, model: ModelInfo = thinker()) => parseFor({ model: 'chat-m', messages: USER, ...body }, model).chat.thinkingBudget;
     expect([budgetOf({ reasoning_effort: 'low' }), budgetOf({ reasoning_effort: 'medium' }), budgetOf({ reasoning_effort: 'high' })]).toEqual([1024, 4096, undefined]);
     const own = thinker({ low: 32, medium: 64, high: 128 });
     expect(['low', 'medium', 'high'].map((effort) => budgetOf({ reasoning_effort: effort }, own))).toEqual([32, 64, 128]);

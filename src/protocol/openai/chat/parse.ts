@@ -1,62 +1,57 @@
 /**
- * `POST /chat/completions`, parsed: a chat completion body into the neutral ChatRequest.
+ * `POST /chat/completions`, parsed: a chat completion body into the neutral request, the same
+ * for every model, with what it asks of the model that serves it (core/admit.ts).
  * @see https://platform.openai.com/docs/api-reference/chat
  * @module
  */
-import type { ChatMessage, ChatRequest, ChatRole, ContentPart, ModelInfo, ToolCall, ToolChoice, ToolSpec } from '../../../core/engine.ts';
+import { reading, type Ask, type Unread } from '../../../core/admit.ts';
+import type { ChatMessage, ChatRole, ContentPart, NeutralRequest, ToolCall, ToolChoice, ToolSpec } from '../../../core/engine.ts';
 import { checkNumber, describe, invalid, isRecord, optionalBoolean, optionalNumber } from '../../../core/fields.ts';
-import { checkEnforceable, toGrammarSchema } from '../../../core/json-schema-support.ts';
-import { thinkingBudgetFor } from '../../../core/reasoning.ts';
 import { checkChoice, checkUniqueNames, nameToolResults, toolSpec } from '../../../core/tool-specs.ts';
+import type { ParsedChat } from '../../../core/context.ts';
 
-export interface ParsedChatCompletion {
-  readonly chat: ChatRequest;
-  readonly stream: boolean;
+export interface ParsedChatCompletion extends ParsedChat {
   readonly includeUsage: boolean;
 }
 
 const ROLES: Record<string, ChatRole> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool' };
 
 /**
- * Validates a chat completion body against the model it names; never mutates `body`. A remote
- * model's server enforces its own limits and features: its request is checked for shape, not
- * against what the local engines can do (images pass, schemas go as sent, no cap on `max_tokens`).
+ * Reads a chat completion body; never mutates it. What only the model can settle is asked of it,
+ * in reading order: a local model's engine reads text only and holds caps and schemas to its own
+ * limits, a remote model's server is sent images, schemas as sent and any cap, and judges them.
  */
-export function parseChatCompletion(body: Readonly<Record<string, unknown>>, model: ModelInfo): ParsedChatCompletion {
-  const remote = model.upstream !== undefined;
-  const messages = parseMessages(body.messages, remote);
-  const stream = optionalBoolean(body, 'stream') ?? false;
-  const streamOptions = body.stream_options;
-  if (streamOptions !== undefined && streamOptions !== null && !isRecord(streamOptions)) {
-    throw invalid('stream_options', `Invalid type for 'stream_options': expected an object, but got ${describe(streamOptions)}.`);
-  }
-  const includeUsage = (isRecord(streamOptions) && optionalBoolean(streamOptions, 'include_usage', 'stream_options.include_usage')) || false;
+export function parseChatCompletion(body: Readonly<Record<string, unknown>>): ParsedChatCompletion | Unread {
+  return reading((asks) => {
+    const messages = parseMessages(body.messages, asks);
+    const stream = optionalBoolean(body, 'stream') ?? false;
+    const streamOptions = body.stream_options;
+    if (streamOptions !== undefined && streamOptions !== null && !isRecord(streamOptions)) {
+      throw invalid('stream_options', `Invalid type for 'stream_options': expected an object, but got ${describe(streamOptions)}.`);
+    }
+    const includeUsage = (isRecord(streamOptions) && optionalBoolean(streamOptions, 'include_usage', 'stream_options.include_usage')) || false;
 
-  const n = optionalNumber(body, 'n', { integer: true, min: 1 });
-  if (n !== undefined && n > 1) throw invalid('n', `'n' > 1 is not supported by model '${model.id}': ask for one choice per request.`);
-  const tools = parseTools(body, model);
-  const output = parseResponseFormat(body.response_format, model);
-  if ((output || tools.tools) && messages.at(-1)?.role === 'assistant') {
-    throw invalid('messages', `A trailing assistant message (a prefill) cannot be combined with ${output ? 'a JSON response_format: the output must be the JSON value alone' : 'tools: a tool call must start the reply'}.`);
-  }
-  if (body.logprobs === true) throw invalid('logprobs', `logprobs are not supported by model '${model.id}'.`);
-  const logitBias = parseLogitBias(body.logit_bias, model);
-  const { thinking, effort } = parseThinkingSwitch(body);
-  // A budget only for a model that thinks, and only while it does.
-  const thinkingBudget = effort && model.reasoning && thinking !== false ? thinkingBudgetFor(model.reasoning, effort) : undefined;
-  const maxTokens = parseMaxTokens(body, model);
-  // Hints a local model has no use for, passed on to a remote model's server (taken as they were
-  // before: a value that is not a string is ignored). `safety_identifier` is the newer name OpenAI
-  // gives the same opaque end-user id as `user`.
-  const user = [body.safety_identifier, body.user].find((value): value is string => typeof value === 'string' && value !== '');
-  const promptCacheKey = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
+    const n = optionalNumber(body, 'n', { integer: true, min: 1 });
+    if (n !== undefined && n > 1) asks.push({ need: 'nothing', refusal: { param: 'n', message: "'n' > 1 is not supported by model '{model}': ask for one choice per request." } });
+    const tools = parseTools(body, asks);
+    const output = parseResponseFormat(body.response_format, asks);
+    if ((output || tools.tools) && messages.at(-1)?.role === 'assistant') {
+      throw invalid('messages', `A trailing assistant message (a prefill) cannot be combined with ${output ? 'a JSON response_format: the output must be the JSON value alone' : 'tools: a tool call must start the reply'}.`);
+    }
+    if (body.logprobs === true) asks.push({ need: 'nothing', refusal: { param: 'logprobs', message: "logprobs are not supported by model '{model}'." } });
+    const logitBias = parseLogitBias(body.logit_bias, asks);
+    const { thinking, effort } = parseThinkingSwitch(body);
+    const maxTokens = parseMaxTokens(body, asks);
+    // Hints a local model has no use for, passed on to a remote model's server (taken as they were
+    // before: a value that is not a string is ignored). `safety_identifier` is the newer name OpenAI
+    // gives the same opaque end-user id as `user`.
+    const user = [body.safety_identifier, body.user].find((value): value is string => typeof value === 'string' && value !== '');
+    const promptCacheKey = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
 
-  return {
-    chat: {
-      model: model.id,
+    const chat: NeutralRequest = {
+      model: String(body.model),
       messages,
-      maxTokens: maxTokens.value,
-      ...(maxTokens.set ? { maxTokensSet: true } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
       temperature: optionalNumber(body, 'temperature', { min: 0, max: 2 }),
       topP: optionalNumber(body, 'top_p', { min: 0, max: 1 }),
       seed: optionalNumber(body, 'seed', { integer: true }),
@@ -67,14 +62,13 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>, mod
       ...(output ? { output } : {}),
       ...tools,
       ...(thinking !== undefined ? { thinking } : {}),
-      ...(thinkingBudget !== undefined ? { thinkingBudget } : {}),
+      // The effort's budget is the model's own (admission): only for a model that thinks, and only while it does.
       ...(effort && thinking !== false ? { reasoningEffort: effort } : {}),
       ...(user ? { user } : {}),
       ...(promptCacheKey ? { promptCacheKey } : {}),
-    },
-    stream,
-    includeUsage: stream && includeUsage,
-  };
+    };
+    return { chat, stream, includeUsage: stream && includeUsage };
+  });
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
@@ -109,7 +103,7 @@ function parseThinkingSwitch(body: Readonly<Record<string, unknown>>): { thinkin
 const budgeted = (effort: unknown): effort is 'low' | 'medium' | 'high' => effort === 'low' || effort === 'medium' || effort === 'high';
 
 /** `tools`, `tool_choice` and `parallel_tool_calls`. An empty `tools` list is the same as none. */
-function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): Pick<ChatRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
+function parseTools(body: Readonly<Record<string, unknown>>, asks: Ask[]): Pick<NeutralRequest, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
   const list = body.tools;
   const choice = body.tool_choice;
   if (list !== undefined && list !== null && !Array.isArray(list)) throw invalid('tools', `Invalid type for 'tools': expected an array, but got ${describe(list)}.`);
@@ -117,16 +111,14 @@ function parseTools(body: Readonly<Record<string, unknown>>, model: ModelInfo): 
     if (choice !== undefined && choice !== null) throw invalid('tool_choice', `Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.`);
     return {};
   }
-  if (!model.toolCalling) throw invalid('tools', `Tool calling is not supported by model '${model.id}'.`);
-  // A remote model's server checks the schemas itself; the local grammar's limits are not its.
-  const enforced = model.upstream === undefined;
+  asks.push({ need: 'toolCalling', refusal: { param: 'tools', message: "Tool calling is not supported by model '{model}'." } });
   const tools: ToolSpec[] = list.map((tool, i) => {
     const at = `tools[${i}]`;
     if (!isRecord(tool)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(tool)}.`);
     if (tool.type !== 'function') throw invalid(`${at}.type`, `Invalid value: ${describe(tool.type)}. Supported values are: 'function'.`);
     const fn = tool.function;
     if (!isRecord(fn)) throw invalid(`${at}.function`, `Missing required parameter: '${at}.function'.`);
-    return toolSpec(fn.name, fn.description, fn.parameters, `${at}.function`, 'parameters', { enforced });
+    return toolSpec(fn.name, fn.description, fn.parameters, `${at}.function`, 'parameters', asks);
   });
   checkUniqueNames(tools, 'tools');
   const toolChoice = parseToolChoice(choice);
@@ -141,8 +133,8 @@ function parseToolChoice(choice: unknown): ToolChoice {
   throw invalid('tool_choice', `Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or {"type": "function", "function": {"name": ...}}, but got ${describe(choice)}.`);
 }
 
-/** `response_format`: `text` (the default), `json_object`, or `json_schema` with a named schema. */
-function parseResponseFormat(format: unknown, model: ModelInfo): ChatRequest['output'] {
+/** `response_format`: `text` (the default), `json_object`, or `json_schema` with a named schema, as sent. */
+function parseResponseFormat(format: unknown, asks: Ask[]): NeutralRequest['output'] {
   if (format === undefined || format === null) return undefined;
   if (!isRecord(format)) throw invalid('response_format', `Invalid type for 'response_format': expected an object, but got ${describe(format)}.`);
   const type = format.type;
@@ -150,7 +142,7 @@ function parseResponseFormat(format: unknown, model: ModelInfo): ChatRequest['ou
   if (type !== 'json_object' && type !== 'json_schema') {
     throw invalid('response_format.type', `Invalid value: ${describe(type)}. Supported values are: 'text', 'json_object', and 'json_schema'.`);
   }
-  if (!model.structuredOutput) throw invalid('response_format', `response_format of type '${type}' is not supported by model '${model.id}'.`);
+  asks.push({ need: 'structuredOutput', refusal: { param: 'response_format', message: `response_format of type '${type}' is not supported by model '{model}'.` } });
   if (type === 'json_object') return { kind: 'json_object' };
   const spec = format.json_schema;
   if (!isRecord(spec)) throw invalid('response_format.json_schema', `Missing required parameter: 'response_format.json_schema'.`);
@@ -160,23 +152,18 @@ function parseResponseFormat(format: unknown, model: ModelInfo): ChatRequest['ou
   const schema = spec.schema ?? {};
   if (!isRecord(schema)) throw invalid('response_format.json_schema.schema', `Invalid type for 'response_format.json_schema.schema': expected an object, but got ${describe(schema)}.`);
   const strict = optionalBoolean(spec, 'strict', 'response_format.json_schema.strict') ?? false;
-  // A remote model's server enforces the schema as sent.
-  if (model.upstream) return { kind: 'json_schema', schema, strict, name: spec.name };
-  checkEnforceable(schema);
-  return { kind: 'json_schema', schema: toGrammarSchema(schema) as Record<string, unknown>, strict };
+  asks.push({ need: 'grammar', schema });
+  return { kind: 'json_schema', schema, strict, name: spec.name };
 }
 
-/** The cap, and whether the caller set it. A remote model's server holds it to its own limit. */
-function parseMaxTokens(body: Readonly<Record<string, unknown>>, model: ModelInfo): { value: number; set: boolean } {
+/** The cap the caller set, if any (the model's own otherwise: admission). A remote model's server holds it to its own limit. */
+function parseMaxTokens(body: Readonly<Record<string, unknown>>, asks: Ask[]): number | undefined {
   // max_completion_tokens is the current name; max_tokens the deprecated one many clients still send.
   const key = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
-  const limit = model.maxOutputTokens ?? model.contextWindow;
   const value = optionalNumber(body, key, { integer: true, min: 1 });
-  if (value === undefined) return { value: limit, set: false };
-  if (value > limit && !model.upstream) {
-    throw invalid(key, `${key} is too large: ${value}. This model supports at most ${limit} completion tokens, whereas you provided ${value}.`);
-  }
-  return { value, set: true };
+  if (value === undefined) return undefined;
+  asks.push({ need: 'room', tokens: value, refusal: { param: key, message: `${key} is too large: ${value}. This model supports at most {limit} completion tokens, whereas you provided ${value}.` } });
+  return value;
 }
 
 /**
@@ -184,7 +171,7 @@ function parseMaxTokens(body: Readonly<Record<string, unknown>>, model: ModelInf
  * 100. An empty object is the same as none. Whether each id is in the model's vocabulary only the
  * engine knows: it checks that.
  */
-function parseLogitBias(value: unknown, model: ModelInfo): ReadonlyMap<number, number> | undefined {
+function parseLogitBias(value: unknown, asks: Ask[]): ReadonlyMap<number, number> | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isRecord(value)) throw invalid('logit_bias', `Invalid type for 'logit_bias': expected an object, but got ${describe(value)}.`);
   const bias = new Map<number, number>();
@@ -198,11 +185,12 @@ function parseLogitBias(value: unknown, model: ModelInfo): ReadonlyMap<number, n
   }
   if (bias.size === 0) return undefined;
   // A remote model's server has its own token ids: it is sent the biases to apply (or refuse).
-  if (!model.logitBias && !model.upstream) throw invalid('logit_bias', `logit_bias is not supported by model '${model.id}': its engine cannot bias token choice.`);
+  asks.push({ need: 'logitBias', refusal: { param: 'logit_bias', message: "logit_bias is not supported by model '{model}': its engine cannot bias token choice." } });
   return bias;
 }
 
-function parseStop(value: unknown): string[] {
+/** `stop`: a string or up to four, empty ones dropped (chat completions' and this server's Responses API's). */
+export function parseStop(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return value ? [value] : [];
   if (!Array.isArray(value) || value.some((s) => typeof s !== 'string')) {
@@ -212,15 +200,15 @@ function parseStop(value: unknown): string[] {
   return (value as string[]).filter((s) => s.length > 0);
 }
 
-function parseMessages(value: unknown, remote: boolean): ChatMessage[] {
+function parseMessages(value: unknown, asks: Ask[]): ChatMessage[] {
   return nameToolResults(
-    parseTurns(value, remote),
+    parseTurns(value, asks),
     'messages[{i}]',
     (id) => `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (no call has id '${id}').`,
   );
 }
 
-function parseTurns(value: unknown, remote: boolean): ChatMessage[] {
+function parseTurns(value: unknown, asks: Ask[]): ChatMessage[] {
   if (value === undefined || value === null) throw invalid('messages', `Missing required parameter: 'messages'.`);
   if (!Array.isArray(value)) throw invalid('messages', `Invalid type for 'messages': expected an array, but got ${describe(value)}.`);
   if (value.length === 0) throw invalid('messages', `Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.`);
@@ -235,7 +223,7 @@ function parseTurns(value: unknown, remote: boolean): ChatMessage[] {
     if (!mapped) {
       throw invalid(`${at}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'developer', 'user', 'assistant' and 'tool'.`);
     }
-    const { content, parts } = parseContent(message.content, `${at}.content`, mapped, remote);
+    const { content, parts } = parseContent(message.content, `${at}.content`, mapped, asks);
     if (parts) return { role: mapped, content, parts };
     if (mapped === 'tool') {
       if (typeof message.tool_call_id !== 'string') throw invalid(`${at}.tool_call_id`, `Missing required parameter: '${at}.tool_call_id'.`);
@@ -263,10 +251,11 @@ function parseToolCalls(value: unknown, at: string): ToolCall[] {
 }
 
 /**
- * A message's text, its parts joined; `parts` too where a user message to a remote model holds
- * images (`image_url` parts, which only its server can read).
+ * A message's text, its parts joined; `parts` too where a user message holds images (`image_url`
+ * parts, which only a remote model's server is sent: a local model refuses the first part that is
+ * not text, so the rest are read as its server would).
  */
-function parseContent(content: unknown, at: string, role: ChatRole, remote: boolean): { content: string; parts?: ContentPart[] } {
+function parseContent(content: unknown, at: string, role: ChatRole, asks: Ask[]): { content: string; parts?: ContentPart[] } {
   if (typeof content === 'string') return { content };
   if ((content === null || content === undefined) && role === 'assistant') return { content: '' };
   if (content === null || content === undefined) throw invalid(at, `Missing required parameter: '${at}'.`);
@@ -274,11 +263,10 @@ function parseContent(content: unknown, at: string, role: ChatRole, remote: bool
   const parts = content.map((part, j): ContentPart => {
     const partAt = `${at}[${j}]`;
     if (!isRecord(part)) throw invalid(partAt, `Invalid type for '${partAt}': expected an object, but got ${describe(part)}.`);
-    if (part.type === 'image_url' && remote && role === 'user') return { type: 'image', url: imageUrl(part.image_url, `${partAt}.image_url`) };
     const key = part.type === 'text' ? 'text' : part.type === 'refusal' && role === 'assistant' ? 'refusal' : undefined;
-    if (!key) {
-      throw invalid(`${partAt}.type`, `Content parts of type ${describe(part.type)} are not supported: ${remote ? "this model's server is sent text and images only" : 'this model reads text only'}.`);
-    }
+    if (!key) asks.push({ need: 'nothing', local: true, refusal: { param: `${partAt}.type`, message: `Content parts of type ${describe(part.type)} are not supported: this model reads text only.` } });
+    if (part.type === 'image_url' && role === 'user') return { type: 'image', url: imageUrl(part.image_url, `${partAt}.image_url`) };
+    if (!key) throw invalid(`${partAt}.type`, `Content parts of type ${describe(part.type)} are not supported: this model's server is sent text and images only.`);
     if (typeof part[key] !== 'string') throw invalid(`${partAt}.${key}`, `Missing required parameter: '${partAt}.${key}'.`);
     return { type: 'text', text: part[key] as string };
   });

@@ -9,7 +9,7 @@ import { toChatCompletion, toChatCompletionChunks } from './render.ts';
 
 export async function chatCompletions(ctx: RequestContext): Promise<Response> {
   const body = await ctx.body();
-  const answer = await ctx.generate(requiredString(body, 'model'), (model) => parseChatCompletion(body, model), { passThrough: { flavour: 'openai', path: '/chat/completions' } });
+  const answer = await ctx.generate(requiredString(body, 'model'), () => parseChatCompletion(body), { passThrough: { flavour: 'openai', path: '/chat/completions' } });
   if (answer.passed) return answer.passed;
   const { generation, model, parsed } = answer;
   const meta = { id: randomId('chatcmpl-'), created: Math.floor(Date.now() / 1000), model: model.id, reasons: model.reasoning !== undefined };

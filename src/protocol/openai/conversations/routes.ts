@@ -70,7 +70,7 @@ export function createConversationRoutes(responses: ResponseStore, store: Conver
     if (!Array.isArray(value)) throw invalid(field, `Invalid type for '${field}': expected an array of items, but got ${describe(value)}.`);
     if (value.length > MAX_ITEMS_AT_ONCE) throw invalid(field, `Invalid '${field}': array too long. Expected an array with maximum length ${MAX_ITEMS_AT_ONCE}, but got an array with length ${value.length} instead.`);
     // Reasoning items are kept, as a thinking model's input is; no prompt holds them: templates drop past thinking.
-    const parsed = parseInput(value, undefined, true, field);
+    const parsed = parseInput(value, undefined, undefined, field);
     const resolved = await resolveReferences(parsed, async (id) => within.find((entry) => entry.item.id === id)?.item ?? (await responses.findItem(id)));
     return resolved.map(withId);
   }

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { faultFor, reading, refusalOf } from '../../../core/admit.ts';
+import type { ModelInfo } from '../../../core/engine.ts';
 import { GatewayError } from '../../../core/errors.ts';
-import { parseInput, resolveReferences, toChatMessages, toWireItem, type ConversationItem } from './items.ts';
+import { parseInput, resolveReferences, toConversation, toWireItem, type ConversationItem } from './items.ts';
 
 const MODEL = 'tiny-chat';
+/** The model named, which does not reason. */
+const PLAIN: ModelInfo = { id: MODEL, kind: 'chat', engine: 'test', contextWindow: 512 };
 
 /** The error `run` throws: a GatewayError, whose param and message the caller checks. */
 function failure(run: () => unknown): GatewayError {
@@ -15,8 +19,14 @@ function failure(run: () => unknown): GatewayError {
   throw new Error('expected a GatewayError');
 }
 
+/** The 400 `input` gets for a model named that does not reason: what it asks of the model, or the fault that ends it. */
 function rejected(input: unknown): GatewayError {
-  const error = failure(() => parseInput(input, MODEL));
+  const error = failure(() => {
+    const read = reading((asks) => ({ input: parseInput(input, MODEL, asks) }));
+    if ('fault' in read) throw faultFor(read, PLAIN);
+    const refused = refusalOf(read.names.asks, PLAIN);
+    if (refused) throw refused;
+  });
   expect(error.code).toBe('invalid_request');
   expect(error.status).toBe(400);
   return error;
@@ -133,7 +143,7 @@ describe('resolveReferences', () => {
     const items = parseInput([{ role: 'user', content: 'Hi' }, { type: 'item_reference', id: 'rs_c' }, { type: 'item_reference', id: 'msg_a' }, { role: 'user', content: 'And?' }], MODEL);
     const resolved = await resolveReferences(items, find, { reasons: true, model: MODEL });
     expect(resolved).toEqual([{ type: 'message', role: 'user', text: 'Hi' }, stored.rs_c, stored.msg_a, { type: 'message', role: 'user', text: 'And?' }]);
-    expect(toChatMessages(resolved, 0)).toEqual([
+    expect(toConversation(resolved, 0)).toEqual([
       { role: 'user', content: 'Hi' },
       { role: 'assistant', content: 'Earlier answer.' },
       { role: 'user', content: 'And?' },
@@ -166,17 +176,17 @@ describe('resolveReferences', () => {
   });
 });
 
-describe('toChatMessages', () => {
-  it('turns messages into chat messages of the same role', () => {
+describe('toConversation', () => {
+  it('turns messages into neutral messages of the same role (developer and system: system)', () => {
     const items = parseInput([{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }], MODEL) as ConversationItem[];
-    expect(toChatMessages(items, 0)).toEqual([
-      { role: 'developer', content: 'Be brief.' },
+    expect(toConversation(items, 0)).toEqual([
+      { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Hi' },
       { role: 'assistant', content: 'Hello' },
     ]);
   });
 
-  it('joins calls to the assistant turn before them, or opens one, and answers them with tool messages', () => {
+  it('joins calls to the assistant turn before them, or opens one, and answers them with tool messages named by their tool', () => {
     const items = parseInput(
       [
         { role: 'user', content: 'Weather and time?' },
@@ -190,20 +200,20 @@ describe('toChatMessages', () => {
       ],
       MODEL,
     ) as ConversationItem[];
-    expect(toChatMessages(items, 0)).toEqual([
+    expect(toConversation(items, 0)).toEqual([
       { role: 'user', content: 'Weather and time?' },
       {
         role: 'assistant',
         content: 'Let me look.',
-        tool_calls: [
-          { id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
-          { id: 'c2', type: 'function', function: { name: 'time', arguments: '{}' } },
+        toolCalls: [
+          { id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' },
+          { id: 'c2', name: 'time', arguments: '{}' },
         ],
       },
-      { role: 'tool', tool_call_id: 'c1', content: 'Sunny.' },
-      { role: 'tool', tool_call_id: 'c2', content: 'Noon.' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c3', type: 'function', function: { name: 'time', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'c3', content: 'Still noon.' },
+      { role: 'tool', toolCallId: 'c1', toolName: 'weather', content: 'Sunny.' },
+      { role: 'tool', toolCallId: 'c2', toolName: 'time', content: 'Noon.' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c3', name: 'time', arguments: '{}' }] },
+      { role: 'tool', toolCallId: 'c3', toolName: 'time', content: 'Still noon.' },
     ]);
   });
 
@@ -213,8 +223,8 @@ describe('toChatMessages', () => {
       { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
     ];
     // An output for an earlier turn's call is answered; one for no call names its own input index.
-    expect(toChatMessages([...earlier, { type: 'function_call_output', call_id: 'c1', output: 'ok' }], 2).at(-1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'ok' });
-    const error = failure(() => toChatMessages([...earlier, { type: 'message', role: 'user', text: 'and' }, { type: 'function_call_output', call_id: 'c9', output: 'x' }], 2));
+    expect(toConversation([...earlier, { type: 'function_call_output', call_id: 'c1', output: 'ok' }], 2).at(-1)).toEqual({ role: 'tool', toolCallId: 'c1', toolName: 'f', content: 'ok' });
+    const error = failure(() => toConversation([...earlier, { type: 'message', role: 'user', text: 'and' }, { type: 'function_call_output', call_id: 'c9', output: 'x' }], 2));
     expect(error.status).toBe(400);
     expect(error.param).toBe('input[1].call_id');
     expect(error.message).toBe("No tool call found for function call output with call_id 'c9'.");
@@ -222,7 +232,7 @@ describe('toChatMessages', () => {
 
   it('refuses an output that comes before its call', () => {
     const error = failure(() =>
-      toChatMessages(
+      toConversation(
         [
           { type: 'function_call_output', call_id: 'c1', output: 'x' },
           { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },

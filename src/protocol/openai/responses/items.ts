@@ -1,14 +1,17 @@
 /**
  * The Responses API's `input`: a string, or a list of items (messages, function calls and their
- * outputs, references to stored items), read into one canonical form, and that form turned into
- * the chat messages every engine and remote server already takes.
+ * outputs, references to stored items), read into one canonical form, and a conversation of
+ * such items as the neutral request's messages.
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  * @module
  */
+import type { Ask } from '../../../core/admit.ts';
+import type { ChatMessage } from '../../../core/engine.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { describe, invalid, isRecord } from '../../../core/fields.ts';
+import { appendTurn, joinMessages } from '../../../core/turns.ts';
 
-/** One turn of a conversation, as stored and as turned into chat messages. */
+/** One turn of a conversation, as stored and as the neutral request's messages are made of. */
 export type ConversationItem =
   | { readonly type: 'message'; readonly id?: string; readonly role: 'user' | 'system' | 'developer' | 'assistant'; readonly text: string }
   | { readonly type: 'function_call'; readonly id?: string; readonly call_id: string; readonly name: string; readonly arguments: string }
@@ -58,19 +61,20 @@ const HOSTED_ITEMS = new Set([
 /**
  * `input` as sent: a string is one user message. A thinking model's earlier `reasoning` items,
  * sent back as the API asks, are taken (and kept, for `input_items`), never put in a prompt:
- * chat templates drop past turns' thinking; a model that does not reason refuses them. `field`:
- * the parameter the items came in (`items`, for a conversation's); `model` undefined: no model
- * named (a conversation's items, added before any model reads them).
+ * chat templates drop past turns' thinking; a model that does not reason refuses them, which is
+ * asked of the model named (`asks`). `field`: the parameter the items came in (`items`, for a
+ * conversation's); `model` undefined and no `asks`: no model named (a conversation's items,
+ * added before any model reads them), and reasoning items are taken.
  */
-export function parseInput(value: unknown, model: string | undefined, reasons = false, field = 'input'): (ConversationItem | ItemReference)[] {
+export function parseInput(value: unknown, model: string | undefined, asks?: Ask[], field = 'input'): (ConversationItem | ItemReference)[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return [{ type: 'message', role: 'user', text: value }];
   if (!Array.isArray(value)) throw invalid(field, `Invalid type for '${field}': expected a string or an array of input items, but got ${describe(value)}.`);
   const subject = model === undefined ? 'this server' : `model '${model}'`;
-  return value.map((item, i) => parseItem(item, `${field}[${i}]`, subject, reasons));
+  return value.map((item, i) => parseItem(item, `${field}[${i}]`, subject, asks));
 }
 
-function parseItem(item: unknown, at: string, subject: string, reasons: boolean): ConversationItem | ItemReference {
+function parseItem(item: unknown, at: string, subject: string, asks: Ask[] | undefined): ConversationItem | ItemReference {
   if (!isRecord(item)) throw invalid(at, `Invalid type for '${at}': expected an object, but got ${describe(item)}.`);
   const type = item.type ?? 'message';
   const id = optionalString(item, 'id', at);
@@ -98,7 +102,7 @@ function parseItem(item: unknown, at: string, subject: string, reasons: boolean)
       if (id === undefined) throw invalid(`${at}.id`, `Missing required parameter: '${at}.id'.`);
       return { type: 'item_reference', id, at };
     case 'reasoning':
-      if (!reasons) throw invalid(`${at}.type`, `Reasoning items are not supported by ${subject}, which does not reason: leave them out of '${at}'.`);
+      asks?.push({ need: 'reasoning', refusal: { param: `${at}.type`, message: `Reasoning items are not supported by ${subject}, which does not reason: leave them out of '${at}'.` } });
       return parseReasoningItem(item, at, withId);
     default:
       if (typeof type === 'string' && HOSTED_ITEMS.has(type)) {
@@ -210,31 +214,36 @@ export async function resolveReferences(
   return resolved;
 }
 
-/** Chat completion messages (wire form) for a conversation: calls join the assistant turn before them. */
-export function toChatMessages(items: readonly ConversationItem[], firstInputIndex: number): Record<string, unknown>[] {
-  const messages: Record<string, unknown>[] = [];
-  const calls = new Set<string>();
+/**
+ * A conversation's items as the neutral request's messages: a function call is part of the
+ * assistant turn before it (core/turns.ts), or opens one; its output is a tool result named by
+ * the call's tool;
+ * past thinking is no part of the prompt (chat templates drop it). `firstInputIndex`: where this
+ * request's own input begins, for the place named in a refusal.
+ */
+export function toConversation(items: readonly ConversationItem[], firstInputIndex: number): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  /** The tool of each call made so far, by call id. */
+  const calls = new Map<string, string>();
   items.forEach((item, i) => {
-    const last = messages.at(-1);
-    // Past thinking is no part of the prompt: chat templates drop it.
     if (item.type === 'reasoning') return;
     if (item.type === 'message') {
-      messages.push({ role: item.role, content: item.text });
+      // Each message is a turn of its own, as in chat completions.
+      messages.push({ role: item.role === 'developer' || item.role === 'system' ? 'system' : item.role, content: item.text });
       return;
     }
     if (item.type === 'function_call') {
-      calls.add(item.call_id);
-      const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
-      if (last?.role === 'assistant') last.tool_calls = [...((last.tool_calls as unknown[] | undefined) ?? []), call];
-      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+      calls.set(item.call_id, item.name);
+      appendTurn(messages, { role: 'assistant', content: '', toolCalls: [{ id: item.call_id, name: item.name, arguments: item.arguments }] }, joinMessages);
       return;
     }
-    if (!calls.has(item.call_id)) {
+    const tool = calls.get(item.call_id);
+    if (tool === undefined) {
       // Items of earlier turns were checked when they were sent: this one is in this request's input.
       const at = `input[${Math.max(i - firstInputIndex, 0)}]`;
       throw invalid(`${at}.call_id`, `No tool call found for function call output with call_id '${item.call_id}'.`);
     }
-    messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+    messages.push({ role: 'tool', content: item.output, toolCallId: item.call_id, toolName: tool });
   });
   return messages;
 }

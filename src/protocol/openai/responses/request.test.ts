@@ -1,12 +1,44 @@
 import { describe, expect, it } from 'vitest';
+import { admitFor, faultFor, inCallerTerms, refusalOf } from '../../../core/admit.ts';
+import type { ModelInfo } from '../../../core/engine.ts';
 import { GatewayError } from '../../../core/errors.ts';
-import { inResponsesTerms, MIN_OUTPUT_TOKENS, parseResponsesRequest } from './request.ts';
+import { toConversation, type ConversationItem } from './items.ts';
+import { echoFor, MIN_OUTPUT_TOKENS, parseResponsesRequest, toNeutralRequest } from './request.ts';
 
 const MODEL = 'tiny-chat';
 const WEATHER = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+/** The model named: one that does not reason, and one that does. */
+const PLAIN: ModelInfo = { id: MODEL, kind: 'chat', engine: 'test', contextWindow: 512, maxOutputTokens: 256 };
+const THINKER: ModelInfo = { ...PLAIN, reasoning: { open: '<think>', close: '</think>', switch: 'enable_thinking' } };
+
+/** The body's own parameters as the route takes them for the model named: its first refusal or fault, thrown. */
+function parseFor(body: Record<string, unknown>, named: ModelInfo = PLAIN) {
+  const read = parseResponsesRequest(body);
+  if ('fault' in read) throw faultFor(read, named);
+  const refused = refusalOf(read.names.asks, named);
+  if (refused) throw refused;
+  return read;
+}
 
 function parse(body: Record<string, unknown>) {
-  return parseResponsesRequest({ model: MODEL, input: 'Hi', ...body }, MODEL);
+  return parseFor({ model: MODEL, input: 'Hi', ...body });
+}
+
+/** The neutral request of a body without references, its input the whole conversation (the instructions first). */
+function neutralOf(body: Record<string, unknown>, named: ModelInfo = PLAIN) {
+  const full = { model: MODEL, input: 'Hi', ...body };
+  const parsed = parseFor(full, named);
+  const messages = [...(parsed.instructions ? [{ role: 'system' as const, content: parsed.instructions }] : []), ...toConversation(parsed.input as ConversationItem[], 0)];
+  const neutral = toNeutralRequest(full, parsed, messages);
+  if ('fault' in neutral) throw neutral.fault;
+  return neutral;
+}
+
+/** The request as `model` is given it, or the first refusal (or fault) it gets. */
+function admittedFor(body: Record<string, unknown>, model: ModelInfo = PLAIN) {
+  const full = { model: MODEL, input: 'Hi', ...body };
+  const parsed = parseFor(full);
+  return admitFor(toNeutralRequest(full, parsed, toConversation(parsed.input as ConversationItem[], 0)), model).chat;
 }
 
 /** The 400 a body gets; fails the test if the body is accepted. */
@@ -22,14 +54,13 @@ function rejected(body: Record<string, unknown>): GatewayError {
   throw new Error(`expected ${JSON.stringify(body)} to be rejected`);
 }
 
-describe('parseResponsesRequest: the chat completion body', () => {
-  it('makes the smallest chat body of a minimal request, and echoes the API’s defaults', () => {
+describe('parseResponsesRequest: the neutral request', () => {
+  it('makes the smallest neutral request of a minimal request, and echoes the API’s defaults', () => {
     const parsed = parse({});
     expect(parsed).toEqual({
       stream: false,
       store: true,
       input: [{ type: 'message', role: 'user', text: 'Hi' }],
-      chat: { model: MODEL },
       echo: {
         instructions: null,
         metadata: {},
@@ -45,71 +76,81 @@ describe('parseResponsesRequest: the chat completion body', () => {
         safety_identifier: null,
         prompt_cache_key: null,
       },
+      reasoning: {},
       summary: false,
       encryptedContent: false,
-      reasons: false,
+      tools: [],
+      format: { type: 'text' },
+      names: { asks: [] },
     });
+    expect(neutralOf({}).chat).toEqual({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], stop: [] });
   });
 
-  it('renames max_output_tokens to max_completion_tokens and passes sampling, stop and seed as they are', () => {
-    const parsed = parse({ max_output_tokens: 64, temperature: 0, top_p: 0.5, seed: 7, stop: ['\n'], parallel_tool_calls: false });
-    expect(parsed.chat).toEqual({ model: MODEL, max_completion_tokens: 64, temperature: 0, top_p: 0.5, seed: 7, stop: ['\n'], parallel_tool_calls: false });
-    expect(parsed.echo).toMatchObject({ max_output_tokens: 64, temperature: 0, top_p: 0.5, parallel_tool_calls: false });
-    expect(parsed.chat).not.toHaveProperty('max_output_tokens');
+  it('carries max_output_tokens as the cap and sampling, stop and seed as they are', () => {
+    const body = { max_output_tokens: 64, temperature: 0, top_p: 0.5, seed: 7, stop: ['\n'], parallel_tool_calls: false };
+    expect(neutralOf(body).chat).toEqual({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], maxTokens: 64, temperature: 0, topP: 0.5, seed: 7, stop: ['\n'] });
+    expect(parse(body).echo).toMatchObject({ max_output_tokens: 64, temperature: 0, top_p: 0.5, parallel_tool_calls: false });
+    // parallel_tool_calls is read with tools, as chat completions read it.
+    expect(neutralOf(body).chat).not.toHaveProperty('parallelToolCalls');
   });
 
-  it('asks a streamed answer for its usage, which response.completed reports', () => {
-    expect(parse({ stream: true }).chat).toEqual({ model: MODEL, stream: true, stream_options: { include_usage: true } });
+  it('streams a streamed request, whose usage response.completed reports', () => {
+    expect(neutralOf({ stream: true }).stream).toBe(true);
     expect(parse({ stream: true }).stream).toBe(true);
-    // The Responses API's own stream_options (include_obfuscation) is a hint here, not chat's.
-    expect(parse({ stream: false, stream_options: { include_obfuscation: false } }).chat).toEqual({ model: MODEL });
+    // The Responses API's own stream_options (include_obfuscation) is a hint here.
+    expect(neutralOf({ stream: false, stream_options: { include_obfuscation: false } }).chat).toEqual(neutralOf({}).chat);
   });
 
   it('keeps instructions out of the input (they become the system message), with store and previous_response_id', () => {
     const parsed = parse({ instructions: 'Be brief.', store: false, previous_response_id: 'resp_1' });
     expect(parsed).toMatchObject({ instructions: 'Be brief.', store: false, previousResponseId: 'resp_1', input: [{ type: 'message', role: 'user', text: 'Hi' }] });
     expect(parsed.echo.instructions).toBe('Be brief.');
+    expect(neutralOf({ instructions: 'Be brief.' }).chat.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
     // A follow-up may send no input of its own.
     expect(parse({ input: undefined, previous_response_id: 'resp_1' }).input).toEqual([]);
   });
 
-  it('nests flat function tools in chat’s `function`, and echoes them flat, strict by default', () => {
-    const parsed = parse({
+  it('reads flat function tools as the neutral request’s tools, and echoes them flat, strict by default', () => {
+    const body = {
       tools: [
         { type: 'function', name: 'get_weather', description: 'The weather.', parameters: WEATHER },
         { type: 'function', name: 'now', strict: false },
       ],
+    };
+    expect(neutralOf(body).chat).toMatchObject({
+      tools: [
+        { name: 'get_weather', description: 'The weather.', parameters: WEATHER },
+        { name: 'now', parameters: { type: 'object', properties: {} } },
+      ],
+      toolChoice: 'auto',
+      parallelToolCalls: true,
     });
-    expect(parsed.chat.tools).toEqual([
-      { type: 'function', function: { name: 'get_weather', description: 'The weather.', parameters: WEATHER, strict: true } },
-      { type: 'function', function: { name: 'now', strict: false } },
-    ]);
-    expect(parsed.echo.tools).toEqual([
+    expect(parse(body).echo.tools).toEqual([
       { type: 'function', name: 'get_weather', description: 'The weather.', parameters: WEATHER, strict: true },
       { type: 'function', name: 'now', description: null, parameters: null, strict: false },
     ]);
-    expect(parse({ tools: [] }).chat).not.toHaveProperty('tools');
+    expect(neutralOf({ tools: [] }).chat).not.toHaveProperty('tools');
   });
 
   it.each([
     ['auto', 'auto', 'auto'],
     ['none', 'none', 'none'],
     ['required', 'required', 'required'],
-    ['a named function', { type: 'function', name: 'get_weather' }, { type: 'function', function: { name: 'get_weather' } }],
-  ])('passes tool_choice %s in chat’s form and echoes it in its own', (_, choice, chat) => {
-    const parsed = parse({ tools: [{ type: 'function', name: 'get_weather', parameters: WEATHER }], tool_choice: choice });
-    expect(parsed.chat.tool_choice).toEqual(chat);
-    expect(parsed.echo.tool_choice).toEqual(choice);
+    ['a named function', { type: 'function', name: 'get_weather' }, { name: 'get_weather' }],
+  ])('reads tool_choice %s as the neutral choice and echoes it in its own form', (_, choice, neutral) => {
+    const body = { tools: [{ type: 'function', name: 'get_weather', parameters: WEATHER }], tool_choice: choice };
+    expect(neutralOf(body).chat.toolChoice).toEqual(neutral);
+    expect(parse(body).echo.tool_choice).toEqual(choice);
   });
 
-  it('turns text.format into response_format, and echoes the format', () => {
-    expect(parse({ text: { format: { type: 'text' } } }).chat).not.toHaveProperty('response_format');
+  it('turns text.format into the output, its schema as sent, and echoes the format', () => {
+    expect(neutralOf({ text: { format: { type: 'text' } } }).chat).not.toHaveProperty('output');
     expect(parse({ text: { verbosity: 'low' } }).echo.text).toEqual({ format: { type: 'text' }, verbosity: 'low' });
-    expect(parse({ text: { format: { type: 'json_object' } } }).chat.response_format).toEqual({ type: 'json_object' });
-    const schema = parse({ text: { format: { type: 'json_schema', name: 'weather', schema: WEATHER, strict: true, description: 'A city.' } } });
-    expect(schema.chat.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER, strict: true, description: 'A city.' } });
-    expect(schema.echo.text).toEqual({ format: { type: 'json_schema', name: 'weather', schema: WEATHER, strict: true, description: 'A city.' }, verbosity: 'medium' });
-    expect(parse({ text: { format: { type: 'json_schema', name: 'w', schema: WEATHER } } }).chat.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'w', schema: WEATHER, strict: false } });
+    expect(neutralOf({ text: { format: { type: 'json_object' } } }).chat.output).toEqual({ kind: 'json_object' });
+    const body = { text: { format: { type: 'json_schema', name: 'weather', schema: WEATHER, strict: true, description: 'A city.' } } };
+    expect(neutralOf(body).chat.output).toEqual({ kind: 'json_schema', name: 'weather', schema: WEATHER, strict: true });
+    expect(parse(body).echo.text).toEqual({ format: { type: 'json_schema', name: 'weather', schema: WEATHER, strict: true, description: 'A city.' }, verbosity: 'medium' });
+    expect(neutralOf({ text: { format: { type: 'json_schema', name: 'w', schema: WEATHER } } }).chat.output).toEqual({ kind: 'json_schema', name: 'w', schema: WEATHER, strict: false });
   });
 
   it('accepts what asks for nothing this server lacks: empty include, disabled truncation, no reasoning, false background', () => {
@@ -132,15 +173,15 @@ describe('parseResponsesRequest: the chat completion body', () => {
   });
 
   it('accepts the smallest max_output_tokens the real API does', () => {
-    expect(parse({ max_output_tokens: MIN_OUTPUT_TOKENS }).chat.max_completion_tokens).toBe(16);
+    expect(neutralOf({ max_output_tokens: MIN_OUTPUT_TOKENS }).chat.maxTokens).toBe(16);
   });
 });
 
 describe('parseResponsesRequest: conversation', () => {
   it('takes a conversation by its id or as { id }, with no input needed', () => {
-    expect(parseResponsesRequest({ model: MODEL, input: 'Hi.', conversation: 'conv_1' }, MODEL).conversation).toBe('conv_1');
-    expect(parseResponsesRequest({ model: MODEL, conversation: { id: 'conv_2' } }, MODEL).conversation).toBe('conv_2');
-    expect(parseResponsesRequest({ model: MODEL, input: 'Hi.' }, MODEL).conversation).toBeUndefined();
+    expect(parseFor({ model: MODEL, input: 'Hi.', conversation: 'conv_1' }).conversation).toBe('conv_1');
+    expect(parseFor({ model: MODEL, conversation: { id: 'conv_2' } }).conversation).toBe('conv_2');
+    expect(parseFor({ model: MODEL, input: 'Hi.' }).conversation).toBeUndefined();
   });
 });
 
@@ -208,14 +249,19 @@ describe('parseResponsesRequest: each 400 names its parameter', () => {
   });
 });
 
-describe('inResponsesTerms', () => {
-  const renamed = (param: string | undefined, message: string) => {
-    const error = inResponsesTerms(new GatewayError('invalid_request', message, param === undefined ? {} : { param }));
-    return { param: error.param, message: error.message, code: error.code };
+describe('the neutral request’s refusals, in this API’s names', () => {
+  const refusal = (body: Record<string, unknown>, model: ModelInfo = PLAIN) => {
+    try {
+      admittedFor(body, model);
+    } catch (error) {
+      const { param, message, code } = error as GatewayError;
+      return { param, message, code };
+    }
+    throw new Error(`expected ${JSON.stringify(body)} to be refused`);
   };
 
-  it('names max_output_tokens where the chat path named max_completion_tokens', () => {
-    expect(renamed('max_completion_tokens', 'max_completion_tokens is too large: 999. This model supports at most 256 completion tokens, whereas you provided 999.')).toEqual({
+  it('names max_output_tokens where the cap is more than the model takes', () => {
+    expect(refusal({ max_output_tokens: 999 })).toEqual({
       code: 'invalid_request',
       param: 'max_output_tokens',
       message: 'max_output_tokens is too large: 999. This model supports at most 256 completion tokens, whereas you provided 999.',
@@ -223,40 +269,52 @@ describe('inResponsesTerms', () => {
   });
 
   it.each([
-    ['response_format.json_schema.name', "Invalid 'response_format.json_schema.name': expected …", 'text.format.name', "Invalid 'text.format.name': expected …"],
-    ['response_format.json_schema', "Missing required parameter: 'response_format.json_schema'.", 'text.format', "Missing required parameter: 'text.format'."],
-    ['response_format', "response_format of type 'json_object' is not supported by model 'm'.", 'text.format', "text.format of type 'json_object' is not supported by model 'm'."],
-    ['tools[1].function.parameters', "Invalid 'tools[1].function.parameters': …", 'tools[1].parameters', "Invalid 'tools[1].parameters': …"],
-    ['tool_choice.function.name', "Invalid 'tool_choice.function.name'.", 'tool_choice.name', "Invalid 'tool_choice.name'."],
-    ['messages[3].content', "Invalid 'messages[3].content'.", 'input.content', "Invalid 'input.content'."],
-    ['messages', 'The conversation in messages is too long.', 'input', 'The conversation in input is too long.'],
-  ])('renames %s', (param, message, toParam, toMessage) => {
-    expect(renamed(param, message)).toMatchObject({ param: toParam, message: toMessage });
+    ['a schema’s name', { text: { format: { type: 'json_schema', name: 'a name', schema: WEATHER } } }, { ...PLAIN, structuredOutput: true }, 'text.format.name', /^Invalid 'text.format.name': expected a string of 1 to 64/],
+    ['JSON output, on a model without it', { text: { format: { type: 'json_object' } } }, { ...PLAIN, id: 'm' }, 'text.format', /^text.format of type 'json_object' is not supported by model 'm'.$/],
+    ['a schema the grammar cannot enforce', { text: { format: { type: 'json_schema', name: 'w', schema: { type: 'object', not: {} } } } }, { ...PLAIN, structuredOutput: true }, 'text.format.schema', /^Invalid schema for text.format at #\/not: /],
+    [
+      'a tool’s parameters',
+      { tools: [{ type: 'function', name: 'f' }, { type: 'function', name: 'g', parameters: { type: 'object', not: {} } }] },
+      { ...PLAIN, toolCalling: true },
+      'tools[1].parameters',
+      /^Invalid schema for tools\[1\].parameters at #\/not: /,
+    ],
+    ['a named tool that is not among the tools', { tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'function', name: 'g' } }, { ...PLAIN, toolCalling: true }, 'tool_choice', /^Invalid 'tool_choice': no tool named 'g'/],
+    ['the input, which a prefill cannot end with tools', { input: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Sure' }], tools: [{ type: 'function', name: 'f' }] }, { ...PLAIN, toolCalling: true }, 'input', /^A trailing assistant message \(a prefill\) cannot be combined with tools/],
+  ])('names %s as the caller sent it', (_, body, model, param, message) => {
+    const refused = refusal(body, model);
+    expect(refused.param).toBe(param);
+    expect(refused.message).toMatch(message);
   });
 
-  it('renames a message with no param, and keeps retryAfter and the code', () => {
-    const error = inResponsesTerms(new GatewayError('context_length_exceeded', 'Too many tokens in messages.', { retryAfter: 3 }));
-    expect(error).toMatchObject({ code: 'context_length_exceeded', message: 'Too many tokens in input.', retryAfter: 3 });
-    expect(error.param).toBeUndefined();
+  it("names the field an engine's refusal names (messages, response_format) as this API does, keeping its words, code and retryAfter", () => {
+    const { names } = neutralOf({});
+    const error = inCallerTerms(new GatewayError('context_length_exceeded', 'Too many tokens in messages.', { param: 'messages', retryAfter: 3 }), names);
+    expect(error).toMatchObject({ code: 'context_length_exceeded', param: 'input', message: 'Too many tokens in messages.', retryAfter: 3 });
+    expect(inCallerTerms(new GatewayError('invalid_request', 'This engine cannot constrain output.', { param: 'response_format' }), names).param).toBe('text.format');
   });
 
   it('gives back an error with nothing to rename as it is', () => {
+    const { names } = neutralOf({});
     const error = new GatewayError('queue_full', 'Too many requests.', { retryAfter: 1 });
-    expect(inResponsesTerms(error)).toBe(error);
+    expect(inCallerTerms(error, names)).toBe(error);
     const named = new GatewayError('invalid_request', "Invalid 'temperature'.", { param: 'temperature' });
-    expect(inResponsesTerms(named)).toMatchObject({ param: 'temperature', message: "Invalid 'temperature'." });
+    expect(inCallerTerms(named, names)).toMatchObject({ param: 'temperature', message: "Invalid 'temperature'." });
   });
 });
 
 describe('parseResponsesRequest: a thinking model', () => {
-  const parseThinker = (body: Record<string, unknown>) => parseResponsesRequest({ model: MODEL, input: 'Hi', ...body }, MODEL, true);
+  const parseThinker = (body: Record<string, unknown>) => parseFor({ model: MODEL, input: 'Hi', ...body }, THINKER);
 
   it('passes reasoning.effort on, echoes it, asks for a summary where reasoning.summary does, and keeps earlier reasoning items as items', () => {
-    const parsed = parseThinker({ reasoning: { effort: 'none', summary: 'auto' }, input: [{ role: 'user', content: 'a' }, { type: 'reasoning', id: 'rs_1', summary: [] }] });
-    expect(parsed.chat).toMatchObject({ reasoning_effort: 'none' });
-    expect(parsed.echo).toMatchObject({ reasoning: { effort: 'none', summary: 'auto' } });
+    const body = { reasoning: { effort: 'none', summary: 'auto' }, input: [{ role: 'user', content: 'a' }, { type: 'reasoning', id: 'rs_1', summary: [] }] };
+    const parsed = parseThinker(body);
+    expect(neutralOf(body, THINKER).chat).toMatchObject({ thinking: false });
+    expect(neutralOf({ reasoning: { effort: 'low' } }, THINKER).chat).toMatchObject({ reasoningEffort: 'low' });
+    expect(echoFor(parsed, true)).toMatchObject({ reasoning: { effort: 'none', summary: 'auto' } });
+    expect(echoFor(parseThinker({}), true)).toMatchObject({ reasoning: { effort: null, summary: null } });
+    expect(echoFor(parse({}), false)).not.toHaveProperty('reasoning');
     expect(parsed.summary).toBe(true);
-    expect(parsed.reasons).toBe(true);
     expect(parsed.input).toEqual([
       { type: 'message', role: 'user', text: 'a' },
       { type: 'reasoning', id: 'rs_1', summary: [] },

@@ -1,20 +1,20 @@
 /**
  * `/responses` as gateway handlers: create (JSON or the event stream), retrieve, delete, cancel and
- * the input items of a stored response. A create is parsed into the neutral request (by way of a
- * chat completion body: see parse), answered by the chat path as `/chat/completions` is (local
- * engine, remote model or fallback), and rendered from the same events.
+ * the input items of a stored response. A create is read into the neutral request (request.ts,
+ * items.ts), answered by the chat path as `/chat/completions` is (local engine, remote model or
+ * fallback), and rendered from the same events.
  * @module
  */
+import { faultFor, refusalOf } from '../../../core/admit.ts';
 import { jsonResponse, type RequestContext } from '../../../core/context.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { invalid, requiredString } from '../../../core/fields.ts';
 import { randomId } from '../../../core/ids.ts';
 import { SSE_HEADERS, toSSEStream } from '../../../core/sse.ts';
-import { parseChatCompletion } from '../chat/parse.ts';
 import { OPENAI } from '../wire.ts';
-import { resolveReferences, toChatMessages, toWireItem, type ConversationItem } from './items.ts';
+import { resolveReferences, toConversation, toWireItem, type ConversationItem } from './items.ts';
 import { toResponse, toResponseEvents, type ResponseMeta } from './render.ts';
-import { inResponsesTerms, parseResponsesRequest } from './request.ts';
+import { echoFor, parseResponsesRequest, toNeutralRequest } from './request.ts';
 import { outputItems, type ResponseObject, type ResponseStore } from './store.ts';
 import { conversationFull, entriesOf, withId } from '../conversations/routes.ts';
 import { MAX_CONVERSATION_ITEMS, visibleItems, visibleTo, type ConversationStore, type IdentifiedItem, type StoredConversation } from '../conversations/store.ts';
@@ -42,14 +42,22 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
 
   /**
    * A create's (or a count's) request as the chat path takes it: the conversation before it (a
-   * previous response's chain, or a conversation's items), its own input, and the chat completion
-   * body of both, which the chat completion parser reads for each model tried.
+   * previous response's chain, or a conversation's items), its own input, and the neutral request
+   * of both, which the chat path admits for each model tried.
    */
   async function prepare(ctx: RequestContext) {
     const body = await ctx.body();
     const model = requiredString(body, 'model');
-    // Whether it thinks, from the model itself (the chat path checks it exists and may be used).
-    const parsed = parseResponsesRequest(body, model, (await ctx.model(model))?.reasoning !== undefined);
+    // Whether it thinks, from the model named (the chat path checks it exists and may be used):
+    // asked once, here, as the stored items it references are checked below.
+    const named = await ctx.model(model);
+    const reasons = named?.reasoning !== undefined;
+    const read = parseResponsesRequest(body);
+    if ('fault' in read) throw faultFor(read, named);
+    const refused = refusalOf(read.names.asks, named);
+    if (refused) throw refused;
+    // A model that does not reason takes no `reasoning` but an effort of `none`, which asks nothing of it, nor of a fallback.
+    const parsed = reasons ? read : { ...read, reasoning: {} };
     let context: ConversationItem[] = [];
     if (parsed.previousResponseId !== undefined) {
       const previous = await visible(ctx, parsed.previousResponseId);
@@ -66,13 +74,13 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
     }
     const known = thread?.items ?? [];
     const find = async (id: string) => known.find((entry) => entry.item.id === id)?.item ?? (await store.findItem(id));
-    const resolved = await resolveReferences(parsed.input, find, { reasons: parsed.reasons, model });
+    const resolved = await resolveReferences(parsed.input, find, { reasons, model });
     // Items added to a conversation are known by their ids: each gets one (kept in the stored response too).
     const input = thread ? resolved.map(withId) : resolved;
     if (thread && thread.items.length + input.length >= MAX_CONVERSATION_ITEMS) throw conversationFull(thread.items.length);
     const history = [...context, ...input];
-    const messages = [...(parsed.instructions ? [{ role: 'system', content: parsed.instructions }] : []), ...toChatMessages(history, context.length)];
-    return { model, parsed, input, history, thread, chat: { ...parsed.chat, messages } };
+    const messages = [...(parsed.instructions ? [{ role: 'system' as const, content: parsed.instructions }] : []), ...toConversation(history, context.length)];
+    return { model, parsed, echo: echoFor(parsed, reasons), input, history, thread, neutral: toNeutralRequest(body, parsed, messages) };
   }
 
   /** Adds a response's input and output to its conversation, as it is now (another request may have added to it meanwhile). */
@@ -83,14 +91,8 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
   }
 
   async function create(ctx: RequestContext): Promise<Response> {
-    const { model, parsed, input, history, thread, chat } = await prepare(ctx);
-    let answer: Awaited<ReturnType<typeof ctx.generate>>;
-    try {
-      // The chat completion's checks, in this API's words (`max_output_tokens`, `input`).
-      answer = await ctx.generate(model, (served) => parseChatCompletion(chat, served));
-    } catch (error) {
-      throw inResponsesTerms(GatewayError.from(error));
-    }
+    const { model, parsed, echo, input, history, thread, neutral } = await prepare(ctx);
+    const answer = await ctx.generate(model, () => neutral);
     if (answer.passed) throw new GatewayError('internal', 'A Responses request was passed through.');
     const { generation } = answer;
     const meta: ResponseMeta = {
@@ -100,7 +102,7 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
       previousResponseId: parsed.previousResponseId ?? null,
       ...(thread ? { conversation: thread.conversation.id } : {}),
       store: parsed.store,
-      echo: parsed.echo,
+      echo,
       summary: parsed.summary,
       encryptedContent: parsed.encryptedContent,
     };
@@ -123,13 +125,8 @@ export function createResponsesRoutes(store: ResponseStore, conversations: Conve
    * remote model's server).
    */
   async function countInputTokens(ctx: RequestContext): Promise<Response> {
-    const { model, chat } = await prepare(ctx);
-    let counted: Awaited<ReturnType<typeof ctx.countTokens>>;
-    try {
-      counted = await ctx.countTokens(model, (served) => parseChatCompletion(chat, served).chat);
-    } catch (error) {
-      throw inResponsesTerms(GatewayError.from(error));
-    }
+    const { model, neutral } = await prepare(ctx);
+    const counted = await ctx.countTokens(model, () => neutral);
     if (counted.passed) throw new GatewayError('internal', 'A Responses request was passed through.');
     return jsonResponse({ object: 'response.input_tokens', input_tokens: counted.count });
   }

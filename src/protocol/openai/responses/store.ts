@@ -92,7 +92,7 @@ export function createMemoryResponseStore({ maxEntries = DEFAULT_STORED_RESPONSE
 /**
  * A stored response's output as conversation items (what a follow-up is given of it, and what
  * `item_reference` finds): its reasoning items too, as the real API resolves every item it
- * returned, though past thinking never reaches a prompt (`toChatMessages` leaves it out).
+ * returned, though past thinking never reaches a prompt (`toConversation` leaves it out).
  */
 export function outputItems(entry: StoredResponse): ConversationItem[] {
   return entry.response.output.flatMap((item): ConversationItem[] => {
