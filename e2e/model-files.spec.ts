@@ -181,8 +181,14 @@ test.describe('a model host that misbehaves', () => {
     server.fault(weights, 'hold');
     const answer = embed(page);
     await expect.poll(() => server.requests.includes(weights)).toBe(true);
-    // Room was there when the download began; something else of the app's takes it meanwhile.
-    await page.waitForTimeout(500);
+    // Room was there when the download began, and the files read before it are stored (their
+    // writes can lag their downloads on a busy machine); something else of the app's takes the room
+    // meanwhile, so the weights are the file whose storing fails.
+    const readBefore = () => [...new Set(server.requests)].filter((path) => path !== weights && path in server.files).map((path) => `/${server.repo}/resolve/main/${path}`);
+    await expect.poll(async () => {
+      const kept = await cachedFiles(page);
+      return readBefore().filter((path) => !kept.includes(path));
+    }).toEqual([]);
     const { usage, quota } = await cdp.send('Storage.getUsageAndQuota', { origin });
     await page.evaluate(async (bytes) => {
       const filler = await caches.open('app-data');
