@@ -50,3 +50,15 @@ export interface StringBody {
  * (however many bytes) or an escape counts one.
  */
 export const STRING_ESCAPES = { '"': 0x22, '\\': 0x5c, b: 0x08, f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09 } as const;
+
+const encoder = new TextEncoder();
+
+/** Whether a matcher takes a whole output (every byte steps, and it may end there). */
+export function acceptsText(matcher: ByteMatcher, text: string): boolean {
+  let state: MatchState | undefined = matcher.start;
+  for (const byte of encoder.encode(text)) {
+    state = matcher.step(state, byte);
+    if (!state) return false;
+  }
+  return matcher.canEnd(state);
+}
