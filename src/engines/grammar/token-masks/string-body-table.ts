@@ -172,7 +172,7 @@ export function buildStringBodyTable(bytes: TokenBytes, words: number): StringBo
     return mask;
   };
 
-  const rests = buildTrie(closing, (id) => bytes.data.subarray(restStart[id]!, bytes.offset[id + 1]!));
+  const rests = buildTrie(closing, bytes.data, restStart, bytes.offset.subarray(1));
   const restMinCount = new Uint32Array(rests.nodeCount).fill(0xffffffff);
   const restMaxCount = new Uint32Array(rests.nodeCount);
   // A node's subtree holds one run of the ids, from its own first to its subtree's end.

@@ -46,8 +46,48 @@ describe('the token trie', () => {
     expect([...bytes.data.subarray(bytes.offset[8]!, bytes.offset[9]!)]).toEqual([0x20, 0x78]);
   });
 
+  it('holds random strings with shared prefixes, duplicates and empty ones, children in byte order', () => {
+    let seed = 5;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const alphabet = [0x00, 0x01, 0x22, 0x7f, 0x80, 0xff];
+    const strings = Array.from({ length: 3000 }, () => Array.from({ length: Math.floor(next() * 7) }, () => alphabet[Math.floor(next() * alphabet.length)]!));
+    const begin = new Uint32Array(strings.length);
+    const finish = new Uint32Array(strings.length);
+    strings.forEach((string, id) => {
+      begin[id] = id === 0 ? 0 : finish[id - 1]!;
+      finish[id] = begin[id]! + string.length;
+    });
+    // Every other id, in a shuffled order: the trie must not depend on the order given.
+    const ids = strings.map((_, id) => id).filter((id) => id % 2 === 0);
+    for (let k = ids.length - 1; k > 0; k--) {
+      const other = Math.floor(next() * (k + 1));
+      [ids[k], ids[other]] = [ids[other]!, ids[k]!];
+    }
+    const built = buildTrie(ids, Uint8Array.from(strings.flat()), begin, finish);
+    const found = new Map<number, string>();
+    const walk = (node: number, path: number[]) => {
+      for (let k = built.tokenStart[node]!; k < built.tokenStart[node + 1]!; k++) {
+        expect(found.has(built.tokenIds[k]!)).toBe(false);
+        found.set(built.tokenIds[k]!, path.join());
+      }
+      let last = -1;
+      for (let child = node + 1; child < built.end[node]!; child = built.end[child]!) {
+        expect(built.byte[child]!).toBeGreaterThan(last);
+        expect(built.end[child]!).toBeLessThanOrEqual(built.end[node]!);
+        last = built.byte[child]!;
+        walk(child, [...path, last]);
+      }
+    };
+    walk(0, []);
+    expect(found.size).toBe(ids.length);
+    for (const id of ids) expect(found.get(id)).toBe(strings[id]!.join());
+    const prefixes = new Set(ids.flatMap((id) => strings[id]!.map((_, length) => strings[id]!.slice(0, length + 1).join())));
+    expect(built.nodeCount).toBe(1 + prefixes.size);
+  });
+
   it('puts an empty string at the root', () => {
-    const rests = buildTrie([3, 4], (id) => (id === 3 ? new Uint8Array() : Uint8Array.of(0x2c)));
+    // Id 3 is empty, id 4 is a comma.
+    const rests = buildTrie([3, 4], Uint8Array.of(0x2c), new Uint32Array(5), Uint32Array.of(0, 0, 0, 0, 1));
     expect([...rests.tokenIds.subarray(rests.tokenStart[0]!, rests.tokenStart[1]!)]).toEqual([3]);
     expect(rests.nodeCount).toBe(2);
   });

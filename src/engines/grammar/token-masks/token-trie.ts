@@ -72,61 +72,100 @@ export function buildVocabularyTrie(vocabulary: Pick<Vocabulary, 'tokens' | 'typ
   const text: number[] = [];
   for (let id = 0; id < count; id++) if (kind[id] === TEXT) text.push(id);
   const bytes = { data, offset, kind };
-  return { trie: buildTrie(text, (id) => data.subarray(offset[id]!, offset[id + 1]!)), bytes };
+  return { trie: buildTrie(text, data, offset.subarray(0, count), offset.subarray(1)), bytes };
 }
 
 /**
- * The trie of some byte strings, each named by an id (several ids may share one string; an empty
- * string ends at the root). Used for the vocabulary and for the rests of the tokens that close a
- * JSON string.
+ * The trie of some byte strings, each named by an id: id's string is `data[begin[id]]` up to
+ * `data[finish[id]]` (several ids may share one string; an empty string ends at the root). Used
+ * for the vocabulary and for the rests of the tokens that close a JSON string.
  */
-export function buildTrie(ids: readonly number[], bytesOf: (id: number) => Uint8Array): TokenTrie {
-  // Sorting the strings as Latin-1 text sorts them by bytes, and V8 sorts strings fast; once
-  // sorted, a string's new nodes are those past its common prefix with the one before.
-  const keys = ids.map((id) => latin1(bytesOf(id)));
-  const order = ids.map((_, at) => at);
-  order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-
+export function buildTrie(ids: ArrayLike<number>, data: Uint8Array, begin: Uint32Array, finish: Uint32Array): TokenTrie {
+  const count = ids.length;
+  const sorted = sortByBytes(ids, data, begin, finish);
   let bound = 1;
   let depth = 0;
-  for (const key of keys) {
-    bound += key.length;
-    if (key.length > depth) depth = key.length;
+  for (let k = 0; k < count; k++) {
+    const length = finish[sorted[k]!]! - begin[sorted[k]!]!;
+    bound += length;
+    if (length > depth) depth = length;
   }
   const byte = new Uint8Array(bound);
   const end = new Uint32Array(bound);
   const tokensAt = new Uint32Array(bound + 1);
-  const tokenIds = new Uint32Array(ids.length);
   // The nodes along the path of the string before, by depth.
   const path = new Uint32Array(depth + 1);
   let nodes = 1;
-  let previous = '';
-  for (let k = 0; k < order.length; k++) {
-    const key = keys[order[k]!]!;
+  let previousFrom = 0;
+  let previousLength = 0;
+  for (let k = 0; k < count; k++) {
+    const id = sorted[k]!;
+    const from = begin[id]!;
+    const length = finish[id]! - from;
+    // Once sorted, a string's new nodes are those past its common prefix with the one before.
     let common = 0;
-    const most = Math.min(key.length, previous.length);
-    while (common < most && key.charCodeAt(common) === previous.charCodeAt(common)) common++;
-    for (let d = previous.length; d > common; d--) end[path[d]!] = nodes;
-    for (let d = common + 1; d <= key.length; d++) {
-      byte[nodes] = key.charCodeAt(d - 1);
+    const most = Math.min(length, previousLength);
+    while (common < most && data[from + common] === data[previousFrom + common]) common++;
+    for (let d = previousLength; d > common; d--) end[path[d]!] = nodes;
+    for (let d = common + 1; d <= length; d++) {
+      byte[nodes] = data[from + d - 1]!;
       path[d] = nodes++;
     }
     // In sorted order a string is never a proper prefix of the one before, so it ends at the
     // node made last (or at the same node as the one before, for a duplicate; the root if empty).
-    tokensAt[key.length === 0 ? 0 : path[key.length]!]!++;
-    tokenIds[k] = ids[order[k]!]!;
-    previous = key;
+    tokensAt[length === 0 ? 0 : path[length]!]!++;
+    previousFrom = from;
+    previousLength = length;
   }
-  for (let d = previous.length; d > 0; d--) end[path[d]!] = nodes;
+  for (let d = previousLength; d > 0; d--) end[path[d]!] = nodes;
   end[0] = nodes;
   const tokenStart = new Uint32Array(nodes + 1);
   for (let node = 0; node < nodes; node++) tokenStart[node + 1] = tokenStart[node]! + tokensAt[node]!;
-  return { nodeCount: nodes, byte: byte.slice(0, nodes), end: end.slice(0, nodes), tokenStart, tokenIds, depth };
+  return { nodeCount: nodes, byte: byte.slice(0, nodes), end: end.slice(0, nodes), tokenStart, tokenIds: sorted, depth };
 }
 
-function latin1(bytes: Uint8Array): string {
-  let text = '';
-  // Chunks keep the argument lists short (a long token would overflow the call's arguments).
-  for (let at = 0; at < bytes.length; at += 4096) text += String.fromCharCode(...bytes.subarray(at, at + 4096));
-  return text;
+/**
+ * The ids in the byte order of their strings (a prefix first). Comparing strings one pair at a
+ * time is slow for 150K of them; instead each is given a number made of its first bytes and its
+ * id, exactly as a double holds it, and those sort as typed numbers. Only ids whose first bytes
+ * tie (a few dozen at most, in a real vocabulary) are then compared byte by byte.
+ */
+function sortByBytes(ids: ArrayLike<number>, data: Uint8Array, begin: Uint32Array, finish: Uint32Array): Uint32Array {
+  const count = ids.length;
+  let largest = 0;
+  for (let k = 0; k < count; k++) if (ids[k]! > largest) largest = ids[k]!;
+  const idScale = 2 ** Math.max(1, Math.ceil(Math.log2(largest + 1)));
+  // Each byte as 1..256 (0 past the end), so a prefix sorts before its extensions; all of it
+  // below 2^53, where doubles are integers exactly.
+  let prefixBytes = 0;
+  while (257 ** (prefixBytes + 1) * idScale < 2 ** 53) prefixBytes++;
+  const keys = new Float64Array(count);
+  for (let k = 0; k < count; k++) {
+    const id = ids[k]!;
+    let key = 0;
+    for (let p = 0, at = begin[id]!; p < prefixBytes; p++, at++) key = key * 257 + (at < finish[id]! ? data[at]! + 1 : 0);
+    keys[k] = key * idScale + id;
+  }
+  keys.sort();
+  const sorted = new Uint32Array(count);
+  for (let k = 0; k < count; k++) sorted[k] = keys[k]! % idScale;
+  const compare = (a: number, b: number) => {
+    const aFrom = begin[a]!;
+    const bFrom = begin[b]!;
+    const aLength = finish[a]! - aFrom;
+    const bLength = finish[b]! - bFrom;
+    for (let p = prefixBytes, most = Math.min(aLength, bLength); p < most; p++) {
+      const diff = data[aFrom + p]! - data[bFrom + p]!;
+      if (diff !== 0) return diff;
+    }
+    return aLength - bLength;
+  };
+  for (let k = 0; k < count; ) {
+    const prefix = Math.floor(keys[k]! / idScale);
+    let tied = k + 1;
+    while (tied < count && Math.floor(keys[tied]! / idScale) === prefix) tied++;
+    if (tied - k > 1) sorted.subarray(k, tied).sort(compare);
+    k = tied;
+  }
+  return sorted;
 }
