@@ -1,0 +1,188 @@
+/**
+ * Every token classified, once per vocabulary, against the body of a JSON string (the rules of
+ * `STRING_ESCAPES` in byte-matcher.ts: valid UTF-8, no control character, escapes only as
+ * JSON.stringify writes them). From a body's clean state (between characters, no escape begun),
+ * a token either stays inside the body, or closes it after some characters and goes on past the
+ * closing quote, or cannot come at all. Inside most strings only the length is constrained, so
+ * the mask there is this table's answer for the length left, and only the closing tokens' rests
+ * are stepped through the matcher.
+ *
+ * Lengths are in characters (code points; an escape is one), and a character a token leaves
+ * unfinished counts: every prefix of a character or escape the table lets in can be finished, so
+ * the token takes that character's room.
+ * @module
+ */
+import { buildTrie, TEXT, type TokenBytes, type TokenTrie } from './token-trie.ts';
+
+/** The token stays inside the body. */
+export const INSIDE = 0;
+/** The token ends the body with an unescaped quote (and may go on past it). */
+export const CLOSES = 1;
+/** The token cannot come from a body's clean state. */
+export const INVALID = 2;
+
+/** Body states: between characters. */
+export const CLEAN = 0;
+/** Inside a UTF-8 character: how many continuation bytes remain, and the range the next must be in. */
+const UTF8: readonly (readonly [number, number, number])[] = [
+  [0, 0, 0],
+  [1, 0x80, 0xbf],
+  [2, 0x80, 0xbf],
+  [2, 0xa0, 0xbf], // after E0: no overlong forms
+  [2, 0x80, 0x9f], // after ED: no surrogates
+  [3, 0x80, 0xbf],
+  [3, 0x90, 0xbf], // after F0
+  [3, 0x80, 0x8f], // after F4: nothing above U+10FFFF
+];
+const TAIL_1 = 1;
+const TAIL_2 = 2;
+const TAIL_3 = 5;
+/** After `\`, `\u`, `\u0`, `\u00`, `\u000`, `\u001`. */
+const ESCAPE = 8;
+const U = 9;
+const U0 = 10;
+const U00 = 11;
+const U000 = 12;
+const U001 = 13;
+/** What `step` returns for the closing quote. */
+export const CLOSE = -2;
+
+const SHORT_ESCAPES = new Set([0x22, 0x5c, 0x62, 0x66, 0x6e, 0x72, 0x74]); // " \ b f n r t
+const isHex = (byte: number) => (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66);
+
+/**
+ * The body state after one more byte: -1 where the byte is not allowed, CLOSE for the closing
+ * quote. A new character (or escape) begins exactly where this is called from CLEAN with a byte
+ * that does not close.
+ */
+export function stepBody(state: number, byte: number): number {
+  if (state === CLEAN) {
+    if (byte === 0x22) return CLOSE;
+    if (byte === 0x5c) return ESCAPE;
+    if (byte < 0x20) return -1;
+    if (byte < 0x80) return CLEAN;
+    if (byte >= 0xc2 && byte <= 0xdf) return TAIL_1;
+    if (byte === 0xe0) return 3;
+    if (byte === 0xed) return 4;
+    if (byte >= 0xe1 && byte <= 0xef) return TAIL_2;
+    if (byte === 0xf0) return 6;
+    if (byte === 0xf4) return 7;
+    if (byte >= 0xf1 && byte <= 0xf3) return TAIL_3;
+    return -1;
+  }
+  if (state < ESCAPE) {
+    const [need, lo, hi] = UTF8[state]!;
+    if (byte < lo || byte > hi) return -1;
+    return need === 1 ? CLEAN : need === 2 ? TAIL_1 : TAIL_2;
+  }
+  switch (state) {
+    case ESCAPE:
+      return SHORT_ESCAPES.has(byte) ? CLEAN : byte === 0x75 ? U : -1;
+    case U:
+      return byte === 0x30 ? U0 : -1;
+    case U0:
+      return byte === 0x30 ? U00 : -1;
+    case U00:
+      return byte === 0x30 ? U000 : byte === 0x31 ? U001 : -1;
+    case U000:
+      // \u0000..\u001f but those written short: \b (08), \t (09), \n (0a), \f (0c), \r (0d).
+      return (byte >= 0x30 && byte <= 0x37) || byte === 0x62 || byte === 0x65 || byte === 0x66 ? CLEAN : -1;
+    default:
+      return isHex(byte) ? CLEAN : -1;
+  }
+}
+
+export interface StringBodyTable {
+  /** INSIDE, CLOSES or INVALID, by token id (stop and never tokens are INVALID). */
+  readonly kind: Uint8Array;
+  /** Characters the token adds to the body (before its quote, for a closing token). */
+  readonly count: Uint32Array;
+  /** An inside token: the body state it leaves (CLEAN, or inside a character or escape). */
+  readonly after: Uint8Array;
+  /** A closing token: where its bytes past the quote begin. */
+  readonly restStart: Uint32Array;
+  /** The inside tokens with at most `max` characters, as a mask (do not modify it). */
+  inside(max: number): Int32Array;
+  /** The rests of the closing tokens, as a trie (their ids at the nodes their rests end at). */
+  readonly rests: TokenTrie;
+  /** The fewest and most characters of the closing tokens in each rest node's subtree. */
+  readonly restMinCount: Uint32Array;
+  readonly restMaxCount: Uint32Array;
+}
+
+/** Masks of inside tokens kept, by bound (a request's strings count down through a few bounds). */
+const INSIDE_MASKS = 512;
+
+export function buildStringBodyTable(bytes: TokenBytes, words: number): StringBodyTable {
+  const tokens = bytes.kind.length;
+  const kind = new Uint8Array(tokens).fill(INVALID);
+  const count = new Uint32Array(tokens);
+  const after = new Uint8Array(tokens);
+  const restStart = new Uint32Array(tokens);
+  const all = new Int32Array(words);
+  const closing: number[] = [];
+  let longest = 0;
+  for (let id = 0; id < tokens; id++) {
+    if (bytes.kind[id] !== TEXT) continue;
+    const from = bytes.offset[id]!;
+    const to = bytes.offset[id + 1]!;
+    let state = CLEAN;
+    let chars = 0;
+    let at = from;
+    for (; at < to; at++) {
+      const byte = bytes.data[at]!;
+      const next = stepBody(state, byte);
+      if (next === CLOSE) break;
+      if (state === CLEAN) chars++;
+      state = next;
+      if (state < 0) break;
+    }
+    count[id] = chars;
+    if (state < 0) continue;
+    if (at < to) {
+      kind[id] = CLOSES;
+      restStart[id] = at + 1;
+      closing.push(id);
+    } else {
+      kind[id] = INSIDE;
+      after[id] = state;
+      all[id >> 5]! |= 1 << (id & 31);
+      if (chars > longest) longest = chars;
+    }
+  }
+
+  // Few tokens are long: the mask for a bound is all the inside tokens less those over it.
+  const byLength: number[][] = Array.from({ length: longest + 1 }, () => []);
+  for (let id = 0; id < tokens; id++) if (kind[id] === INSIDE) byLength[count[id]!]!.push(id);
+  const masks = new Map<number, Int32Array>();
+  const inside = (max: number): Int32Array => {
+    if (max >= longest) return all;
+    const bound = Math.max(0, Math.floor(max));
+    const hit = masks.get(bound);
+    if (hit) {
+      // Most recently used last, so the first key is the one to drop.
+      masks.delete(bound);
+      masks.set(bound, hit);
+      return hit;
+    }
+    const mask = all.slice();
+    for (let length = bound + 1; length <= longest; length++) for (const id of byLength[length]!) mask[id >> 5]! &= ~(1 << (id & 31));
+    if (masks.size >= INSIDE_MASKS) masks.delete(masks.keys().next().value!);
+    masks.set(bound, mask);
+    return mask;
+  };
+
+  const rests = buildTrie(closing, bytes.data, restStart, bytes.offset.subarray(1));
+  const restMinCount = new Uint32Array(rests.nodeCount).fill(0xffffffff);
+  const restMaxCount = new Uint32Array(rests.nodeCount);
+  // A node's subtree holds one run of the ids, from its own first to its subtree's end.
+  for (let node = 0; node < rests.nodeCount; node++) {
+    const last = rests.end[node]! < rests.nodeCount ? rests.tokenStart[rests.end[node]!]! : rests.tokenIds.length;
+    for (let k = rests.tokenStart[node]!; k < last; k++) {
+      const chars = count[rests.tokenIds[k]!]!;
+      if (chars < restMinCount[node]!) restMinCount[node] = chars;
+      if (chars > restMaxCount[node]!) restMaxCount[node] = chars;
+    }
+  }
+  return { kind, count, after, restStart, inside, rests, restMinCount, restMaxCount };
+}

@@ -1,0 +1,232 @@
+/**
+ * Token masks computed from a byte matcher, lazily, state by state: nothing is compiled against the
+ * vocabulary per schema. A mask walks the vocabulary's token trie from the matcher's state, one
+ * step per trie edge, dropping the subtree under every byte the matcher refuses; inside a JSON
+ * string whose body is constrained by length alone, it takes the tokens that stay in the body from
+ * a table built once per vocabulary and steps only the rests of the tokens that close the string.
+ *
+ * Masks are kept per matcher by state key, so the states a schema comes back to (each element of
+ * an array, each object's same property) cost a lookup.
+ * @module
+ */
+import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
+import type { TokenConstraint, Vocabulary } from '../token-constraint.ts';
+import { buildStringBodyTable, CLEAN, CLOSE, stepBody, type StringBodyTable } from './string-body-table.ts';
+import { buildVocabularyTrie, NEVER, STOP, type TokenBytes, type TokenTrie } from './token-trie.ts';
+
+export interface TokenMasks {
+  /** Words of a mask (the logits' length over 32, rounded up). */
+  readonly words: number;
+  /**
+   * The tokens allowed from `state`, as a bitmask (bit i of word i>>5): those whose bytes all step,
+   * stop tokens where the output may end, never a special token or an id past the vocabulary.
+   * Written into `out` when given (it is cleared first).
+   */
+  mask(matcher: ByteMatcher, state: MatchState, out?: Int32Array): Int32Array;
+  /** One request's constraint over `matcher`, from its start. */
+  constraint(matcher: ByteMatcher): TokenConstraint;
+  /** The bytes that must come next from `state` (while exactly one byte steps and the output may not end), at most FORCED_BYTES. */
+  forced(matcher: ByteMatcher, state: MatchState): Uint8Array;
+}
+
+/** Masks kept per matcher (about 19 KB each for a 152K vocabulary). */
+export const MASKS_PER_MATCHER = 256;
+/** The most bytes `forced` returns: enough for any key or literal a schema spells out. */
+export const FORCED_BYTES = 256;
+
+export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
+  const words = Math.ceil(Math.max(vocabulary.size, vocabulary.tokens.length) / 32);
+  const { trie, bytes } = buildVocabularyTrie(vocabulary);
+  const table = buildStringBodyTable(bytes, words);
+  const stops = vocabulary.stopTokenIds.filter((id) => id >= 0 && id < vocabulary.tokens.length);
+  // One walk at a time (masks are computed synchronously): the stacks are reused.
+  const walk = createWalk(Math.max(trie.depth, table.rests.depth) + 1);
+
+  const mask = (matcher: ByteMatcher, state: MatchState, out?: Int32Array): Int32Array => {
+    const into = out ?? new Int32Array(words);
+    into.fill(0);
+    const body = matcher.stringBody?.(state);
+    if (body) maskInBody(body, matcher, table, walk, into);
+    else walk(trie, matcher, state, into, 0, Infinity, undefined);
+    if (matcher.canEnd(state)) for (const id of stops) into[id >> 5]! |= 1 << (id & 31);
+    return into;
+  };
+
+  const kept = new WeakMap<ByteMatcher, Map<string, Int32Array>>();
+  const keptMask = (matcher: ByteMatcher, state: MatchState): Int32Array => {
+    let masks = kept.get(matcher);
+    if (!masks) kept.set(matcher, (masks = new Map()));
+    const key = matcher.key(state);
+    const hit = masks.get(key);
+    if (hit) {
+      masks.delete(key);
+      masks.set(key, hit);
+      return hit;
+    }
+    const made = mask(matcher, state);
+    if (masks.size >= MASKS_PER_MATCHER) masks.delete(masks.keys().next().value!);
+    masks.set(key, made);
+    return made;
+  };
+
+  return {
+    words,
+    mask,
+    constraint: (matcher) => track(matcher, bytes, keptMask),
+    forced(matcher, state) {
+      const forced: number[] = [];
+      let at = state;
+      while (forced.length < FORCED_BYTES && !matcher.canEnd(at)) {
+        let only = -1;
+        let next: MatchState | undefined;
+        for (let byte = 0; byte < 256; byte++) {
+          const stepped = matcher.step(at, byte);
+          if (stepped === undefined) continue;
+          if (only >= 0) return Uint8Array.from(forced);
+          only = byte;
+          next = stepped;
+        }
+        if (!next) break;
+        forced.push(only);
+        at = next;
+      }
+      return Uint8Array.from(forced);
+    },
+  };
+}
+
+/**
+ * Walks a trie from a state and sets the bits of the tokens whose bytes all step. With `counts`,
+ * only tokens with between `min` and `max` characters count, and subtrees with none are skipped
+ * (the closing tokens' rests, whose counts were taken before their quote).
+ *
+ * Where a step enters a string body the matcher says is constrained by length alone, the walk
+ * reads the body's bytes itself (`stepBody`, integers, no matcher state made per byte) and goes
+ * back to the matcher at the closing quote: a token that opens a string and goes on with text,
+ * or a subtree under `"`, costs integer steps.
+ */
+type Walk = (trie: TokenTrie, matcher: ByteMatcher, from: MatchState, into: Int32Array, min: number, max: number, counts: Counts | undefined) => void;
+
+interface Counts {
+  readonly count: Uint32Array;
+  readonly minCount: Uint32Array;
+  readonly maxCount: Uint32Array;
+}
+
+function createWalk(depth: number): Walk {
+  // Per level of the path: the matcher's state, or, inside a string body, the body's bounds and
+  // where the body stands (its state of stepBody and the characters begun).
+  const states: (MatchState | undefined)[] = new Array(depth + 1);
+  const bodies: (StringBody | undefined)[] = new Array(depth + 1);
+  const bodyStates = new Int32Array(depth + 1);
+  const chars = new Float64Array(depth + 1);
+  const ends = new Uint32Array(depth + 1);
+  return (trie, matcher, from, into, min, max, counts) => {
+    const { byte, end, tokenStart, tokenIds, nodeCount } = trie;
+    // The root's own tokens (the empty rest of a token that ends with the quote) need no step.
+    setTokens(tokenStart, tokenIds, 0, into, min, max, counts);
+    let top = 0;
+    states[0] = from;
+    bodies[0] = undefined;
+    ends[0] = nodeCount;
+    let node = 1;
+    while (node < nodeCount) {
+      while (node >= ends[top]!) top--;
+      if (counts && (counts.maxCount[node]! < min || counts.minCount[node]! > max)) {
+        node = end[node]!;
+        continue;
+      }
+      const body = bodies[top];
+      let next: MatchState | undefined;
+      let nextBody: StringBody | undefined;
+      let bodyState = 0;
+      let begun = 0;
+      if (body === undefined) {
+        next = matcher.step(states[top]!, byte[node]!);
+        nextBody = next && matcher.stringBody?.(next);
+      } else {
+        bodyState = stepBody(bodyStates[top]!, byte[node]!);
+        if (bodyState === CLOSE) {
+          if (chars[top]! >= body.min) {
+            next = body.close;
+            nextBody = matcher.stringBody?.(next);
+          }
+        } else if (bodyState >= 0) {
+          begun = chars[top]! + (bodyStates[top] === CLEAN ? 1 : 0);
+          if (begun <= body.max) nextBody = body;
+        }
+      }
+      if (next === undefined && nextBody === undefined) {
+        node = end[node]!;
+        continue;
+      }
+      setTokens(tokenStart, tokenIds, node, into, min, max, counts);
+      top++;
+      ends[top] = end[node]!;
+      states[top] = next;
+      bodies[top] = nextBody;
+      // Entering a body (from the matcher) starts it clean; inside one, it goes on.
+      const entering = body === undefined || bodyState === CLOSE;
+      bodyStates[top] = entering ? CLEAN : bodyState;
+      chars[top] = entering ? 0 : begun;
+      node++;
+    }
+    // Let go of the states (they may hold a large matcher's structures).
+    states.fill(undefined, 0, depth + 1);
+    bodies.fill(undefined, 0, depth + 1);
+  };
+}
+
+function setTokens(tokenStart: Uint32Array, tokenIds: Uint32Array, node: number, into: Int32Array, min: number, max: number, counts: Counts | undefined) {
+  for (let k = tokenStart[node]!, last = tokenStart[node + 1]!; k < last; k++) {
+    const id = tokenIds[k]!;
+    if (counts) {
+      const chars = counts.count[id]!;
+      if (chars < min || chars > max) continue;
+    }
+    into[id >> 5]! |= 1 << (id & 31);
+  }
+}
+
+/** From a string body's clean state: the inside tokens that fit, and the closing ones whose rests step. */
+function maskInBody(body: StringBody, matcher: ByteMatcher, table: StringBodyTable, walk: Walk, into: Int32Array) {
+  into.set(table.inside(body.max));
+  if (body.max < body.min) return;
+  walk(table.rests, matcher, body.close, into, body.min, body.max, { count: table.count, minCount: table.restMinCount, maxCount: table.restMaxCount });
+}
+
+/** One request's state and its mask, kept until the next token. */
+function track(matcher: ByteMatcher, bytes: TokenBytes, maskOf: (matcher: ByteMatcher, state: MatchState) => Int32Array): TokenConstraint {
+  let state = matcher.start;
+  let current: Int32Array | undefined;
+  let terminated = false;
+  return {
+    // Computed on demand, synchronously: never undefined.
+    mask: () => (current ??= maskOf(matcher, state)),
+    ready: () => Promise.resolve(),
+    accept(token) {
+      if (terminated || !Number.isInteger(token) || token < 0 || token >= bytes.kind.length) return false;
+      const kind = bytes.kind[token];
+      if (kind === STOP) {
+        if (!matcher.canEnd(state)) return false;
+        terminated = true;
+        return true;
+      }
+      if (kind === NEVER) return false;
+      let at: MatchState | undefined = state;
+      for (let k = bytes.offset[token]!, last = bytes.offset[token + 1]!; k < last; k++) {
+        at = matcher.step(at, bytes.data[k]!);
+        if (at === undefined) return false;
+      }
+      state = at;
+      current = undefined;
+      return true;
+    },
+    get terminated() {
+      return terminated;
+    },
+    dispose() {
+      current = undefined;
+    },
+  };
+}
