@@ -110,8 +110,11 @@ export interface StringBodyTable {
   readonly restMaxCount: Uint32Array;
 }
 
-/** Masks of inside tokens kept, by bound (a request's strings count down through a few bounds). */
-const INSIDE_MASKS = 512;
+/**
+ * Masks of inside tokens kept, by bound. Bounds at or past the longest inside token's length
+ * share one mask, so a real vocabulary has about this many bounds at most (Qwen3's longest is 128).
+ */
+const INSIDE_MASKS = 128;
 
 export function buildStringBodyTable(bytes: TokenBytes, words: number): StringBodyTable {
   const tokens = bytes.kind.length;
@@ -151,9 +154,13 @@ export function buildStringBodyTable(bytes: TokenBytes, words: number): StringBo
     }
   }
 
-  // Few tokens are long: the mask for a bound is all the inside tokens less those over it.
+  // Few tokens are long: the mask for most bounds is all the inside tokens less those over it;
+  // for the smallest, the few tokens short enough are set instead.
   const byLength: number[][] = Array.from({ length: longest + 1 }, () => []);
   for (let id = 0; id < tokens; id++) if (kind[id] === INSIDE) byLength[count[id]!]!.push(id);
+  const atMost = new Uint32Array(longest + 1);
+  for (let length = 0, sum = 0; length <= longest; length++) atMost[length] = sum += byLength[length]!.length;
+  const insideCount = atMost[longest] ?? 0;
   const masks = new Map<number, Int32Array>();
   const inside = (max: number): Int32Array => {
     if (max >= longest) return all;
@@ -165,8 +172,14 @@ export function buildStringBodyTable(bytes: TokenBytes, words: number): StringBo
       masks.set(bound, hit);
       return hit;
     }
-    const mask = all.slice();
-    for (let length = bound + 1; length <= longest; length++) for (const id of byLength[length]!) mask[id >> 5]! &= ~(1 << (id & 31));
+    let mask: Int32Array;
+    if (atMost[bound]! <= insideCount - atMost[bound]!) {
+      mask = new Int32Array(words);
+      for (let length = 0; length <= bound; length++) for (const id of byLength[length]!) mask[id >> 5]! |= 1 << (id & 31);
+    } else {
+      mask = all.slice();
+      for (let length = bound + 1; length <= longest; length++) for (const id of byLength[length]!) mask[id >> 5]! &= ~(1 << (id & 31));
+    }
     if (masks.size >= INSIDE_MASKS) masks.delete(masks.keys().next().value!);
     masks.set(bound, mask);
     return mask;
