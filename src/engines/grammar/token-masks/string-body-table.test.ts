@@ -82,4 +82,14 @@ describe('the string-body table', () => {
     expect(ids(table.inside(2))).toEqual([0, 1, 4]);
     expect(ids(table.inside(Infinity))).toEqual([0, 1, 2, 4]);
   });
+
+  it('gives the same masks for small bounds (made with the table) and large ones (made when asked)', () => {
+    // Tokens of 1 to 40 characters, some twice, a closing one among them.
+    const strings = Array.from({ length: 60 }, (_, id) => (id === 7 ? 'x"' : 'é'.repeat(1 + (id % 40))));
+    const table = buildStringBodyTable(bytesOf(strings.map(utf8)), 2);
+    const ids = (mask: Int32Array) => strings.map((_, id) => id).filter((id) => (mask[id >> 5]! >>> (id & 31)) & 1);
+    for (const bound of [0, 1, 5, 15, 16, 17, 30, 39, 40, 41, 17, Infinity]) {
+      expect(ids(table.inside(bound)), `bound ${bound}`).toEqual(strings.map((_, id) => id).filter((id) => id !== 7 && 1 + (id % 40) <= bound));
+    }
+  });
 });

@@ -95,11 +95,11 @@ export function stepBody(state: number, byte: number): number {
 export interface StringBodyTable {
   /** INSIDE, CLOSES or INVALID, by token id (stop and never tokens are INVALID). */
   readonly kind: Uint8Array;
-  /** Characters the token adds to the body (before its quote, for a closing token). */
+  /** Characters the token adds to the body (before its quote, for a closing token); meaningless where INVALID. */
   readonly count: Uint32Array;
   /** An inside token: the body state it leaves (CLEAN, or inside a character or escape). */
   readonly after: Uint8Array;
-  /** A closing token: where its bytes past the quote begin. */
+  /** A closing token: where its bytes past the quote begin, as an offset into `TokenBytes.data`. */
   readonly restStart: Uint32Array;
   /** The inside tokens with at most `max` characters, as a mask (do not modify it). */
   inside(max: number): Int32Array;
@@ -110,8 +110,14 @@ export interface StringBodyTable {
   readonly restMaxCount: Uint32Array;
 }
 
-/** Masks of inside tokens kept, by bound (a request's strings count down through a few bounds). */
-const INSIDE_MASKS = 512;
+/** Bounds whose masks of inside tokens are made with the table (about 19 KB each for 152K tokens). */
+const SHORT = 16;
+/**
+ * Masks of inside tokens kept for larger bounds. Bounds at or past the longest inside token's
+ * length share one mask, so a real vocabulary has about this many more at most (Qwen3's longest
+ * is 128 characters).
+ */
+const INSIDE_MASKS = 128;
 
 export function buildStringBodyTable(bytes: TokenBytes, words: number): StringBodyTable {
   const tokens = bytes.kind.length;
@@ -151,13 +157,21 @@ export function buildStringBodyTable(bytes: TokenBytes, words: number): StringBo
     }
   }
 
-  // Few tokens are long: the mask for a bound is all the inside tokens less those over it.
+  // Most tokens are short: the masks for the bounds below SHORT are made now (a bit set per
+  // token, then each bound's mask is the one below it and the tokens of its length); above, few
+  // tokens are longer than the bound, so its mask is all the inside tokens less those.
   const byLength: number[][] = Array.from({ length: longest + 1 }, () => []);
   for (let id = 0; id < tokens; id++) if (kind[id] === INSIDE) byLength[count[id]!]!.push(id);
+  const short = Array.from({ length: Math.min(SHORT, longest) }, () => new Int32Array(words));
+  short.forEach((mask, length) => {
+    if (length > 0) mask.set(short[length - 1]!);
+    for (const id of byLength[length]!) mask[id >> 5]! |= 1 << (id & 31);
+  });
   const masks = new Map<number, Int32Array>();
   const inside = (max: number): Int32Array => {
     if (max >= longest) return all;
     const bound = Math.max(0, Math.floor(max));
+    if (bound < short.length) return short[bound]!;
     const hit = masks.get(bound);
     if (hit) {
       // Most recently used last, so the first key is the one to drop.

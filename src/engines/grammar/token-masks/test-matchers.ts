@@ -17,11 +17,11 @@ import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
 import type { Vocabulary } from '../token-constraint.ts';
 
 type State =
-  | { readonly t: 'lit'; readonly rest: string; readonly after: State; readonly key: string }
+  | { readonly t: 'lit'; readonly rest: string; readonly after: State }
   | { readonly t: 'key'; readonly first: boolean; readonly key: string }
   | { readonly t: 'name'; readonly prefix: string; readonly key: string }
   | { readonly t: 'value'; readonly name: string; readonly key: string }
-  | { readonly t: 'str'; readonly min: number; readonly max: number; readonly pending: string; readonly after: State; readonly key: string }
+  | { readonly t: 'str'; readonly min: number; readonly max: number; readonly pending: string; readonly after: State }
   | { readonly t: 'arr'; readonly at: 'open' | 'value' | 'next'; readonly key: string }
   | { readonly t: 'num'; readonly phase: 'neg' | 'zero' | 'int'; readonly key: string }
   | { readonly t: 'next' | 'end' | 'top'; readonly key: string };
@@ -73,8 +73,14 @@ function oneCodePoint(bytes: Uint8Array): boolean {
   }
 }
 
-const lit = (rest: string, after: State): State => ({ t: 'lit', rest, after, key: `lit:${rest}>${after.key}` });
-const str = (min: number, max: number, pending: string, after: State): State => ({ t: 'str', min, max, pending, after, key: `str:${min}:${max}:${pending}>${after.key}` });
+const lit = (rest: string, after: State): State => ({ t: 'lit', rest, after });
+const str = (min: number, max: number, pending: string, after: State): State => ({ t: 'str', min, max, pending, after });
+/** Made when asked for, not per byte (a walk of the trie makes many states and asks few keys). */
+function keyOf(state: State): string {
+  if (state.t === 'lit') return `lit:${state.rest}>${keyOf(state.after)}`;
+  if (state.t === 'str') return `str:${state.min}:${state.max}:${state.pending}>${keyOf(state.after)}`;
+  return state.key;
+}
 const KEY_FIRST: State = { t: 'key', first: true, key: 'key1' };
 const KEY: State = { t: 'key', first: false, key: 'key' };
 const NEXT: State = { t: 'next', key: 'next' };
@@ -97,8 +103,8 @@ function stepString(state: Extract<State, { t: 'str' }>, byte: number): State | 
   const read = reading(pending);
   if (read === 'bad') return undefined;
   // A character counts from its first byte: a begun one takes its room.
-  const [min, max] = state.pending === '' ? [Math.max(0, state.min - 1), state.max - 1] : [state.min, state.max];
-  return str(min, max, read === 'whole' ? '' : pending, state.after);
+  const begins = state.pending === '';
+  return str(begins ? Math.max(0, state.min - 1) : state.min, begins ? state.max - 1 : state.max, read === 'whole' ? '' : pending, state.after);
 }
 
 function step(state: State, byte: number, a: Bounds): State | undefined {
@@ -161,7 +167,7 @@ function matcherFrom(start: State, a: Bounds, withStringBody: boolean): ByteMatc
     start: start as MatchState,
     step: (state, byte) => step(state as State, byte, a) as MatchState | undefined,
     canEnd: (state) => (state as State).t === 'end',
-    key: (state) => (state as State).key,
+    key: (state) => keyOf(state as State),
   };
   if (!withStringBody) return matcher;
   return {

@@ -5,7 +5,7 @@
  * string whose body is constrained by length alone, it takes the tokens that stay in the body from
  * a table built once per vocabulary and steps only the rests of the tokens that close the string.
  *
- * Masks are kept per matcher by state key, so the states a schema comes back to (each element of
+ * Masks are kept by matcher and state key, so the states a schema comes back to (each element of
  * an array, each object's same property) cost a lookup.
  * @module
  */
@@ -20,17 +20,20 @@ export interface TokenMasks {
   /**
    * The tokens allowed from `state`, as a bitmask (bit i of word i>>5): those whose bytes all step,
    * stop tokens where the output may end, never a special token or an id past the vocabulary.
-   * Written into `out` when given (it is cleared first).
+   * Written into `out` (of `words` words) when given; it is cleared first.
    */
   mask(matcher: ByteMatcher, state: MatchState, out?: Int32Array): Int32Array;
-  /** One request's constraint over `matcher`, from its start. */
+  /**
+   * One request's constraint over `matcher`, from its start. Its masks are shared with every
+   * constraint over the same matcher in a state of the same key: read them, never write them.
+   */
   constraint(matcher: ByteMatcher): TokenConstraint;
   /** The bytes that must come next from `state` (while exactly one byte steps and the output may not end), at most FORCED_BYTES. */
   forced(matcher: ByteMatcher, state: MatchState): Uint8Array;
 }
 
-/** Masks kept per matcher (about 19 KB each for a 152K vocabulary). */
-export const MASKS_PER_MATCHER = 256;
+/** Masks kept, by matcher and state key: about 19 KB each for a 152K vocabulary, 10 MB in all. */
+export const MASKS_KEPT = 512;
 /** The most bytes `forced` returns: enough for any key or literal a schema spells out. */
 export const FORCED_BYTES = 256;
 
@@ -41,31 +44,37 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
   const stops = vocabulary.stopTokenIds.filter((id) => id >= 0 && id < vocabulary.tokens.length);
   // One walk at a time (masks are computed synchronously): the stacks are reused.
   const walk = createWalk(Math.max(trie.depth, table.rests.depth) + 1);
+  const counts: Counts = { count: table.count, minCount: table.restMinCount, maxCount: table.restMaxCount };
 
   const mask = (matcher: ByteMatcher, state: MatchState, out?: Int32Array): Int32Array => {
     const into = out ?? new Int32Array(words);
     into.fill(0);
     const body = matcher.stringBody?.(state);
-    if (body) maskInBody(body, matcher, table, walk, into);
+    if (body) maskInBody(body, matcher, table, counts, walk, into);
     else walk(trie, matcher, state, into, 0, Infinity, undefined);
     if (matcher.canEnd(state)) for (const id of stops) into[id >> 5]! |= 1 << (id & 31);
     return into;
   };
 
-  const kept = new WeakMap<ByteMatcher, Map<string, Int32Array>>();
+  // One LRU for all matchers, so the memory is bounded however many schemas are cached elsewhere
+  // (a matcher's entries go as others are made); a matcher is known by a number of its own.
+  const matcherIds = new WeakMap<ByteMatcher, number>();
+  let matchers = 0;
+  const kept = new Map<string, Int32Array>();
   const keptMask = (matcher: ByteMatcher, state: MatchState): Int32Array => {
-    let masks = kept.get(matcher);
-    if (!masks) kept.set(matcher, (masks = new Map()));
-    const key = matcher.key(state);
-    const hit = masks.get(key);
+    let id = matcherIds.get(matcher);
+    if (id === undefined) matcherIds.set(matcher, (id = matchers++));
+    const key = `${id} ${matcher.key(state)}`;
+    const hit = kept.get(key);
     if (hit) {
-      masks.delete(key);
-      masks.set(key, hit);
+      // Most recently used last, so the first key is the one to drop.
+      kept.delete(key);
+      kept.set(key, hit);
       return hit;
     }
     const made = mask(matcher, state);
-    if (masks.size >= MASKS_PER_MATCHER) masks.delete(masks.keys().next().value!);
-    masks.set(key, made);
+    if (kept.size >= MASKS_KEPT) kept.delete(kept.keys().next().value!);
+    kept.set(key, made);
     return made;
   };
 
@@ -189,10 +198,10 @@ function setTokens(tokenStart: Uint32Array, tokenIds: Uint32Array, node: number,
 }
 
 /** From a string body's clean state: the inside tokens that fit, and the closing ones whose rests step. */
-function maskInBody(body: StringBody, matcher: ByteMatcher, table: StringBodyTable, walk: Walk, into: Int32Array) {
+function maskInBody(body: StringBody, matcher: ByteMatcher, table: StringBodyTable, counts: Counts, walk: Walk, into: Int32Array) {
   into.set(table.inside(body.max));
   if (body.max < body.min) return;
-  walk(table.rests, matcher, body.close, into, body.min, body.max, { count: table.count, minCount: table.restMinCount, maxCount: table.restMaxCount });
+  walk(table.rests, matcher, body.close, into, body.min, body.max, counts);
 }
 
 /** One request's state and its mask, kept until the next token. */
