@@ -257,7 +257,15 @@ async function schemas(args: string[]): Promise<number> {
   const tokenizer = await loadCheckTokenizer(values.tokenizer).catch((error: unknown) => {
     throw error instanceof TokenizerFolderError ? new UsageError(error.message) : error;
   });
-  return runSchemasCheck({ files, engine, tokenizer, json: values.json ?? false, strict: values.strict ?? false, timeoutMs, write: (line) => console.log(line) });
+  // xgrammar's wasm prints its warnings (a keyword it ignores) with console.log, bound when an
+  // instance is made: sent to stderr, they leave stdout to the report, one JSON line a file.
+  const log = console.log;
+  console.log = (...args: unknown[]) => console.error(...args);
+  try {
+    return await runSchemasCheck({ files, engine, tokenizer, json: values.json ?? false, strict: values.strict ?? false, timeoutMs, write: (line) => process.stdout.write(`${line}\n`) });
+  } finally {
+    console.log = log;
+  }
 }
 
 /** Ctrl-C, `kill`, and the terminal closing. */

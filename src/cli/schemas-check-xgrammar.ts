@@ -43,12 +43,17 @@ class XGrammarRunner implements PreparedSchemaEngine {
       this.current = undefined;
     }
     this.failed = false;
-    this.current ??= (async () => {
-      const instance = await loadXGrammar();
-      const compiler = await createConstraintCompiler(uncached(instance), this.vocabulary);
-      (await compiler.start(WARM_UP)).dispose();
-      return { instance, compiler };
-    })();
+    if (!this.current) {
+      const made = (async () => {
+        const instance = await loadXGrammar();
+        const compiler = await createConstraintCompiler(uncached(instance), this.vocabulary);
+        (await compiler.start(WARM_UP)).dispose();
+        return { instance, compiler };
+      })();
+      // One that failed to start is tried again at the next file.
+      made.catch(() => this.current === made && (this.current = undefined));
+      this.current = made;
+    }
     return (await this.current).compiler;
   }
 

@@ -154,6 +154,12 @@ describe('schemas check', () => {
     expect(() => admittedSpec(true, false)).toThrow("Invalid type for 'response_format.json_schema.schema': expected an object, but got a boolean true.");
   });
 
+  it('reads a MaskBench file without tests as its schema alone', async () => {
+    await writeFile(join(dir, 'untested.txt'), JSON.stringify({ description: 'no tests', schema: COUNT }));
+    expect(await readSchemaFile(join(dir, 'untested.txt'))).toEqual({ file: join(dir, 'untested.txt'), schema: COUNT, tests: [] });
+    expect(await check('untested.txt')).toMatchObject({ status: 'passing', masks: 0 });
+  });
+
   it('reads a file that is not JSON, or whose tests lack "valid", as refused, saying why', async () => {
     await writeFile(join(dir, 'broken.txt'), '{"schema": ');
     await writeFile(join(dir, 'unlabelled.txt'), JSON.stringify({ schema: COUNT, tests: [{ data: { n: 1 } }] }));
@@ -200,13 +206,19 @@ describe('npx inpage-llm schemas check', () => {
   }
 
   it('checks a folder and a file, exits 1 when one does not pass, 0 when all do', async () => {
-    const [failing, passing] = await Promise.all([cli('check', dir, '--json'), cli('check', join(dir, 'passing.json'), '--limit', '1')]);
+    // xgrammar warns on stdout that it ignores a length beside a pattern: not in the report.
+    const warned = join(dir, 'warned.schema');
+    await writeFile(warned, JSON.stringify({ type: 'string', pattern: '^[a-z]+$', maxLength: 8 }));
+    const [failing, passing, json] = await Promise.all([cli('check', dir, '--json'), cli('check', join(dir, 'passing.json'), '--limit', '1'), cli('check', warned, '--json')]);
     expect(failing.code, failing.stderr).toBe(1);
     const lines = failing.stdout.trim().split('\n').map((line) => JSON.parse(line) as { status?: string; summary?: { files: number } });
     expect(lines.map((line) => line.status ?? 'summary')).toEqual(['invalidation_error', 'invalidation_error', 'passing', 'passing', 'compile_error', 'validation_error', 'summary']);
     expect(lines.at(-1)!.summary!.files).toBe(6);
     expect(passing.code, passing.stderr).toBe(0);
     expect(passing.stdout).toMatch(/^1 file\(s\): 1 passing,/m);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout.trim().split('\n').map((line) => Object.keys(JSON.parse(line) as object)[0])).toEqual(['file', 'summary']);
+    expect(json.stderr).toMatch(/ignoring minLength\/maxLength\/format/);
   });
 
   it.each([

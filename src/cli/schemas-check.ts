@@ -1,11 +1,17 @@
 /**
  * `npx inpage-llm schemas check`: whether this product can enforce each JSON schema it is given,
- * and how fast, measured as MaskBench measures constraint engines (JSONSchemaBench, see
- * /docs or the field's figures in its README): for every test instance of a file, its compact
- * JSON (`JSON.stringify`, properties in the order given) is tokenized without special tokens and
- * fed token by token; before each token the mask is computed (timed: one "mask"), the token must
- * be allowed, and is accepted; at the end a stop token must be allowed. A valid instance must go
- * through to the stop, an invalid one must be refused somewhere on the way.
+ * and how fast, measured as MaskBench measures constraint engines (JSONSchemaBench's benchmark,
+ * github.com/guidance-ai/jsonschemabench): for every test instance of a file, its compact JSON
+ * (`JSON.stringify`, properties in the order given) is tokenized without special tokens and fed
+ * token by token; before each token the mask must allow it, and it is accepted; at the end a stop
+ * token must be allowed. A valid instance must go through to the stop, an invalid one must be
+ * refused somewhere on the way.
+ *
+ * The times: the time to first mask (ttfm) runs from the schema read to its first mask ready,
+ * admission and compiling included, nothing reused from an earlier file; a time between masks
+ * (tbm, one "mask") from a token given to the matcher to the next mask ready, accepting the token
+ * included. A later instance's first mask (a matcher started on the grammar compiled already) is
+ * neither.
  *
  * A schema goes the way a server's request goes: parsed as chat completions' `response_format`
  * and admitted for a model of this device (core/admit.ts), so a schema refused here is refused
@@ -304,7 +310,8 @@ export class SchemaPathError extends Error {}
 
 /**
  * One file as the runner reads it: a MaskBench file (`{"schema": …, "tests": [{"valid", "data"}]}`,
- * and optionally `"strict"`) or, any other JSON, a plain schema with no instances.
+ * the tests optional, and optionally `"strict"`) or, any other JSON, a plain schema with no
+ * instances.
  */
 export async function readSchemaFile(file: string): Promise<SchemaFile> {
   let doc: unknown;
@@ -314,9 +321,10 @@ export async function readSchemaFile(file: string): Promise<SchemaFile> {
     return { file, schema: undefined, tests: [], unreadable: `Not a JSON file: ${error instanceof Error ? error.message : String(error)}` };
   }
   const record = typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
-  if (!record || !('schema' in record) || !Array.isArray(record.tests)) return { file, schema: doc, tests: [] };
+  // A schema's own keywords never include `schema` and `tests`, MaskBench's.
+  if (!record || !('schema' in record) || !(record.tests === undefined || Array.isArray(record.tests))) return { file, schema: doc, tests: [] };
   const tests: SchemaTest[] = [];
-  for (const [index, test] of record.tests.entries()) {
+  for (const [index, test] of ((record.tests ?? []) as unknown[]).entries()) {
     const entry = test as { valid?: unknown; data?: unknown } | null;
     if (typeof entry?.valid !== 'boolean' || !('data' in entry)) return { file, schema: record.schema, tests: [], unreadable: `tests[${index}] needs "valid" (true or false) and "data".` };
     tests.push({ valid: entry.valid, data: entry.data });
