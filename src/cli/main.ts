@@ -72,10 +72,10 @@ const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
           A file is a schema, or a MaskBench file {"schema": ..., "tests": [{"valid", "data"}]},
           whose instances are fed token by token as compact JSON: each valid one must be accepted
           up to a stop token, each invalid one refused. A folder stands for every *.json in it.
-          Each file is passing, compile_error (refused), invalidation_error (an invalid instance
-          accepted: output the schema forbids; reported before the next), validation_error (a
-          valid one refused) or timeout. Exits 0 when all pass, 1 when any does not, 2 for a
-          mistake in the command line.
+          Each file gets one status: passing; compile_error (refused); invalidation_error (an
+          invalid instance accepted: output the schema forbids, the real bug, so it is the one
+          given when a file has both); validation_error (a valid instance refused); timeout.
+          Exits 0 when all pass, 1 when any does not, 2 for a mistake in the command line.
           --tokenizer DIR   a folder with tokenizer.json and tokenizer_config.json (and, if there,
                             config.json for the logits size and stop tokens). Default: tiny-chat's
           --json            one JSON line a file, then {"summary": ...}
