@@ -252,9 +252,10 @@ describe('npx inpage-llm serve', () => {
     }
   });
 
-  it('lists serve in the usage', async () => {
+  it('lists serve and schemas check in the usage', async () => {
     const run = cli('--help');
     expect(await run.exited).toBe(0);
     expect(run.output().stdout).toMatch(/serve +Runs the OpenAI- and Anthropic-compatible API/);
+    expect(run.output().stdout).toMatch(/schemas check\n +Says whether each JSON schema can be enforced here/);
   });
 });

@@ -5,6 +5,7 @@
  *   npx inpage-llm init <public folder> [--models]
  *   npx inpage-llm serve [--port 8080] [--host 127.0.0.1] [--models <dir> | --tiny] [--config routes.json] [--api-key-file FILE]
  *                        [--cors-origin ORIGIN]... [--allowed-host NAME]... [--max-requests N]
+ *   npx inpage-llm schemas check FILE_OR_DIR... [--tokenizer DIR] [--json] [--strict] [--timeout-ms N]
  *
  * `init` copies the service worker and the engine's files into the folder the app serves as its
  * site root (like `msw init`); run it again after updating the package. `--models` adds the tiny
@@ -13,6 +14,9 @@
  * `serve` runs the same gateway as an HTTP server on onnxruntime-node (src/node/serve.ts), so any
  * OpenAI or Anthropic client can use it; SIGINT/SIGTERM/SIGHUP close it gracefully and exit 0, as
  * does the end of the npm (npx, an npm script) that started it.
+ *
+ * `schemas check` says whether the product can enforce each JSON schema given, and how fast
+ * (src/cli/schemas-check.ts); it exits 1 when any file does not pass, so its usage errors exit 2.
  * @module
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -28,6 +32,7 @@ import { API_KEY_ENV, collectApiKeys } from './api-keys.ts';
 
 const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
        npx inpage-llm serve [options]
+       npx inpage-llm schemas check FILE_OR_DIR... [options]
 
   init    Copies the service worker (${SERVICE_WORKER_FILE}) and the engine's files (${RUNTIME_DIR}/)
           into the folder your app serves at its site root (public/ in vite apps).
@@ -59,7 +64,26 @@ const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
           --max-loaded N    models kept in memory at once (default 2)
           --prefix-cache-mb N
                             megabytes of key/value cache kept from finished chat requests, so a
-                            conversation's next turn reads only its new tokens (default 256; 0: none)`;
+                            conversation's next turn reads only its new tokens (default 256; 0: none)
+
+  schemas check
+          Says whether each JSON schema can be enforced here (or the 400 message a server would
+          answer), and how fast: the time to first mask (compiling included) and between masks.
+          A file is a schema, or a MaskBench file {"schema": ..., "tests": [{"valid", "data"}]},
+          whose instances are fed token by token as compact JSON: each valid one must be accepted
+          up to a stop token, each invalid one refused. A folder stands for every *.json in it.
+          Each file gets one status: passing; compile_error (refused); invalidation_error (an
+          invalid instance accepted: output the schema forbids, the real bug, so it is the one
+          given when a file has both); validation_error (a valid instance refused); timeout.
+          Exits 0 when all pass, 1 when any does not, 2 for a mistake in the command line.
+          --tokenizer DIR   a folder with tokenizer.json and tokenizer_config.json (and, if there,
+                            config.json for the logits size and stop tokens). Default: tiny-chat's
+          --json            one JSON line a file, then {"summary": ...}
+          --strict          strict mode (no properties beyond a schema's) for files that do not
+                            say "strict" (default: not strict)
+          --timeout-ms N    the time a file may take (default 10000); compiling is not interrupted
+          --sample N        that many files, spread evenly over all those named (the same every run)
+          --limit N         the first N files (after --sample)`;
 
 const COMMON = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } } as const satisfies ParseArgsConfig['options'];
 const INIT_OPTIONS = { ...COMMON, models: { type: 'boolean' } } as const satisfies ParseArgsConfig['options'];
@@ -91,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'init') return await init(args);
     if (command === 'serve') return await serve(args);
+    if (command === 'schemas') return await schemas(args);
     const { values } = parseArgs({ args, options: COMMON });
     if (values.version) return console.log(VERSION), 0;
     if (command !== undefined) throw new UsageError(`Unknown command "${command}".`);
@@ -99,7 +124,7 @@ async function main(argv: string[]): Promise<number> {
     // parseArgs reports unknown or malformed options with a TypeError whose code starts ERR_PARSE_ARGS.
     const parse = error instanceof TypeError && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     if (!(error instanceof UsageError) && !parse) throw error;
-    return console.error(`${error.message}\n\n${USAGE}`), 1;
+    return console.error(`${error.message}\n\n${USAGE}`), command === 'schemas' ? 2 : 1;
   }
 }
 
@@ -194,6 +219,52 @@ async function serve(args: string[]): Promise<number> {
     return 0;
   } finally {
     await removeTiny();
+  }
+}
+
+const SCHEMAS_OPTIONS = {
+  ...COMMON,
+  tokenizer: { type: 'string' },
+  json: { type: 'boolean' },
+  strict: { type: 'boolean' },
+  'timeout-ms': { type: 'string' },
+  sample: { type: 'string' },
+  limit: { type: 'string' },
+  // The constraint engine measured (not in the usage: only the product's own, xgrammar, for now).
+  engine: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+async function schemas(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: SCHEMAS_OPTIONS });
+  if (values.help) return console.log(USAGE), 0;
+  if (values.version) return console.log(VERSION), 0;
+  const [sub, ...paths] = positionals;
+  // Loaded here, not at the top: init and serve need none of it.
+  const { schemaPaths, SchemaPathError, runSchemasCheck } = await import('./schemas-check.ts');
+  const { SCHEMA_ENGINES } = await import('./schemas-check-engines.ts');
+  if (sub !== 'check') throw new UsageError(sub === undefined ? 'schemas takes a command: check.' : `Unknown schemas command "${sub}"; the one there is: check.`);
+  if (paths.length === 0) throw new UsageError('schemas check takes at least one file or folder.');
+  const engine = SCHEMA_ENGINES.find((known) => known.name === (values.engine ?? 'xgrammar'));
+  if (!engine) throw new UsageError(`--engine takes ${SCHEMA_ENGINES.map((known) => known.name).join(' or ')}, not '${values.engine}'.`);
+  const timeoutMs = integerOption('--timeout-ms', values['timeout-ms'], 10_000, 1, 3_600_000)!;
+  const sample = integerOption('--sample', values.sample, undefined, 1, 10_000_000);
+  const limit = integerOption('--limit', values.limit, undefined, 1, 10_000_000);
+  const files = await schemaPaths(paths, { ...(sample !== undefined ? { sample } : {}), ...(limit !== undefined ? { limit } : {}) }).catch((error: unknown) => {
+    throw error instanceof SchemaPathError ? new UsageError(error.message) : error;
+  });
+  // Loaded here: it needs transformers.js (an optional peer), which init and serve --help do not.
+  const { loadCheckTokenizer, TokenizerFolderError } = await import('./schemas-check-tokenizer.ts');
+  const tokenizer = await loadCheckTokenizer(values.tokenizer).catch((error: unknown) => {
+    throw error instanceof TokenizerFolderError ? new UsageError(error.message) : error;
+  });
+  // xgrammar's wasm prints its warnings (a keyword it ignores) with console.log, bound when an
+  // instance is made: sent to stderr, they leave stdout to the report, one JSON line a file.
+  const log = console.log;
+  console.log = (...args: unknown[]) => console.error(...args);
+  try {
+    return await runSchemasCheck({ files, engine, tokenizer, json: values.json ?? false, strict: values.strict ?? false, timeoutMs, write: (line) => process.stdout.write(`${line}\n`) });
+  } finally {
+    console.log = log;
   }
 }
 

@@ -35,6 +35,16 @@ export type { LanguageModelStatic } from './builtin/prompt-api.ts';
 /** grammar/: xgrammar, loaded as each runtime can (the same export, named here by runtime). */
 export { loadXGrammar as loadXGrammarInBrowser } from './grammar/load-xgrammar.browser.ts';
 export { loadXGrammar as loadXGrammarInNode } from './grammar/load-xgrammar.node.ts';
+/**
+ * grammar/: output constraints as token masks, the grammar a request's output follows, and how a
+ * failed xgrammar instance is set aside; what `npx inpage-llm schemas check` measures (src/cli).
+ */
+export { createConstraintCompiler, type ConstraintCompiler, type TokenConstraint, type Vocabulary } from './grammar/token-constraint.ts';
+export { grammarSpecOf, type GrammarSpec } from './grammar/ebnf.ts';
+export { discardInstance } from './grammar/xgrammar-instances.ts';
+export type { XGrammar } from './grammar/xgrammar.ts';
+/** transformers/: a transformers.js tokenizer's vocabulary, as the constraint compiler reads it. */
+export { tokenizerVocabulary } from './transformers/tokenizer-vocabulary.ts';
 
 /** device/: the WebGPU probe, and the watch that tells a lost device. */
 export { probeGpu, type GpuReport } from './device/gpu.ts';

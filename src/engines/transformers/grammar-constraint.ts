@@ -7,7 +7,8 @@
  */
 import { LogitsProcessor, StoppingCriteria, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
-import { createConstraintCompiler, type ConstraintCompiler, type TokenConstraint, type VocabType } from '../grammar/token-constraint.ts';
+import { createConstraintCompiler, type ConstraintCompiler, type TokenConstraint } from '../grammar/token-constraint.ts';
+import { tokenizerVocabulary } from './tokenizer-vocabulary.ts';
 import type { XGrammar } from '../grammar/xgrammar.ts';
 
 export class GrammarMask extends LogitsProcessor {
@@ -61,33 +62,9 @@ export function constraintCompilerFor(xgrammar: XGrammar, tokenizer: PreTrainedT
   if (!byTokenizer) compilers.set(xgrammar, (byTokenizer = new WeakMap()));
   let compiler = byTokenizer.get(tokenizer);
   if (!compiler) {
-    const vocabulary = vocabularyOf(tokenizer);
-    // The logits may be padded past the vocabulary; without the model's size, the vocabulary's.
-    const size = Math.max(logitsSize ?? 0, vocabulary.tokens.length);
-    // Special tokens (added tokens marked `special`) are never text, whatever their spelling.
-    const made = createConstraintCompiler(xgrammar, { ...vocabulary, size, stopTokenIds: [...stopTokenIds], specialTokenIds: [...tokenizer.all_special_ids] });
+    const made = createConstraintCompiler(xgrammar, tokenizerVocabulary(tokenizer, logitsSize, stopTokenIds));
     made.catch(() => byTokenizer.delete(tokenizer));
     byTokenizer.set(tokenizer, (compiler = made));
   }
   return compiler;
-}
-
-interface TokenizerJson {
-  readonly decoder?: { readonly type?: string; readonly decoders?: readonly { readonly type?: string }[] } | null;
-  readonly model?: { readonly byte_fallback?: boolean };
-  readonly normalizer?: { readonly type?: string; readonly prepend?: string; readonly normalizers?: readonly { readonly type?: string }[] } | null;
-}
-
-/** The tokens by id and how they spell bytes, read from the tokenizer's own tokenizer.json. */
-function vocabularyOf(tokenizer: PreTrainedTokenizer): { tokens: string[]; type: VocabType; prependSpace: boolean } {
-  const vocab = (tokenizer as unknown as { get_vocab(): Map<string, number> | Record<string, number> }).get_vocab();
-  const tokens: string[] = [];
-  for (const [token, id] of vocab instanceof Map ? vocab : Object.entries(vocab)) tokens[id] = token;
-  for (let id = 0; id < tokens.length; id++) tokens[id] ??= '';
-  const json = (tokenizer as unknown as { _tokenizerJSON?: TokenizerJson })._tokenizerJSON ?? {};
-  const decoders = [json.decoder?.type, ...(json.decoder?.decoders ?? []).map((d) => d.type)];
-  const type: VocabType = decoders.includes('ByteLevel') ? 'byte_level' : decoders.includes('ByteFallback') || json.model?.byte_fallback ? 'byte_fallback' : 'raw';
-  const normalizers = [json.normalizer, ...(json.normalizer?.normalizers ?? [])];
-  const prependSpace = normalizers.some((n) => n?.type === 'Prepend') || decoders.includes('Metaspace');
-  return { tokens, type, prependSpace };
 }

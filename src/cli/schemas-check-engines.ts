@@ -1,0 +1,10 @@
+/**
+ * The constraint engines `npx inpage-llm schemas check --engine NAME` can measure (the first is
+ * the default): each implements `SchemaEngine` (schemas-check.ts). Another engine is plugged in
+ * by adding it here.
+ * @module
+ */
+import type { SchemaEngine } from './schemas-check.ts';
+import { xgrammarEngine } from './schemas-check-xgrammar.ts';
+
+export const SCHEMA_ENGINES: readonly SchemaEngine[] = [xgrammarEngine];
