@@ -5,7 +5,7 @@ import type { CharAutomaton } from './char-automaton.ts';
 import { compilePattern, UnsupportedPattern } from './pattern.ts';
 
 /** The state after `text`, or -1. */
-export function run(automaton: CharAutomaton, text: string): number {
+function run(automaton: CharAutomaton, text: string): number {
   let state = automaton.start;
   for (const ch of text) {
     state = automaton.next(state, ch.codePointAt(0)!);
@@ -14,7 +14,7 @@ export function run(automaton: CharAutomaton, text: string): number {
   return state;
 }
 
-export function matches(automaton: CharAutomaton, text: string): boolean {
+function matches(automaton: CharAutomaton, text: string): boolean {
   const state = run(automaton, text);
   return state !== -1 && automaton.accepts(state);
 }

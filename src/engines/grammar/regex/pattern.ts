@@ -436,8 +436,8 @@ interface DfaState {
   readonly other: Map<number, number>;
   /** The state after any one character (for canFinish), UNKNOWN until computed. */
   any: number;
-  /** Which lengths lead to acceptance: prefix[k] for k < prefix.length, then cycle repeating (empty cycle: no more). */
-  lengths?: { prefix: boolean[]; cycle: boolean[] };
+  /** Which continuation lengths lead to acceptance (see lengthsOf), once asked. */
+  lengths?: Lengths;
 }
 
 class LazyDfa implements CharAutomaton {
@@ -562,16 +562,19 @@ class LazyDfa implements CharAutomaton {
   canFinish(state: number, min: number, max: number): boolean {
     const s = this.states[state];
     if (s === undefined || max < min || max < 0) return false;
-    const { prefix, cycle } = this.lengthsOf(state);
-    const lo = Math.max(0, min);
-    if (cycle.length === 0) {
-      for (let k = lo; k <= max && k < prefix.length; k++) if (prefix[k]) return true;
+    const { walk, offset } = this.lengthsOf(state);
+    const { flags, cycleStart } = walk;
+    const cycle = flags.length - cycleStart;
+    const lo = offset + Math.max(0, min);
+    const hi = offset + max;
+    if (cycle === 0) {
+      for (let k = lo; k <= hi && k < flags.length; k++) if (flags[k]) return true;
       return false;
     }
     // Past the prefix the answer repeats with the cycle's period: one period is enough to look at.
-    const last = Math.min(max, Math.max(lo, prefix.length) + cycle.length - 1);
+    const last = Math.min(hi, Math.max(lo, cycleStart) + cycle - 1);
     for (let k = lo; k <= last; k++) {
-      if (k < prefix.length ? prefix[k] : cycle[(k - prefix.length) % cycle.length]) return true;
+      if (flags[k < flags.length ? k : cycleStart + ((k - cycleStart) % cycle)]) return true;
     }
     return false;
   }
@@ -579,9 +582,10 @@ class LazyDfa implements CharAutomaton {
   /**
    * The lengths of the continuations that end in acceptance: the states after exactly k
    * characters (any characters) form a sequence of DFA states, which either dies or enters a
-   * cycle; the accepting flags along it are then a prefix and a repeating part.
+   * cycle; the accepting flags along it are then a prefix and a repeating part. Every state on
+   * the walk gets its answer from the same walk (its own suffix of it).
    */
-  private lengthsOf(state: number): { prefix: boolean[]; cycle: boolean[] } {
+  private lengthsOf(state: number): Lengths {
     const s = this.states[state]!;
     if (s.lengths) return s.lengths;
     const order: number[] = [];
@@ -592,11 +596,26 @@ class LazyDfa implements CharAutomaton {
       order.push(cur);
       cur = this.anyStep(cur);
     }
-    const flags = order.map((id) => this.states[id]!.accepting);
-    const lengths = cur === -1 ? { prefix: flags, cycle: [] } : { prefix: flags.slice(0, index.get(cur)!), cycle: flags.slice(index.get(cur)!) };
-    s.lengths = lengths;
-    return lengths;
+    const walk: Walk = { flags: order.map((id) => this.states[id]!.accepting), cycleStart: cur === -1 ? order.length : index.get(cur)! };
+    order.forEach((id, offset) => {
+      const t = this.states[id]!;
+      // A state inside the cycle reads the cycle from its own place in it.
+      t.lengths ??= { walk, offset };
+    });
+    return s.lengths!;
   }
+}
+
+/** The accepting flags along the any-character walk from some state; past the end it repeats from cycleStart (or ends, when cycleStart is the end). */
+interface Walk {
+  readonly flags: readonly boolean[];
+  readonly cycleStart: number;
+}
+
+/** Where a state stands on a walk. */
+interface Lengths {
+  readonly walk: Walk;
+  readonly offset: number;
 }
 
 function inRanges(ranges: Ranges, cp: number): boolean {
