@@ -86,6 +86,23 @@ describe('compilePattern', () => {
     }
   });
 
+  it('reads classes and escapes as RegExp does, over every BMP code point and some beyond', () => {
+    const sources = ['\\s', '\\S', '\\w', '\\W', '\\d', '\\D', '.', '[^\\s\\d]', '[\\b]', '\\cJ', '\\0', '[\\0-\\x1f\\u{7f}-\\u{9f}]', '[\\-a]', '[a-]', '[\\]\\\\^]', '[^]', '\\/', '[\\ud800-\\udfff]', '\\ud83d', '[\\u{1F600}-\\u{1F64F}x]'];
+    const probes: number[] = [];
+    for (let cp = 0; cp <= 0xffff; cp++) probes.push(cp);
+    probes.push(0x10000, 0x1f600, 0x1f64f, 0x1f650, 0x10ffff);
+    for (const source of sources) {
+      const automaton = compilePattern(`^${source}$`);
+      const regexp = new RegExp(`^${source}$`, 'u');
+      for (const cp of probes) {
+        const ch = String.fromCodePoint(cp);
+        const [got, expected] = [matches(automaton, ch), regexp.test(ch)];
+        // Asserting only on a difference keeps 65k probes per source cheap.
+        if (got !== expected) expect(got, `${source} on U+${cp.toString(16)}`).toBe(expected);
+      }
+    }
+  });
+
   it('refuses what it cannot represent, naming it', () => {
     const refused: [string, RegExp][] = [
       ['a(?=b)', /lookahead/],
