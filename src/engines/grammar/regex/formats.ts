@@ -125,14 +125,15 @@ class LengthCapped implements CharAutomaton {
   next(state: number, codePoint: number): number {
     const ascii = this.ascii[state];
     if (ascii === undefined) return -1;
-    if (codePoint < 128 && ascii[codePoint] !== -2) return ascii[codePoint]!;
+    const isAscii = codePoint >= 0 && codePoint < 128;
+    if (isAscii && ascii[codePoint] !== -2) return ascii[codePoint]!;
     const cached = this.other[state]!.get(codePoint);
     if (cached !== undefined) return cached;
     const length = this.lengthOf[state]! + 1;
     const inner = this.inner.next(this.innerOf[state]!, codePoint);
     // Live only if the inner automaton can still finish within what the cap leaves.
     const to = inner !== -1 && length <= this.cap && this.inner.canFinish(inner, 0, this.cap - length) ? this.intern(inner, length) : -1;
-    if (codePoint < 128) ascii[codePoint] = to;
+    if (isAscii) ascii[codePoint] = to;
     else this.other[state]!.set(codePoint, to);
     return to;
   }

@@ -180,5 +180,15 @@ describe('compilePattern', () => {
     expect(a).toBe(b);
     expect(automaton.accepts(automaton.next(a, 'm'.codePointAt(0)!))).toBe(true);
     expect(automaton.next(a, 'x'.codePointAt(0)!)).toBe(-1);
+    // Not code points at all: nothing follows.
+    for (const cp of [-1, 0x110000, NaN]) expect(automaton.next(automaton.start, cp)).toBe(-1);
+  });
+
+  it('collapses everything after a whole match into one state', () => {
+    const automaton = compilePattern('ab');
+    const after = run(automaton, 'xxab');
+    expect(run(automaton, 'abyyy')).toBe(after);
+    expect(run(automaton, 'zabab')).toBe(after);
+    expect(automaton.canFinish(after, 0, 0)).toBe(true);
   });
 });

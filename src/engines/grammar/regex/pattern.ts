@@ -493,7 +493,9 @@ class LazyDfa implements CharAutomaton {
     };
     while (stack.length > 0) {
       const q = stack.pop()!;
-      if (q === this.accept) accepting = true;
+      // Past a whole match every continuation matches too: the other states add nothing, and
+      // dropping them keeps the "matched" states from multiplying.
+      if (q === this.accept) return { nfa: [q], accepting: true };
       if (chars[q]!.length > 0 && this.live[q]) kept.push(q);
       for (const t of eps[q]!) if (this.seen[t] !== gen) (this.seen[t] = gen), stack.push(t);
       if (atStart) for (const t of bol[q]!) if (this.seen[t] !== gen) (this.seen[t] = gen), stack.push(t);
@@ -526,7 +528,7 @@ class LazyDfa implements CharAutomaton {
   next(state: number, codePoint: number): number {
     const s = this.states[state];
     if (s === undefined) return -1;
-    if (codePoint < 128) {
+    if (codePoint >= 0 && codePoint < 128) {
       const cached = s.ascii[codePoint]!;
       if (cached !== UNKNOWN) return cached;
       return (s.ascii[codePoint] = this.step(s, codePoint));
