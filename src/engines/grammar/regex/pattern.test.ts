@@ -169,6 +169,14 @@ describe('compilePattern', () => {
     expect(bounded.canFinish(bounded.start, 0, 1)).toBe(false);
     expect(bounded.canFinish(bounded.start, 6, Infinity)).toBe(false);
     expect(bounded.canFinish(bounded.start, 5, 9)).toBe(true);
+    // Cycles of coprime lengths: the walk's period (2·3·5·7·11·13 = 30030) is past WALK_LIMIT,
+    // so lengths beyond the cut are refused rather than guessed, and nearer ones stay exact.
+    const coprime = compilePattern('^(?:(?:.{2})*|(?:.{3})*|(?:.{5})*|(?:.{7})*|(?:.{11})*|(?:.{13})*)$');
+    expect(coprime.canFinish(coprime.start, 1, 1)).toBe(false);
+    expect(coprime.canFinish(coprime.start, 17 * 19, 17 * 19)).toBe(false);
+    expect(coprime.canFinish(coprime.start, 7 * 19, 7 * 19)).toBe(true);
+    expect(coprime.canFinish(coprime.start, 2 * 3 * 5 * 7 * 11, 2 * 3 * 5 * 7 * 11)).toBe(true);
+    expect(coprime.canFinish(coprime.start, 30030, 30030)).toBe(false); // true, but past the cut
     const never = compilePattern('a^');
     expect(never.canFinish(never.start, 0, Infinity)).toBe(false);
   });

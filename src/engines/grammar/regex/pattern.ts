@@ -29,6 +29,13 @@ export class UnsupportedPattern extends Error {
 
 /** The largest repetition bound expanded into NFA states: past it the pattern is refused. */
 export const MAX_REPEAT = 1000;
+/**
+ * The longest any-character walk canFinish follows before its cycle shows. Only contrived
+ * patterns (unions of cycles with coprime lengths) come near it; past it lengths are refused.
+ * It is at least MAX_NFA_STATES, so the shortest accepting continuation (no longer than the
+ * NFA has states) is always inside the walk: `canFinish(s, 0, Infinity)` stays exact.
+ */
+export const WALK_LIMIT = 20_000;
 /** The most NFA states one pattern may expand to (repetitions of groups multiply). */
 export const MAX_NFA_STATES = 20_000;
 
@@ -432,7 +439,8 @@ interface DfaState {
   /** NFA states with character edges, all live, sorted. */
   readonly nfa: readonly number[];
   readonly accepting: boolean;
-  readonly ascii: Int32Array;
+  /** ASCII transitions, made on the first ASCII step (states only walked by canFinish never need one). */
+  ascii?: Int32Array;
   readonly other: Map<number, number>;
   /** The state after any one character (for canFinish), UNKNOWN until computed. */
   any: number;
@@ -519,7 +527,7 @@ class LazyDfa implements CharAutomaton {
     let id = this.ids.get(key);
     if (id === undefined) {
       id = this.states.length;
-      this.states.push({ nfa: set.nfa, accepting: set.accepting, ascii: new Int32Array(128).fill(UNKNOWN), other: new Map(), any: UNKNOWN });
+      this.states.push({ nfa: set.nfa, accepting: set.accepting, other: new Map(), any: UNKNOWN });
       this.ids.set(key, id);
     }
     return id;
@@ -529,9 +537,10 @@ class LazyDfa implements CharAutomaton {
     const s = this.states[state];
     if (s === undefined) return -1;
     if (codePoint >= 0 && codePoint < 128) {
-      const cached = s.ascii[codePoint]!;
+      const ascii = (s.ascii ??= new Int32Array(128).fill(UNKNOWN));
+      const cached = ascii[codePoint]!;
       if (cached !== UNKNOWN) return cached;
-      return (s.ascii[codePoint] = this.step(s, codePoint));
+      return (ascii[codePoint] = this.step(s, codePoint));
     }
     const cached = s.other.get(codePoint);
     if (cached !== undefined) return cached;
@@ -593,12 +602,15 @@ class LazyDfa implements CharAutomaton {
     const order: number[] = [];
     const index = new Map<number, number>();
     let cur = state;
-    while (cur !== -1 && !index.has(cur)) {
+    while (cur !== -1 && !index.has(cur) && order.length < WALK_LIMIT) {
       index.set(cur, order.length);
       order.push(cur);
       cur = this.anyStep(cur);
     }
-    const walk: Walk = { flags: order.map((id) => this.states[id]!.accepting), cycleStart: cur === -1 ? order.length : index.get(cur)! };
+    // A walk cut at the limit is read as ending there: lengths past it are answered "no", which
+    // can refuse a valid length but never promises one that cannot be reached.
+    const cycleStart = cur === -1 || !index.has(cur) ? order.length : index.get(cur)!;
+    const walk: Walk = { flags: order.map((id) => this.states[id]!.accepting), cycleStart };
     order.forEach((id, offset) => {
       const t = this.states[id]!;
       // A state inside the cycle reads the cycle from its own place in it.
