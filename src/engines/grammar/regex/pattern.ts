@@ -573,6 +573,10 @@ class LazyDfa implements CharAutomaton {
   canFinish(state: number, min: number, max: number): boolean {
     const s = this.states[state];
     if (s === undefined || max < min || max < 0) return false;
+    // The common questions need no walk: "may it close now" and "can it ever close" (every
+    // state but a dead start can, by the pruning of dead NFA states).
+    if (min <= 0 && s.accepting) return true;
+    if (max === Infinity && min <= 0) return s.nfa.length > 0;
     const { walk, offset } = this.lengthsOf(state);
     const { flags, cycleStart } = walk;
     const cycle = flags.length - cycleStart;
@@ -656,6 +660,8 @@ function reach(from: number[], edges: number[][], n: number): Uint8Array {
  * The automaton of a JSON Schema `pattern`: accepting exactly the strings in which the regular
  * expression finds a match (ECMA-262, `u` flag). Throws {@link UnsupportedPattern} for what it
  * cannot represent exactly, and for a source that is not a valid `u`-mode regular expression.
+ * A pattern that matches no string at all (`a^`, `[]`) compiles to a start state that cannot
+ * finish: `canFinish(start, 0, Infinity)` is false, and every `next` from it is -1.
  */
 export function compilePattern(source: string): CharAutomaton {
   try {
