@@ -145,6 +145,18 @@ describe('formatAutomaton', () => {
       console.log('format samples (accepted here / by ajv / total):', Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, `${v.accepted}/${v.ajv}/${v.total}`])));
     });
 
+    it('agrees with ajv on every day of years that test the leap rule', () => {
+      const automaton = formatAutomaton('date')!;
+      for (const year of [0, 1, 4, 96, 100, 200, 400, 1600, 1900, 2000, 2023, 2024, 2100, 2400, 9996, 9999]) {
+        for (let month = 0; month <= 13; month++) {
+          for (let day = 0; day <= 32; day++) {
+            const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+            expect(matches(automaton, text), text).toBe(ajvAccepts('date', text));
+          }
+        }
+      }
+    });
+
     it('agrees with ajv exactly on date, ipv4, ipv6, email, duration and uuid (no prefix)', () => {
       for (const name of ['date', 'ipv4', 'email', 'ipv6', 'duration']) {
         const automaton = formatAutomaton(name)!;
