@@ -5,7 +5,7 @@ import type { CharAutomaton } from './char-automaton.ts';
 import { compilePattern, UnsupportedPattern } from './pattern.ts';
 
 /** The state after `text`, or -1. */
-export function run(automaton: CharAutomaton, text: string): number {
+function run(automaton: CharAutomaton, text: string): number {
   let state = automaton.start;
   for (const ch of text) {
     state = automaton.next(state, ch.codePointAt(0)!);
@@ -14,7 +14,7 @@ export function run(automaton: CharAutomaton, text: string): number {
   return state;
 }
 
-export function matches(automaton: CharAutomaton, text: string): boolean {
+function matches(automaton: CharAutomaton, text: string): boolean {
   const state = run(automaton, text);
   return state !== -1 && automaton.accepts(state);
 }
@@ -86,6 +86,23 @@ describe('compilePattern', () => {
     }
   });
 
+  it('reads classes and escapes as RegExp does, over every BMP code point and some beyond', () => {
+    const sources = ['\\s', '\\S', '\\w', '\\W', '\\d', '\\D', '.', '[^\\s\\d]', '[\\b]', '\\cJ', '\\0', '[\\0-\\x1f\\u{7f}-\\u{9f}]', '[\\-a]', '[a-]', '[\\]\\\\^]', '[^]', '\\/', '[\\ud800-\\udfff]', '\\ud83d', '[\\u{1F600}-\\u{1F64F}x]'];
+    const probes: number[] = [];
+    for (let cp = 0; cp <= 0xffff; cp++) probes.push(cp);
+    probes.push(0x10000, 0x1f600, 0x1f64f, 0x1f650, 0x10ffff);
+    for (const source of sources) {
+      const automaton = compilePattern(`^${source}$`);
+      const regexp = new RegExp(`^${source}$`, 'u');
+      for (const cp of probes) {
+        const ch = String.fromCodePoint(cp);
+        const [got, expected] = [matches(automaton, ch), regexp.test(ch)];
+        // Asserting only on a difference keeps 65k probes per source cheap.
+        if (got !== expected) expect(got, `${source} on U+${cp.toString(16)}`).toBe(expected);
+      }
+    }
+  });
+
   it('refuses what it cannot represent, naming it', () => {
     const refused: [string, RegExp][] = [
       ['a(?=b)', /lookahead/],
@@ -152,6 +169,14 @@ describe('compilePattern', () => {
     expect(bounded.canFinish(bounded.start, 0, 1)).toBe(false);
     expect(bounded.canFinish(bounded.start, 6, Infinity)).toBe(false);
     expect(bounded.canFinish(bounded.start, 5, 9)).toBe(true);
+    // Cycles of coprime lengths: the walk's period (2·3·5·7·11·13 = 30030) is past WALK_LIMIT,
+    // so lengths beyond the cut are refused rather than guessed, and nearer ones stay exact.
+    const coprime = compilePattern('^(?:(?:.{2})*|(?:.{3})*|(?:.{5})*|(?:.{7})*|(?:.{11})*|(?:.{13})*)$');
+    expect(coprime.canFinish(coprime.start, 1, 1)).toBe(false);
+    expect(coprime.canFinish(coprime.start, 17 * 19, 17 * 19)).toBe(false);
+    expect(coprime.canFinish(coprime.start, 7 * 19, 7 * 19)).toBe(true);
+    expect(coprime.canFinish(coprime.start, 2 * 3 * 5 * 7 * 11, 2 * 3 * 5 * 7 * 11)).toBe(true);
+    expect(coprime.canFinish(coprime.start, 30030, 30030)).toBe(false); // true, but past the cut
     const never = compilePattern('a^');
     expect(never.canFinish(never.start, 0, Infinity)).toBe(false);
   });
@@ -163,5 +188,15 @@ describe('compilePattern', () => {
     expect(a).toBe(b);
     expect(automaton.accepts(automaton.next(a, 'm'.codePointAt(0)!))).toBe(true);
     expect(automaton.next(a, 'x'.codePointAt(0)!)).toBe(-1);
+    // Not code points at all: nothing follows.
+    for (const cp of [-1, 0x110000, NaN]) expect(automaton.next(automaton.start, cp)).toBe(-1);
+  });
+
+  it('collapses everything after a whole match into one state', () => {
+    const automaton = compilePattern('ab');
+    const after = run(automaton, 'xxab');
+    expect(run(automaton, 'abyyy')).toBe(after);
+    expect(run(automaton, 'zabab')).toBe(after);
+    expect(automaton.canFinish(after, 0, 0)).toBe(true);
   });
 });

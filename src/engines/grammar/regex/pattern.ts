@@ -29,6 +29,13 @@ export class UnsupportedPattern extends Error {
 
 /** The largest repetition bound expanded into NFA states: past it the pattern is refused. */
 export const MAX_REPEAT = 1000;
+/**
+ * The longest any-character walk canFinish follows before its cycle shows. Only contrived
+ * patterns (unions of cycles with coprime lengths) come near it; past it lengths are refused.
+ * It is at least MAX_NFA_STATES, so the shortest accepting continuation (no longer than the
+ * NFA has states) is always inside the walk: `canFinish(s, 0, Infinity)` stays exact.
+ */
+export const WALK_LIMIT = 20_000;
 /** The most NFA states one pattern may expand to (repetitions of groups multiply). */
 export const MAX_NFA_STATES = 20_000;
 
@@ -432,12 +439,13 @@ interface DfaState {
   /** NFA states with character edges, all live, sorted. */
   readonly nfa: readonly number[];
   readonly accepting: boolean;
-  readonly ascii: Int32Array;
+  /** ASCII transitions, made on the first ASCII step (states only walked by canFinish never need one). */
+  ascii?: Int32Array;
   readonly other: Map<number, number>;
   /** The state after any one character (for canFinish), UNKNOWN until computed. */
   any: number;
-  /** Which lengths lead to acceptance: prefix[k] for k < prefix.length, then cycle repeating (empty cycle: no more). */
-  lengths?: { prefix: boolean[]; cycle: boolean[] };
+  /** Which continuation lengths lead to acceptance (see lengthsOf), once asked. */
+  lengths?: Lengths;
 }
 
 class LazyDfa implements CharAutomaton {
@@ -493,7 +501,9 @@ class LazyDfa implements CharAutomaton {
     };
     while (stack.length > 0) {
       const q = stack.pop()!;
-      if (q === this.accept) accepting = true;
+      // Past a whole match every continuation matches too: the other states add nothing, and
+      // dropping them keeps the "matched" states from multiplying.
+      if (q === this.accept) return { nfa: [q], accepting: true };
       if (chars[q]!.length > 0 && this.live[q]) kept.push(q);
       for (const t of eps[q]!) if (this.seen[t] !== gen) (this.seen[t] = gen), stack.push(t);
       if (atStart) for (const t of bol[q]!) if (this.seen[t] !== gen) (this.seen[t] = gen), stack.push(t);
@@ -517,7 +527,7 @@ class LazyDfa implements CharAutomaton {
     let id = this.ids.get(key);
     if (id === undefined) {
       id = this.states.length;
-      this.states.push({ nfa: set.nfa, accepting: set.accepting, ascii: new Int32Array(128).fill(UNKNOWN), other: new Map(), any: UNKNOWN });
+      this.states.push({ nfa: set.nfa, accepting: set.accepting, other: new Map(), any: UNKNOWN });
       this.ids.set(key, id);
     }
     return id;
@@ -526,10 +536,11 @@ class LazyDfa implements CharAutomaton {
   next(state: number, codePoint: number): number {
     const s = this.states[state];
     if (s === undefined) return -1;
-    if (codePoint < 128) {
-      const cached = s.ascii[codePoint]!;
+    if (codePoint >= 0 && codePoint < 128) {
+      const ascii = (s.ascii ??= new Int32Array(128).fill(UNKNOWN));
+      const cached = ascii[codePoint]!;
       if (cached !== UNKNOWN) return cached;
-      return (s.ascii[codePoint] = this.step(s, codePoint));
+      return (ascii[codePoint] = this.step(s, codePoint));
     }
     const cached = s.other.get(codePoint);
     if (cached !== undefined) return cached;
@@ -562,16 +573,23 @@ class LazyDfa implements CharAutomaton {
   canFinish(state: number, min: number, max: number): boolean {
     const s = this.states[state];
     if (s === undefined || max < min || max < 0) return false;
-    const { prefix, cycle } = this.lengthsOf(state);
-    const lo = Math.max(0, min);
-    if (cycle.length === 0) {
-      for (let k = lo; k <= max && k < prefix.length; k++) if (prefix[k]) return true;
+    // The common questions need no walk: "may it close now" and "can it ever close" (every
+    // state but a dead start can, by the pruning of dead NFA states).
+    if (min <= 0 && s.accepting) return true;
+    if (max === Infinity && min <= 0) return s.nfa.length > 0;
+    const { walk, offset } = this.lengthsOf(state);
+    const { flags, cycleStart } = walk;
+    const cycle = flags.length - cycleStart;
+    const lo = offset + Math.max(0, min);
+    const hi = offset + max;
+    if (cycle === 0) {
+      for (let k = lo; k <= hi && k < flags.length; k++) if (flags[k]) return true;
       return false;
     }
     // Past the prefix the answer repeats with the cycle's period: one period is enough to look at.
-    const last = Math.min(max, Math.max(lo, prefix.length) + cycle.length - 1);
+    const last = Math.min(hi, Math.max(lo, cycleStart) + cycle - 1);
     for (let k = lo; k <= last; k++) {
-      if (k < prefix.length ? prefix[k] : cycle[(k - prefix.length) % cycle.length]) return true;
+      if (flags[k < flags.length ? k : cycleStart + ((k - cycleStart) % cycle)]) return true;
     }
     return false;
   }
@@ -579,24 +597,43 @@ class LazyDfa implements CharAutomaton {
   /**
    * The lengths of the continuations that end in acceptance: the states after exactly k
    * characters (any characters) form a sequence of DFA states, which either dies or enters a
-   * cycle; the accepting flags along it are then a prefix and a repeating part.
+   * cycle; the accepting flags along it are then a prefix and a repeating part. Every state on
+   * the walk gets its answer from the same walk (its own suffix of it).
    */
-  private lengthsOf(state: number): { prefix: boolean[]; cycle: boolean[] } {
+  private lengthsOf(state: number): Lengths {
     const s = this.states[state]!;
     if (s.lengths) return s.lengths;
     const order: number[] = [];
     const index = new Map<number, number>();
     let cur = state;
-    while (cur !== -1 && !index.has(cur)) {
+    while (cur !== -1 && !index.has(cur) && order.length < WALK_LIMIT) {
       index.set(cur, order.length);
       order.push(cur);
       cur = this.anyStep(cur);
     }
-    const flags = order.map((id) => this.states[id]!.accepting);
-    const lengths = cur === -1 ? { prefix: flags, cycle: [] } : { prefix: flags.slice(0, index.get(cur)!), cycle: flags.slice(index.get(cur)!) };
-    s.lengths = lengths;
-    return lengths;
+    // A walk cut at the limit is read as ending there: lengths past it are answered "no", which
+    // can refuse a valid length but never promises one that cannot be reached.
+    const cycleStart = cur === -1 || !index.has(cur) ? order.length : index.get(cur)!;
+    const walk: Walk = { flags: order.map((id) => this.states[id]!.accepting), cycleStart };
+    order.forEach((id, offset) => {
+      const t = this.states[id]!;
+      // A state inside the cycle reads the cycle from its own place in it.
+      t.lengths ??= { walk, offset };
+    });
+    return s.lengths!;
   }
+}
+
+/** The accepting flags along the any-character walk from some state; past the end it repeats from cycleStart (or ends, when cycleStart is the end). */
+interface Walk {
+  readonly flags: readonly boolean[];
+  readonly cycleStart: number;
+}
+
+/** Where a state stands on a walk. */
+interface Lengths {
+  readonly walk: Walk;
+  readonly offset: number;
 }
 
 function inRanges(ranges: Ranges, cp: number): boolean {
@@ -623,6 +660,8 @@ function reach(from: number[], edges: number[][], n: number): Uint8Array {
  * The automaton of a JSON Schema `pattern`: accepting exactly the strings in which the regular
  * expression finds a match (ECMA-262, `u` flag). Throws {@link UnsupportedPattern} for what it
  * cannot represent exactly, and for a source that is not a valid `u`-mode regular expression.
+ * A pattern that matches no string at all (`a^`, `[]`) compiles to a start state that cannot
+ * finish: `canFinish(start, 0, Infinity)` is false, and every `next` from it is -1.
  */
 export function compilePattern(source: string): CharAutomaton {
   try {
