@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
-import type { Vocabulary } from '../engines/grammar/token-constraint.ts';
+import type { Vocabulary } from '../engines/grammar/vocabulary.ts';
 import { tokenizerVocabulary } from '../engines/transformers/tokenizer-vocabulary.ts';
 import { explainMissingPeer } from '../node/missing-peer.ts';
 import { decoderTextFiles, TINY_CHAT, TINY_CHAT_LAYOUT } from '../tiny-models/tiny-chat.ts';

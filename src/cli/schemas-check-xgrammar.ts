@@ -10,7 +10,8 @@
  */
 import type { GrammarSpec } from '../engines/grammar/ebnf.ts';
 import { loadXGrammar } from '../engines/grammar/load-xgrammar.node.ts';
-import { createConstraintCompiler, type ConstraintCompiler, type TokenConstraint, type Vocabulary } from '../engines/grammar/token-constraint.ts';
+import { createConstraintCompiler, type ConstraintCompiler } from '../engines/grammar/token-constraint.ts';
+import type { TokenConstraint, Vocabulary } from '../engines/grammar/vocabulary.ts';
 import { discardInstance } from '../engines/grammar/xgrammar-instances.ts';
 import type { XGrammar } from '../engines/grammar/xgrammar.ts';
 import type { CompiledSchema, PreparedSchemaEngine, SchemaEngine } from './schemas-check.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TokenConstraint } from '../engines/grammar/token-constraint.ts';
+import type { TokenConstraint } from '../engines/grammar/vocabulary.ts';
 import { admittedSpec, checkFile, readSchemaFile, runSchemasCheck, schemaPaths, type FileResult, type PreparedSchemaEngine, type SchemaEngine } from './schemas-check.ts';
 import { loadCheckTokenizer, type CheckTokenizer } from './schemas-check-tokenizer.ts';
 import { xgrammarEngine } from './schemas-check-xgrammar.ts';

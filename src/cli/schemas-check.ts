@@ -26,7 +26,7 @@ import { admitFor } from '../core/admit.ts';
 import type { ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import { grammarSpecOf, type GrammarSpec } from '../engines/grammar/ebnf.ts';
-import type { TokenConstraint, Vocabulary } from '../engines/grammar/token-constraint.ts';
+import type { TokenConstraint, Vocabulary } from '../engines/grammar/vocabulary.ts';
 import { parseChatCompletion } from '../protocol/openai/chat/parse.ts';
 import type { CheckTokenizer } from './schemas-check-tokenizer.ts';
 

@@ -39,7 +39,9 @@ export { loadXGrammar as loadXGrammarInNode } from './grammar/load-xgrammar.node
  * grammar/: output constraints as token masks, the grammar a request's output follows, and how a
  * failed xgrammar instance is set aside; what `npx inpage-llm schemas check` measures (src/cli).
  */
-export { createConstraintCompiler, type ConstraintCompiler, type TokenConstraint, type Vocabulary } from './grammar/token-constraint.ts';
+export { createConstraintCompiler, type ConstraintCompiler } from './grammar/token-constraint.ts';
+export type { TokenConstraint, Vocabulary } from './grammar/vocabulary.ts';
+export { createSchemaConstraints } from './grammar/schema-constraint.ts';
 export { grammarSpecOf, type GrammarSpec } from './grammar/ebnf.ts';
 export { discardInstance } from './grammar/xgrammar-instances.ts';
 export type { XGrammar } from './grammar/xgrammar.ts';

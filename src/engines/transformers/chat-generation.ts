@@ -9,7 +9,7 @@ import type { ReasoningFormat } from '../../core/reasoning.ts';
 import { abortedError, GatewayError } from '../../core/errors.ts';
 import { grammarSpecOf, type GrammarSpec } from '../grammar/ebnf.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
-import type { TokenConstraint } from '../grammar/token-constraint.ts';
+import type { TokenConstraint } from '../grammar/vocabulary.ts';
 import { AbortCriteria } from './abort-criteria.ts';
 import { constraintCompilerFor, GrammarMask, GrammarProgress } from './grammar-constraint.ts';
 import { renderChatPrompt } from './chat-prompt.ts';

@@ -7,7 +7,8 @@
  */
 import { LogitsProcessor, StoppingCriteria, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
-import { createConstraintCompiler, type ConstraintCompiler, type TokenConstraint } from '../grammar/token-constraint.ts';
+import { createConstraintCompiler, type ConstraintCompiler } from '../grammar/token-constraint.ts';
+import type { TokenConstraint } from '../grammar/vocabulary.ts';
 import { tokenizerVocabulary } from './tokenizer-vocabulary.ts';
 import type { XGrammar } from '../grammar/xgrammar.ts';
 

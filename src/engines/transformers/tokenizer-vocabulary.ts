@@ -6,7 +6,7 @@
  * @module
  */
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
-import type { Vocabulary, VocabType } from '../grammar/token-constraint.ts';
+import type { Vocabulary, VocabType } from '../grammar/vocabulary.ts';
 
 interface TokenizerJson {
   readonly decoder?: { readonly type?: string; readonly decoders?: readonly { readonly type?: string }[] } | null;

@@ -11,7 +11,7 @@
  * @module
  */
 import type { ByteMatcher, MatchState } from '../byte-matcher.ts';
-import { tokenBytes } from '../token-constraint.ts';
+import { tokenBytes } from '../vocabulary.ts';
 import { objectMatcher, qwenVocabulary, stringMatcher } from './test-matchers.ts';
 import { createTokenMasks, type TokenMasks } from './token-masks.ts';
 import { buildVocabularyTrie } from './token-trie.ts';

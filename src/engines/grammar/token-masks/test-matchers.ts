@@ -14,7 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
-import type { Vocabulary } from '../token-constraint.ts';
+import type { Vocabulary } from '../vocabulary.ts';
 
 type State =
   | { readonly t: 'lit'; readonly rest: string; readonly after: State }

@@ -4,7 +4,7 @@
 // and on Qwen3's. The masks must be equal, bit for bit, with and without the string-body table.
 import { describe, expect, it } from 'vitest';
 import type { ByteMatcher, MatchState } from '../byte-matcher.ts';
-import { tokenBytes, type Vocabulary } from '../token-constraint.ts';
+import { tokenBytes, type Vocabulary } from '../vocabulary.ts';
 import { objectMatcher, qwenVocabulary, stringMatcher } from './test-matchers.ts';
 import { createTokenMasks, type TokenMasks } from './token-masks.ts';
 

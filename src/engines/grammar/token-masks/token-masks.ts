@@ -10,7 +10,7 @@
  * @module
  */
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
-import type { TokenConstraint, Vocabulary } from '../token-constraint.ts';
+import type { TokenConstraint, Vocabulary } from '../vocabulary.ts';
 import { buildStringBodyTable, CLEAN, CLOSE, stepBody, type StringBodyTable } from './string-body-table.ts';
 import { buildVocabularyTrie, NEVER, STOP, type TokenBytes, type TokenTrie } from './token-trie.ts';
 

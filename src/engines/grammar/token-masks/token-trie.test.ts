@@ -1,6 +1,6 @@
 // The vocabulary's trie: every text token at the node its bytes lead to, and nothing else in it.
 import { describe, expect, it } from 'vitest';
-import { tokenBytes, type Vocabulary } from '../token-constraint.ts';
+import { tokenBytes, type Vocabulary } from '../vocabulary.ts';
 import { buildTrie, buildVocabularyTrie, NEVER, STOP, TEXT } from './token-trie.ts';
 
 describe('the token trie', () => {

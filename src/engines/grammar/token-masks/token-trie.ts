@@ -10,7 +10,7 @@
  * it, are each one run of `tokenIds`.
  * @module
  */
-import { tokenBytes, type Vocabulary } from '../token-constraint.ts';
+import { tokenBytes, type Vocabulary } from '../vocabulary.ts';
 
 /** What a token id may be in a mask. */
 export const TEXT = 0;
