@@ -21,7 +21,16 @@ export type GrammarThinking = Pick<ReasoningFormat, 'open' | 'close' | 'startsIn
 
 /** What the output must be. Serialised as the key of the compiled-grammar cache. */
 export type GrammarSpec = (
-  | { readonly kind: 'json'; readonly output: OutputConstraint }
+  | {
+      readonly kind: 'json';
+      readonly output: OutputConstraint;
+      /**
+       * The output as the request asked for it, where its grammar form (`output`) differs: the
+       * schema matcher enforces this one exactly (a zod `int()`'s ±2^53 bounds, which the grammar
+       * form drops as no bounds xgrammar can keep).
+       */
+      readonly asked?: OutputConstraint;
+    }
   | {
       readonly kind: 'tools';
       /** The tools a call may name (only the chosen one, for a named choice). */
@@ -48,7 +57,7 @@ export function grammarSpecOf(request: ChatRequest, reasoning?: ReasoningFormat)
 function answerSpecOf(request: ChatRequest): GrammarSpec | undefined {
   const tools = request.tools ?? [];
   const output = outputToEnforce(request);
-  if (tools.length === 0) return output ? { kind: 'json', output } : undefined;
+  if (tools.length === 0) return output ? { kind: 'json', output, ...(request.output && request.output !== output ? { asked: request.output } : {}) } : undefined;
   const choice = request.toolChoice ?? 'auto';
   const named = typeof choice === 'object' ? tools.filter((tool) => tool.name === choice.name) : tools;
   const mode = choice === 'none' ? 'reply' : choice === 'auto' ? 'either' : 'calls';

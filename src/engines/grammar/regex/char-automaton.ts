@@ -18,4 +18,12 @@ export interface CharAutomaton {
    * dead end.
    */
   canFinish(state: number, min: number, max: number): boolean;
+  /**
+   * Whether some code point from `lo` to `hi` leads on from the state (into a state that can still
+   * match): asked while a character of several bytes is half read, so that no byte starts a
+   * character the automaton could not take.
+   */
+  takesSome(state: number, lo: number, hi: number): boolean;
+  /** Whether every continuation from the state matches (a search that has found its match): the automaton asks nothing more. */
+  matchesAll(state: number): boolean;
 }

@@ -143,6 +143,16 @@ class LengthCapped implements CharAutomaton {
     return inner !== undefined && this.inner.accepts(inner);
   }
 
+  matchesAll(): boolean {
+    // The cap always asks something (no more than so many characters).
+    return false;
+  }
+
+  takesSome(state: number, lo: number, hi: number): boolean {
+    const inner = this.innerOf[state];
+    return inner !== undefined && this.lengthOf[state]! < this.cap && this.inner.takesSome(inner, lo, hi);
+  }
+
   canFinish(state: number, min: number, max: number): boolean {
     const inner = this.innerOf[state];
     if (inner === undefined) return false;

@@ -549,6 +549,24 @@ class LazyDfa implements CharAutomaton {
     return to;
   }
 
+  matchesAll(state: number): boolean {
+    // The one state a found match collapses to (see closure): its only NFA state, the final one, takes anything.
+    const s = this.states[state];
+    return s !== undefined && s.accepting && s.nfa.length === 1 && s.nfa[0] === this.accept;
+  }
+
+  takesSome(state: number, lo: number, hi: number): boolean {
+    const s = this.states[state];
+    if (s === undefined) return false;
+    for (const q of s.nfa) {
+      for (const edge of this.nfa.chars[q]!) {
+        if (!this.live[edge.to] && !this.endOk[edge.to]) continue;
+        for (let i = 0; i < edge.ranges.length; i += 2) if (edge.ranges[i]! <= hi && edge.ranges[i + 1]! >= lo) return true;
+      }
+    }
+    return false;
+  }
+
   private step(s: DfaState, cp: number): number {
     const targets: number[] = [];
     for (const q of s.nfa) for (const edge of this.nfa.chars[q]!) if (inRanges(edge.ranges, cp)) targets.push(edge.to);

@@ -66,8 +66,6 @@ interface ObjectFrame extends Base {
   /** Which declared members have come, one character each ('1': seen). */
   readonly seen: string;
   readonly count: number;
-  /** Undeclared names so far (their spellings), so none comes twice. */
-  readonly extras: readonly string[];
   /** After a name: its value's node. */
   readonly value?: Node;
 }
@@ -154,7 +152,7 @@ function keyOf(frame: Frame): string {
       own = `n${frame.node.id}${frame.integers ? 'i' : ''}${frame.text}`;
       break;
     case 'object':
-      own = `o${frame.node.id}.${frame.phase}.${frame.seen}.${frame.count}.${frame.value ? idOf(frame.value) : ''}.${frame.extras.join('\u0001')}`;
+      own = `o${frame.node.id}.${frame.phase}.${frame.seen}.${frame.count}.${frame.value ? idOf(frame.value) : ''}`;
       break;
     case 'array':
       own = `a${frame.nodeId}.${frame.phase}.${frame.count}`;
@@ -208,9 +206,11 @@ function canEndHere(frame: Frame): boolean {
 function stringBodyOf(state: State): StringBody | undefined {
   if (state.threads.length !== 1) return undefined;
   const frame = state.threads[0]!;
-  if (frame.t !== 'string' || frame.name || frame.escape !== 0 || frame.need !== 0 || frame.rule.automata.length > 0) return undefined;
+  if (frame.t !== 'string' || frame.escape !== 0 || frame.need !== 0 || !frame.rule.automata.every((automaton, i) => automaton.matchesAll(frame.automata[i]!))) return undefined;
+  if (frame.name && frame.name.spelt !== FREE_NAME) return undefined;
   const closed: Frame[] = [];
-  complete(frame.parent, closed);
+  if (frame.name) closeString(frame, closed);
+  else complete(frame.parent, closed);
   if (closed.length === 0) return undefined;
   return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count, close: dedupe(closed) as MatchState };
 }
@@ -273,7 +273,7 @@ function start(node: Node, parent: Parent, byte: number, out: Frame[], depth: nu
   }
   const types = node.types;
   if (byte === 0x7b /* { */) {
-    if (types & OBJECT && objectLive(node, noneSeen(node), 0)) out.push({ t: 'object', node, phase: 0, seen: noneSeen(node), count: 0, extras: [], parent });
+    if (types & OBJECT && objectLive(node, noneSeen(node), 0)) out.push({ t: 'object', node, phase: 0, seen: noneSeen(node), count: 0, parent });
   } else if (byte === 0x5b /* [ */) {
     if (types & ARRAY && node.array.min <= node.array.max) out.push({ t: 'array', rule: node.array, nodeId: node.id, phase: 0, count: 0, parent });
   } else if (byte === 0x22 /* " */) {
@@ -303,10 +303,20 @@ const SHORT_ESCAPES: Readonly<Record<number, number>> = { 0x22: 0x22, 0x5c: 0x5c
 const HAS_SHORT = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
 
 function stringByte(frame: StringFrame, byte: number, out: Frame[]): void {
+  if (frame.name && frame.name.spelt !== FREE_NAME && !(byte === 0x22 && frame.escape === 0)) {
+    // A name is kept as its bytes, checked byte by byte where only declared names may come: a
+    // token that ends inside a character must not start one no name has.
+    const object = frame.name.object;
+    let spelt = frame.name.spelt + String.fromCharCode(byte);
+    if (!extrasAllowed(object.node, object.seen, object.count) && !declaredPrefixes(object).has(spelt)) return;
+    if (freeNames(object.node, frame.automata) && !allPrefixes(object.node).has(spelt)) spelt = FREE_NAME;
+    frame = { ...frame, key: undefined, name: { object, spelt } };
+  }
   if (frame.need > 0) {
     if (byte < frame.lo || byte > frame.hi) return;
     const point = (frame.point << 6) | (byte & 0x3f);
     if (frame.need === 1) return character(frame, point, out, byte);
+    if (!someCharacter(frame, point, frame.need - 1)) return;
     out.push({ ...frame, key: undefined, need: frame.need - 1, lo: 0x80, hi: 0xbf, point });
     return;
   }
@@ -315,7 +325,7 @@ function stringByte(frame: StringFrame, byte: number, out: Frame[]): void {
       break;
     case 1: {
       if (byte === 0x75 /* u */) {
-        out.push({ ...frame, key: undefined, escape: 2 });
+        if (someIn(frame, 0x00, 0x1f)) out.push({ ...frame, key: undefined, escape: 2 });
         return;
       }
       const char = SHORT_ESCAPES[byte];
@@ -327,7 +337,7 @@ function stringByte(frame: StringFrame, byte: number, out: Frame[]): void {
       if (byte === 0x30) out.push({ ...frame, key: undefined, escape: frame.escape + 1 });
       return;
     case 4:
-      if (byte === 0x30 || byte === 0x31) out.push({ ...frame, key: undefined, escape: byte === 0x30 ? 5 : 6 });
+      if ((byte === 0x30 || byte === 0x31) && someIn(frame, byte === 0x30 ? 0x00 : 0x10, byte === 0x30 ? 0x0f : 0x1f)) out.push({ ...frame, key: undefined, escape: byte === 0x30 ? 5 : 6 });
       return;
     default: {
       const digit = byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : byte >= 0x61 && byte <= 0x66 ? byte - 0x57 : -1;
@@ -339,7 +349,8 @@ function stringByte(frame: StringFrame, byte: number, out: Frame[]): void {
   }
   if (byte === 0x22) return closeString(frame, out);
   if (byte === 0x5c) {
-    if (frame.count < frame.rule.max) out.push({ ...frame, key: undefined, escape: 1 });
+    // An escape stands for a quote, a backslash or a control character: one of them must do.
+    if (frame.count < frame.rule.max && (someIn(frame, 0x00, 0x1f) || someIn(frame, 0x22, 0x22) || someIn(frame, 0x5c, 0x5c))) out.push({ ...frame, key: undefined, escape: 1 });
     return;
   }
   if (byte < 0x20) return;
@@ -357,7 +368,26 @@ function stringByte(frame: StringFrame, byte: number, out: Frame[]): void {
     if (byte === 0xf0) lo = 0x90;
     if (byte === 0xf4) hi = 0x8f;
   } else return;
+  if (!someCharacter(frame, point, need)) return;
   out.push({ ...frame, key: undefined, need, lo, hi, point });
+}
+
+const LEAST_OF = [0, 0x80, 0x800, 0x10000];
+
+/** Whether the string's automata can each take some character from `lo` to `hi`. */
+function someIn(frame: StringFrame, lo: number, hi: number): boolean {
+  const automata = frame.rule.automata;
+  for (let i = 0; i < automata.length; i++) if (!automata[i]!.takesSome(frame.automata[i]!, lo, hi)) return false;
+  return true;
+}
+
+/** Whether the string's automata can take some character that begins with these bits (`need` bytes of 6 bits still to come). */
+function someCharacter(frame: StringFrame, point: number, need: number): boolean {
+  const automata = frame.rule.automata;
+  if (automata.length === 0) return true;
+  // The least code point a character of this many bytes may be (no overlong forms).
+  const lo = Math.max(point << (6 * need), LEAST_OF[need]!);
+  return someIn(frame, lo, (point << (6 * need)) | ((1 << (6 * need)) - 1));
 }
 
 /** One whole character read: counted, given to the automata, checked that the string can still end. */
@@ -379,24 +409,11 @@ function character(frame: StringFrame, point: number, out: Frame[], _byte: numbe
     }
     automata = next;
   }
-  // Past the minimum, with no maximum, the count no longer matters: equal states stay equal.
-  const kept = rule.max === Infinity && rule.automata.length === 0 ? Math.min(count, rule.min) : count;
-  let name = frame.name;
-  if (name) {
-    const spelt = name.spelt + spelling(frame, point);
-    name = { object: name.object, spelt };
-    if (!nameLive(name.object, spelt, automata.slice(rule.automata.length))) return;
-  }
-  out.push({ ...frame, key: undefined, count: kept, escape: 0, need: 0, lo: 0, hi: 0, point: 0, automata, ...(name ? { name } : {}) });
-}
-
-/** A character as JSON.stringify spells it inside a string (the name's bytes, as char codes). */
-function spelling(frame: StringFrame, point: number): string {
-  if (frame.escape > 0) {
-    if (frame.escape === 1) return `\\${point === 0x22 ? '"' : point === 0x5c ? '\\' : ({ 8: 'b', 12: 'f', 10: 'n', 13: 'r', 9: 't' } as Record<number, string>)[point]}`;
-    return `\\u${point.toString(16).padStart(4, '0')}`;
-  }
-  return String.fromCharCode(...encoder.encode(String.fromCodePoint(point)));
+  // Past the minimum, with no maximum, the count no longer matters (the automata's own states
+  // say the rest): equal states stay equal, and share their masks.
+  const kept = rule.max === Infinity ? Math.min(count, rule.min) : count;
+  if (frame.name && !nameLive(frame.name.object, frame.name.spelt, automata.slice(rule.automata.length))) return;
+  out.push({ ...frame, key: undefined, count: kept, escape: 0, need: 0, lo: 0, hi: 0, point: 0, automata });
 }
 
 function closeString(frame: StringFrame, out: Frame[]): void {
@@ -408,22 +425,24 @@ function closeString(frame: StringFrame, out: Frame[]): void {
   const spelt = frame.name.spelt;
   const node = object.node;
   const obj = node.object;
-  if (obj.names && !matches(obj.names, nameText(spelt))) return;
-  const declared = declaredIndex(node).get(spelt);
+  if (spelt !== FREE_NAME && obj.names && !matches(obj.names, nameText(spelt))) return;
+  const declared = spelt === FREE_NAME ? undefined : declaredIndex(node).get(spelt);
   if (declared !== undefined) {
     if (!allowedDeclared(node, object.seen, object.count).includes(declared)) return;
     const seen = object.seen.slice(0, declared) + '1' + object.seen.slice(declared + 1);
     out.push({ ...object, key: undefined, phase: 2, seen, count: object.count + 1, value: obj.properties[declared]!.node });
     return;
   }
-  if (!extrasAllowed(node, object.seen, object.count) || object.extras.includes(spelt)) return;
+  // An undeclared name is not checked against the others before it: JSON's parsers keep the last
+  // of a name given twice, and validators judge what they keep.
+  if (!extrasAllowed(node, object.seen, object.count)) return;
   const patternStates = frame.automata.slice(rule.automata.length);
   const matching = obj.patterns.filter((pattern, i) => patternStates[i]! >= 0 && pattern.automaton.accepts(patternStates[i]!));
   let value: Node;
   if (matching.length === 0) value = obj.additional;
   else value = matching.slice(1).reduce((both, pattern) => intersectNodes(both, pattern.node), matching[0]!.node);
   if (value.kind === 'never') return;
-  out.push({ ...object, key: undefined, phase: 2, count: object.count + 1, extras: [...object.extras, spelt], value });
+  out.push({ ...object, key: undefined, phase: 2, count: object.count + 1, value });
 }
 
 // ---- objects ----
@@ -434,10 +453,13 @@ function nameText(spelt: string): string {
   return JSON.parse(`"${decoder.decode(Uint8Array.from(spelt, (c) => c.charCodeAt(0)))}"`) as string;
 }
 
+/** A text's UTF-8 bytes as char codes: how a name's spelling is kept while it is read. */
+const asBytes = (text: string): string => String.fromCharCode(...encoder.encode(text));
+
 const declaredIndexes = new WeakMap<TypedNode, Map<string, number>>();
 function declaredIndex(node: TypedNode): Map<string, number> {
   let found = declaredIndexes.get(node);
-  if (!found) declaredIndexes.set(node, (found = new Map(node.object.properties.map((p, i) => [p.spelling, i]))));
+  if (!found) declaredIndexes.set(node, (found = new Map(node.object.properties.map((p, i) => [asBytes(p.spelling), i]))));
   return found;
 }
 
@@ -470,13 +492,17 @@ function allowedDeclared(node: TypedNode, seen: string, count: number): number[]
   const rule = node.object;
   const extras = rule.additional.kind !== 'never' || rule.patterns.length > 0;
   const required = requiredLeft(rule, seen);
+  // In the schema's order, members before the last one written are behind (none of them required:
+  // a required one is never passed over).
+  const from = rule.anyOrder ? 0 : seen.lastIndexOf('1') + 1;
   let unseen = 0;
-  for (let j = 0; j < rule.properties.length; j++) if (seen[j] === '0' && rule.properties[j]!.node.kind !== 'never') unseen++;
-  for (let j = 0; j < rule.properties.length; j++) {
+  for (let j = from; j < rule.properties.length; j++) if (seen[j] === '0' && rule.properties[j]!.node.kind !== 'never') unseen++;
+  for (let j = from; j < rule.properties.length; j++) {
     const property = rule.properties[j]!;
-    if (seen[j] !== '0' || property.node.kind === 'never') continue;
+    if (seen[j] !== '0') continue;
     const requiredAfter = required - (property.required ? 1 : 0);
-    if (count + 1 + requiredAfter <= rule.max && (extras || count + unseen >= rule.min)) found.push(j);
+    if (property.node.kind !== 'never' && count + 1 + requiredAfter <= rule.max && (extras || count + unseen >= rule.min)) found.push(j);
+    if (property.required && !rule.anyOrder) break;
   }
   memo.set(key, found);
   return found;
@@ -505,6 +531,46 @@ function nameLive(object: ObjectFrame, spelt: string, patternStates: readonly nu
     if (rule.additional.kind !== 'never') return true;
     if (rule.patterns.some((pattern, i) => patternStates[i]! >= 0 && pattern.automaton.canFinish(patternStates[i]!, 0, Infinity))) return true;
   }
+  return declaredPrefixes(object).has(spelt);
+}
+
+/**
+ * A name's spelling once it can no longer become a declared name, where any other name may come
+ * with the same value schema: the rest of the name changes nothing, so it is not kept (and the
+ * name's states are one, its masks made once). No byte string is spelt with char codes past 255.
+ */
+const FREE_NAME = '\u0100';
+
+/**
+ * Whether undeclared names may come with nothing more asked of the name itself: no rule for
+ * names, and no pattern left to decide which value schema applies (none, or each has already
+ * matched, as `.*` has at once).
+ */
+function freeNames(node: TypedNode, patternStates: readonly number[]): boolean {
+  const rule = node.object;
+  if (rule.names || rule.nameRule) return false;
+  if (rule.patterns.length === 0) return rule.additional.kind !== 'never';
+  return rule.patterns.every((pattern, i) => patternStates[i]! >= 0 && pattern.automaton.matchesAll(patternStates[i]!));
+}
+
+const allPrefixMemo = new WeakMap<TypedNode, Set<string>>();
+/** Every beginning (as bytes) of every declared name. */
+function allPrefixes(node: TypedNode): Set<string> {
+  let found = allPrefixMemo.get(node);
+  if (!found) {
+    found = new Set();
+    for (const property of node.object.properties) {
+      const bytes = asBytes(property.spelling);
+      for (let i = 0; i <= bytes.length; i++) found.add(bytes.slice(0, i));
+    }
+    allPrefixMemo.set(node, found);
+  }
+  return found;
+}
+
+/** Every beginning (as bytes) of the declared names that may come next in this object. */
+function declaredPrefixes(object: ObjectFrame): Set<string> {
+  const node = object.node;
   let memo = prefixMemo.get(node);
   if (!memo) prefixMemo.set(node, (memo = new Map()));
   const key = `${object.seen}.${object.count}`;
@@ -512,13 +578,12 @@ function nameLive(object: ObjectFrame, spelt: string, patternStates: readonly nu
   if (!prefixes) {
     prefixes = new Set();
     for (const j of allowedDeclared(node, object.seen, object.count)) {
-      const name = node.object.properties[j]!.spelling;
-      const bytes = String.fromCharCode(...encoder.encode(name));
+      const bytes = asBytes(node.object.properties[j]!.spelling);
       for (let i = 0; i <= bytes.length; i++) prefixes.add(bytes.slice(0, i));
     }
     memo.set(key, prefixes);
   }
-  return prefixes.has(spelt);
+  return prefixes;
 }
 
 const NAME_RULE: StringRule = { min: 0, max: Infinity, automata: [], sources: [] };

@@ -71,6 +71,11 @@ export interface ObjectRule {
   readonly additional: Node;
   readonly min: number;
   readonly max: number;
+  /**
+   * Declared members in any order, rather than the order the schema declares them (a model
+   * writes them in that order, as OpenAI's structured outputs do; validators take any).
+   */
+  readonly anyOrder?: boolean;
   /** What every name must be (`propertyNames`), if anything: checked as each name closes. */
   readonly names?: Node;
   /** Its string rule, where it has one: kept character by character, so a name cannot go astray. */
@@ -112,6 +117,13 @@ const FREE_NUMBER: NumberRange = { minExclusive: false, maxExclusive: false };
 const FREE_OBJECT: ObjectRule = { properties: [], patterns: [], additional: ANY, min: 0, max: Infinity };
 const FREE_ARRAY: ArrayRule = { prefix: [], items: ANY, min: 0, max: Infinity };
 
+/**
+ * Formats validators check (Python jsonschema's and ajv-formats' lists) that formats.ts has no
+ * automaton for: refused, since ignoring them would let through what a validator refuses. Any
+ * other format is one no validator knows, an annotation.
+ */
+const CHECKED_FORMATS: ReadonlySet<string> = new Set(['idn-email', 'idn-hostname', 'iri', 'iri-reference', 'regex', 'json-pointer', 'relative-json-pointer', 'uri-template', 'color']);
+
 /** Keywords that constrain values; every other keyword is an annotation and is left out. */
 const REFUSED: Readonly<Record<string, string>> = {
   if: 'if / then / else is not supported',
@@ -143,9 +155,19 @@ const typed = (parts: Partial<Omit<TypedNode, 'kind' | 'id'>>): TypedNode => ({
   array: parts.array ?? FREE_ARRAY,
 });
 
+/** A node of these types (bits), with nothing else asked of them: `json_object` is `typedNode(OBJECT)`. */
+export function typedNode(types: number): TypedNode {
+  return typed({ types });
+}
+
+export interface ReadOptions {
+  /** Take declared members in any order (as validators do), not only in the schema's order. */
+  readonly anyOrder?: boolean;
+}
+
 /** Reads a whole schema (its own root for `#` references). */
-export function readSchema(schema: unknown): Node {
-  const node = new SchemaReader(schema).read(schema, '#');
+export function readSchema(schema: unknown, options: ReadOptions = {}): Node {
+  const node = new SchemaReader(schema, options.anyOrder ?? false).read(schema, '#');
   resolveAll(node);
   return node;
 }
@@ -173,9 +195,11 @@ class SchemaReader {
   private readonly reading = new Set<Node>();
 
   private readonly root: unknown;
+  private readonly anyOrder: boolean;
 
-  constructor(root: unknown) {
+  constructor(root: unknown, anyOrder: boolean) {
     this.root = root;
+    this.anyOrder = anyOrder;
     const dialect = isRecord(root) && typeof root.$schema === 'string' ? root.$schema : '';
     this.legacy = /draft-0[3-7]/.test(dialect);
   }
@@ -271,6 +295,7 @@ class SchemaReader {
     if (typeof schema.format === 'string') {
       // A format a validator does not know asserts nothing; the known ones are enforced.
       const automaton = formatAutomaton(schema.format);
+      if (!automaton && CHECKED_FORMATS.has(schema.format)) throw new UnenforceableSchema(`${path}/format`, `the format ${JSON.stringify(schema.format)} is not supported`);
       if (automaton) {
         automata.push(automaton);
         sources.push(`f:${schema.format}`);
@@ -319,7 +344,7 @@ class SchemaReader {
     const min = count(schema.minProperties, 0);
     const max = count(schema.maxProperties, Infinity);
     if (properties.length === 0 && patterns.length === 0 && additional === ANY && min === 0 && max === Infinity && !names) return FREE_OBJECT;
-    return { properties, patterns, additional, min, max, ...(names ? { names } : {}), ...(nameRule ? { nameRule } : {}) };
+    return { properties, patterns, additional, min, max, ...(this.anyOrder ? { anyOrder: true } : {}), ...(names ? { names } : {}), ...(nameRule ? { nameRule } : {}) };
   }
 
   private array(schema: Record<string, unknown>, path: string): ArrayRule {
@@ -435,6 +460,7 @@ class SchemaReader {
       additional: this.intersect(a.additional, b.additional, `${path}/additionalProperties`),
       min: Math.max(a.min, b.min),
       max: Math.min(a.max, b.max),
+      ...(a.anyOrder || b.anyOrder ? { anyOrder: true } : {}),
       ...((a.names ?? b.names) ? { names: (a.names ?? b.names)! } : {}),
       ...((a.nameRule ?? b.nameRule) ? { nameRule: (a.nameRule ?? b.nameRule)! } : {}),
     };
@@ -502,7 +528,7 @@ export function integerStep(node: TypedNode): Decimal | undefined {
 
 /** The values both nodes match, as one node (for a name two patternProperties match). */
 export function intersectNodes(a: Node, b: Node): Node {
-  return new SchemaReader(undefined).intersect(a, b, '#');
+  return new SchemaReader(undefined, false).intersect(a, b, '#');
 }
 
 export function union(nodes: readonly Node[]): Node {
@@ -631,4 +657,38 @@ export function disjoint(a: Node, b: Node, depth: number): boolean {
     for (const q of b.object.properties) if (q.required && !a.object.properties.some((p) => p.name === q.name) && a.object.additional.kind === 'never' && a.object.patterns.length === 0) return true;
   }
   return false;
+}
+
+/**
+ * A value with its objects' members in the order the schema declares them (undeclared ones after,
+ * as they came), and a literal's own spelling where it equals one: how an output of this
+ * schema is written, so a value can be checked as the output it would be (MaskBench's way).
+ */
+export function inDefinitionOrder(node: Node, value: unknown, depth = 0): unknown {
+  if (depth > 64) return value;
+  switch (node.kind) {
+    case 'ref':
+      return inDefinitionOrder(node.target(), value, depth + 1);
+    case 'union': {
+      const match = node.of.find((part) => matches(part, value));
+      return match ? inDefinitionOrder(match, value, depth + 1) : value;
+    }
+    case 'literal':
+      return node.values.find((other) => equal(other, value)) ?? value;
+    case 'typed':
+      break;
+    default:
+      return value;
+  }
+  if (Array.isArray(value)) return value.map((item, i) => inDefinitionOrder(node.array.prefix[i] ?? node.array.items, item, depth + 1));
+  if (!isRecord(value)) return value;
+  const rule = node.object;
+  const out: Record<string, unknown> = {};
+  for (const property of rule.properties) if (Object.hasOwn(value, property.name)) out[property.name] = inDefinitionOrder(property.node, value[property.name], depth + 1);
+  for (const [key, member] of Object.entries(value)) {
+    if (Object.hasOwn(out, key)) continue;
+    const matching = rule.patterns.filter(({ automaton }) => matchesText(automaton, key));
+    out[key] = inDefinitionOrder(matching.length === 1 ? matching[0]!.node : matching.length === 0 ? rule.additional : ANY, member, depth + 1);
+  }
+  return out;
 }

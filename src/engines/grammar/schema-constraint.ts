@@ -1,0 +1,67 @@
+/**
+ * JSON output by the schema matcher and the token masks (no grammar compiled against the
+ * vocabulary): a schema is read in well under a millisecond and its masks are made as decoding
+ * reaches each state, so a new schema's first token is not held up. Matchers are kept per
+ * schema (many, bounded), and the masks of the states they have been through with them, so a
+ * schema sent again starts from masks already made.
+ * @module
+ */
+import { GatewayError } from '../../core/errors.ts';
+import { checkSchemaLimits, STACK_LIMITS } from '../../core/schema-limits.ts';
+import { OBJECT, readSchema, typedNode, UnenforceableSchema, type Node } from './schema-matcher/schema-node.ts';
+import { jsonMatcher } from './schema-matcher/json-matcher.ts';
+import { createGrammarCache } from './grammar-cache.ts';
+import type { ByteMatcher } from './byte-matcher.ts';
+import type { GrammarSpec } from './ebnf.ts';
+import { createTokenMasks, type TokenMasks } from './token-masks/token-masks.ts';
+import type { TokenConstraint, Vocabulary } from './vocabulary.ts';
+
+/** Matchers kept per vocabulary: a matcher is small (its nodes), its masks live in the masks' own bounded store. */
+export const MATCHERS_KEPT = 256;
+
+export interface SchemaConstraints {
+  /**
+   * A constraint for `spec`, or undefined where this engine does not take it (tool calls, a
+   * thinking block, a schema it cannot enforce): the grammar engine does.
+   */
+  start(spec: GrammarSpec): TokenConstraint | undefined;
+}
+
+export function createSchemaConstraints(vocabulary: Vocabulary): SchemaConstraints {
+  let masks: TokenMasks | undefined;
+  const matchers = createGrammarCache<ByteMatcher | null>(MATCHERS_KEPT, Infinity);
+  return {
+    start(spec) {
+      if (spec.kind !== 'json' || spec.thinking) return undefined;
+      const key = JSON.stringify(spec.asked ?? spec.output);
+      let matcher = matchers.get(key);
+      if (matcher === undefined) {
+        matcher = matcherOf(spec);
+        matchers.set(key, matcher, key.length);
+      }
+      if (matcher === null) return undefined;
+      // The trie and tables are built on the first schema, not with the model.
+      masks ??= createTokenMasks(vocabulary);
+      return masks.constraint(matcher);
+    },
+  };
+}
+
+/** The matcher for a JSON answer, or null where the schema is one this engine refuses. */
+function matcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatcher | null {
+  const output = spec.asked ?? spec.output;
+  let node: Node;
+  if (output.kind === 'json_schema') {
+    // The gateway checked it already; an engine asked directly (createWorkerEngine, the Node
+    // engine) holds it to the limits that keep reading it (recursively) safe.
+    const param = 'response_format';
+    checkSchemaLimits(output.schema, (at, reason) => new GatewayError('invalid_request', `Invalid schema for ${param} at ${at}: ${reason}.`, { param }), STACK_LIMITS);
+  }
+  try {
+    node = output.kind === 'json_object' ? typedNode(OBJECT) : readSchema(output.schema);
+  } catch (error) {
+    if (error instanceof UnenforceableSchema) return null;
+    throw error;
+  }
+  return jsonMatcher(node);
+}
