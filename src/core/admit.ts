@@ -12,7 +12,7 @@
 import type { ChatRequest, ModelInfo, NeutralRequest, OutputConstraint } from './engine.ts';
 import { GatewayError } from './errors.ts';
 import { invalid } from './fields.ts';
-import { checkEnforceable, toGrammarSchema } from './json-schema-support.ts';
+import { checkEnforceable, checkMatchable, toGrammarSchema } from './json-schema-support.ts';
 import { thinkingBudgetFor } from './reasoning.ts';
 
 /** A refusal in the caller's words; in `message`, `{model}` stands for the model's id and `{limit}` for its output cap. */
@@ -35,7 +35,7 @@ export type Ask =
    * A grammar that enforces `schema` exactly (json-schema-support.ts), its refusal naming `param`
    * (default: `response_format.json_schema.schema`); a remote model's server enforces it itself.
    */
-  | { readonly need: 'grammar'; readonly schema: unknown; readonly param?: string; readonly where?: string }
+  | { readonly need: 'grammar'; readonly schema: unknown; readonly param?: string; readonly where?: string; readonly tool?: true }
   /** Room for a cap of `tokens` (the model's `maxOutputTokens`, else its window); a remote model's server holds it to its own limit. */
   | { readonly need: 'room'; readonly tokens: number; readonly refusal: Refusal }
   /**
@@ -132,7 +132,8 @@ function refusalFor(ask: Ask, model: ModelInfo | undefined, local: boolean): Gat
     case 'grammar':
       if (!local) return undefined;
       try {
-        checkEnforceable(ask.schema, '#', ask.param, ask.where);
+        if (model?.schemaMatcher && !ask.tool) checkMatchable(ask.schema, ask.param, ask.where);
+        else checkEnforceable(ask.schema, '#', ask.param, ask.where);
         return undefined;
       } catch (error) {
         return GatewayError.from(error);

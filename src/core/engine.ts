@@ -36,6 +36,12 @@ export interface ModelInfo {
   readonly supportsDimensions?: boolean;
   /** Chat models whose engine can constrain output to JSON (`response_format`). */
   readonly structuredOutput?: boolean;
+  /**
+   * Chat models whose engine enforces a JSON answer's schema with the schema matcher
+   * (core/json-schema/), which takes far more of JSON Schema than the grammar engine: admission
+   * checks their answers' schemas by what it reads. Tool calls are grammars on every engine.
+   */
+  readonly schemaMatcher?: boolean;
   /** Chat models that can call tools (`tools`): their calls are constrained by a grammar too. */
   readonly toolCalling?: boolean;
   /** Chat models whose engine adds `logit_bias` to the logits before choosing each token. */

@@ -8,6 +8,7 @@
 import { GatewayError } from './errors.ts';
 import { safePattern } from './json-pattern.ts';
 import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES } from './schema-keywords.ts';
+import { readSchema, UnenforceableSchema } from './json-schema/schema-node.ts';
 import { checkSchemaLimits } from './schema-limits.ts';
 
 /** Keywords that only describe, and constrain nothing. */
@@ -182,6 +183,21 @@ function checkBounds(schema: Record<string, unknown>, path: string, param: strin
   }
   const bounded = [schema.minimum, schema.maximum, schema.exclusiveMinimum, schema.exclusiveMaximum].some((v) => typeof v === 'number' && Math.abs(v) < Number.MAX_SAFE_INTEGER);
   if (bounded || typeof schema.type !== 'string') throw refuse(path, `bounds are enforced on integers only (this is ${JSON.stringify(schema.type ?? 'untyped')})`);
+}
+
+/**
+ * Throws a 400 for the first part of `schema` the schema matcher cannot enforce (the keyword and
+ * its place, as it reads them), or the first of its limits it passes; as `checkEnforceable`, for
+ * the engines that match schemas rather than compile grammars (ModelInfo.schemaMatcher).
+ */
+export function checkMatchable(schema: unknown, param = PARAM, where = param === PARAM ? 'response_format' : param): void {
+  checkSchemaLimits(schema, (at, reason) => refusal(at, reason, param, where));
+  try {
+    readSchema(schema);
+  } catch (error) {
+    if (error instanceof UnenforceableSchema) throw refusal(error.path, error.reason, param, where);
+    throw error;
+  }
 }
 
 function refusal(path: string, reason: string, param: string, where: string): GatewayError {

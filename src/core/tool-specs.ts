@@ -28,7 +28,7 @@ export function toolSpec(name: unknown, description: unknown, parameters: unknow
   if (schema.type !== undefined && schema.type !== 'object') {
     throw invalid(`${param}.type`, `Invalid '${param}': a tool's arguments are an object, so its schema's type must be 'object', not ${describe(schema.type)}.`);
   }
-  asks.push({ need: 'grammar', schema, param });
+  asks.push({ need: 'grammar', schema, param, tool: true });
   return {
     name,
     ...(typeof description === 'string' && description ? { description } : {}),

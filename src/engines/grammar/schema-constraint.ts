@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../../core/errors.ts';
 import { checkSchemaLimits, STACK_LIMITS } from '../../core/schema-limits.ts';
-import { OBJECT, readSchema, typedNode, UnenforceableSchema, type Node } from './schema-matcher/schema-node.ts';
+import { OBJECT, readSchema, typedNode, UnenforceableSchema, type Node } from '../../core/json-schema/schema-node.ts';
 import { jsonMatcher } from './schema-matcher/json-matcher.ts';
 import { createGrammarCache } from './grammar-cache.ts';
 import type { ByteMatcher } from './byte-matcher.ts';

@@ -62,7 +62,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
   const request = ({ info, source, dtype, wasmDtype, bundled, files }: TransformersModelSpec) => ({ id: info.id, source, dtype, ...(wasmDtype ? { wasmDtype } : {}), localOnly: bundled, files });
 
   return {
-    models: options.models.map((spec) => (spec.info.kind !== 'chat' ? spec.info : { ...spec.info, logitBias: true, ...(spec.info.reasoning ? { keepsThinkingBudget: true } : {}), ...(options.grammar ? { structuredOutput: true, toolCalling: true } : {}) })),
+    models: options.models.map((spec) => (spec.info.kind !== 'chat' ? spec.info : { ...spec.info, logitBias: true, ...(spec.info.reasoning ? { keepsThinkingBudget: true } : {}), ...(options.grammar ? { structuredOutput: true, schemaMatcher: true, toolCalling: true } : {}) })),
     // Padded positions get exactly zero attention weight, so a batch changes speed, not vectors
     // (checked by the batching tests on the real engine).
     exactEmbeddingBatches: true,

@@ -13,7 +13,7 @@ import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { acceptsText } from '../byte-matcher.ts';
 import { jsonMatcher } from './json-matcher.ts';
-import { inDefinitionOrder, readSchema, UnenforceableSchema, type Node } from './schema-node.ts';
+import { inDefinitionOrder, readSchema, UnenforceableSchema, type Node } from '../../../core/json-schema/schema-node.ts';
 
 /**
  * Files whose labels JSON Schema itself contradicts: an instance marked invalid that the schema

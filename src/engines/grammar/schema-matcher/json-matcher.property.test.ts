@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { instanceArbitrary, jsonSchemaArbitrary, validatorFor, type JsonSchema, type JsonValue } from '../../../../test/property/json-schemas.ts';
 import { acceptsText } from '../byte-matcher.ts';
 import { jsonMatcher } from './json-matcher.ts';
-import { readSchema } from './schema-node.ts';
+import { readSchema } from '../../../core/json-schema/schema-node.ts';
 
 const LONE_SURROGATE = /\\ud[89a-f]/i;
 const RUNS = Number(process.env.SCHEMA_MATCHER_RUNS ?? 300);

@@ -12,8 +12,8 @@
  * @module
  */
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
-import { compare, decimalOf, inRange, meets, negate, tenTo, times, add, type Decimal, type NumberRange } from './decimal.ts';
-import { ANY, ARRAY, BOOLEAN, INTEGER, integerStep, intersectNodes, matches, NULL, NUMBER, OBJECT, STRING, type ArrayRule, type Node, type ObjectRule, type StringRule, type TypedNode } from './schema-node.ts';
+import { compare, decimalOf, inRange, meets, negate, tenTo, times, add, type Decimal, type NumberRange } from '../../../core/json-schema/decimal.ts';
+import { ANY, ARRAY, BOOLEAN, INTEGER, integerStep, intersectNodes, matches, NULL, NUMBER, OBJECT, STRING, type ArrayRule, type Node, type ObjectRule, type StringRule, type TypedNode } from '../../../core/json-schema/schema-node.ts';
 
 type Frame = ValueFrame | LiteralFrame | StringFrame | NumberFrame | ObjectFrame | ArrayFrame | EndFrame;
 type Parent = ObjectFrame | ArrayFrame | null;
@@ -374,17 +374,32 @@ function stringByte(frame: StringFrame, byte: number, out: Frame[]): void {
 
 const LEAST_OF = [0, 0x80, 0x800, 0x10000];
 
-/** Whether the string's automata can each take some character from `lo` to `hi`. */
+/**
+ * Whether the string's automata can each take some character from `lo` to `hi`; and, for a name
+ * where only declared names and names a pattern matches may come, whether a declared name goes
+ * on with these bytes or some pattern takes such a character.
+ */
 function someIn(frame: StringFrame, lo: number, hi: number): boolean {
   const automata = frame.rule.automata;
   for (let i = 0; i < automata.length; i++) if (!automata[i]!.takesSome(frame.automata[i]!, lo, hi)) return false;
-  return true;
+  const name = frame.name;
+  if (!name || name.spelt === FREE_NAME || !patternNamesOnly(name.object.node)) return true;
+  if (declaredPrefixes(name.object).has(name.spelt)) return true;
+  const patterns = name.object.node.object.patterns;
+  return patterns.some((pattern, i) => {
+    const state = frame.automata[automata.length + i]!;
+    return state >= 0 && pattern.automaton.takesSome(state, lo, hi);
+  });
+}
+
+/** Undeclared names only where a pattern matches them (no other name's value schema). */
+function patternNamesOnly(node: TypedNode): boolean {
+  return node.object.additional.kind === 'never' && node.object.patterns.length > 0;
 }
 
 /** Whether the string's automata can take some character that begins with these bits (`need` bytes of 6 bits still to come). */
 function someCharacter(frame: StringFrame, point: number, need: number): boolean {
-  const automata = frame.rule.automata;
-  if (automata.length === 0) return true;
+  if (frame.rule.automata.length === 0 && !(frame.name && patternNamesOnly(frame.name.object.node))) return true;
   // The least code point a character of this many bytes may be (no overlong forms).
   const lo = Math.max(point << (6 * need), LEAST_OF[need]!);
   return someIn(frame, lo, (point << (6 * need)) | ((1 << (6 * need)) - 1));

@@ -8,9 +8,9 @@
  * is refused with the keyword's place in the schema.
  * @module
  */
-import type { CharAutomaton } from '../regex/char-automaton.ts';
-import { formatAutomaton } from '../regex/formats.ts';
-import { compilePattern } from '../regex/pattern.ts';
+import type { CharAutomaton } from './char-automaton.ts';
+import { formatAutomaton } from './formats.ts';
+import { compilePattern } from './pattern.ts';
 import { decimalOf, inRange, lcm, ONE, type Decimal, type NumberRange } from './decimal.ts';
 
 /** JSON types as bits; `NUMBER` includes the integers, `INTEGER` alone is integers only. */

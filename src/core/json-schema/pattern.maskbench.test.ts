@@ -4,7 +4,7 @@
  * how many compile, how many are refused (and why), and the compile time's p50 / p99.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compilePattern, UnsupportedPattern } from './pattern.ts';
 import type { CharAutomaton } from './char-automaton.ts';
@@ -15,7 +15,7 @@ function run(automaton: CharAutomaton, text: string): number {
   return state;
 }
 
-const FOLDER = '/work/shared/schemas/maskbench';
+const FOLDER = resolve(import.meta.dirname, '../../../../shared/schemas/maskbench');
 const present = existsSync(FOLDER);
 
 function collectPatterns(node: unknown, into: Set<string>): void {
