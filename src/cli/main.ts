@@ -83,7 +83,9 @@ const USAGE = `Usage: npx inpage-llm init <public folder> [--models]
                             say "strict" (default: not strict)
           --timeout-ms N    the time a file may take (default 10000); compiling is not interrupted
           --sample N        that many files, spread evenly over all those named (the same every run)
-          --limit N         the first N files (after --sample)`;
+          --limit N         the first N files (after --sample)
+          --engine NAME     matcher (default: how transformers.js models enforce JSON answers) or
+                            xgrammar (how web-llm models do, and tool calls on every engine)`;
 
 const COMMON = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } } as const satisfies ParseArgsConfig['options'];
 const INIT_OPTIONS = { ...COMMON, models: { type: 'boolean' } } as const satisfies ParseArgsConfig['options'];
@@ -230,7 +232,6 @@ const SCHEMAS_OPTIONS = {
   'timeout-ms': { type: 'string' },
   sample: { type: 'string' },
   limit: { type: 'string' },
-  // The constraint engine measured (not in the usage: only the product's own, xgrammar, for now).
   engine: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -244,7 +245,7 @@ async function schemas(args: string[]): Promise<number> {
   const { SCHEMA_ENGINES } = await import('./schemas-check-engines.ts');
   if (sub !== 'check') throw new UsageError(sub === undefined ? 'schemas takes a command: check.' : `Unknown schemas command "${sub}"; the one there is: check.`);
   if (paths.length === 0) throw new UsageError('schemas check takes at least one file or folder.');
-  const engine = SCHEMA_ENGINES.find((known) => known.name === (values.engine ?? 'xgrammar'));
+  const engine = SCHEMA_ENGINES.find((known) => known.name === (values.engine ?? SCHEMA_ENGINES[0]!.name));
   if (!engine) throw new UsageError(`--engine takes ${SCHEMA_ENGINES.map((known) => known.name).join(' or ')}, not '${values.engine}'.`);
   const timeoutMs = integerOption('--timeout-ms', values['timeout-ms'], 10_000, 1, 3_600_000)!;
   const sample = integerOption('--sample', values.sample, undefined, 1, 10_000_000);

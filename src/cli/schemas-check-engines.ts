@@ -5,6 +5,8 @@
  * @module
  */
 import type { SchemaEngine } from './schemas-check.ts';
+import { matcherEngine } from './schemas-check-matcher.ts';
 import { xgrammarEngine } from './schemas-check-xgrammar.ts';
 
-export const SCHEMA_ENGINES: readonly SchemaEngine[] = [xgrammarEngine];
+/** The schema matcher (what transformers.js models enforce JSON answers with), then xgrammar (web-llm's, and tool calls'). */
+export const SCHEMA_ENGINES: readonly SchemaEngine[] = [matcherEngine, xgrammarEngine];

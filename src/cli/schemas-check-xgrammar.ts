@@ -47,7 +47,7 @@ class XGrammarRunner implements PreparedSchemaEngine {
     if (!this.current) {
       const made = (async () => {
         const instance = await loadXGrammar();
-        const compiler = await createConstraintCompiler(uncached(instance), this.vocabulary);
+        const compiler = await createConstraintCompiler(uncached(instance), this.vocabulary, { schemaMatcher: false });
         (await compiler.start(WARM_UP)).dispose();
         return { instance, compiler };
       })();

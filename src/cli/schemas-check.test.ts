@@ -1,7 +1,8 @@
 /**
  * `npx inpage-llm schemas check` on small handmade MaskBench files, with the built-in tokenizer
- * (tiny-chat's) and the product's engine (xgrammar): the status of each file, the lines printed,
- * the summary, and the exit codes, through the functions and once through the command.
+ * (tiny-chat's) and both of the product's engines (the schema matcher, the default, and xgrammar):
+ * the status of each file, the lines printed, the summary, and the exit codes, through the
+ * functions and once through the command.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenConstraint } from '../engines/grammar/vocabulary.ts';
-import { admittedSpec, checkFile, readSchemaFile, runSchemasCheck, schemaPaths, type FileResult, type PreparedSchemaEngine, type SchemaEngine } from './schemas-check.ts';
+import { admittedSpec, checkFile, readSchemaFile, runSchemasCheck, schemaPaths, type FileResult, type PreparedSchemaEngine, type SchemaEngine, type SchemaFile } from './schemas-check.ts';
+import { matcherEngine } from './schemas-check-matcher.ts';
 import { loadCheckTokenizer, type CheckTokenizer } from './schemas-check-tokenizer.ts';
 import { xgrammarEngine } from './schemas-check-xgrammar.ts';
 
@@ -20,6 +22,8 @@ const NODE = join(ROOT, 'node_modules/.bin/node');
 
 const PERSON = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0, maximum: 150 } }, required: ['name', 'age'], additionalProperties: false };
 const COUNT = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+/** A oneOf of disjoint branches: the matcher enforces it, xgrammar's admission refuses it. */
+const ONE_OF = { type: 'object', properties: { a: { oneOf: [{ type: 'string' }, { type: 'integer' }] } }, required: ['a'], additionalProperties: false };
 
 /** The files, by name: what each must come to. */
 const FILES: Record<string, object> = {
@@ -30,7 +34,7 @@ const FILES: Record<string, object> = {
       { valid: true, data: { name: 'Grace "Amazing" Hopper ✓', age: 85 } },
       { valid: false, data: { name: 'Ada', age: 200 } },
       { valid: false, data: { name: 'Ada' } },
-      { valid: false, data: { age: 36, name: 'Ada' } },
+      { valid: false, data: { name: 'Ada', age: 36, nickname: 'A' } },
     ],
   },
   // `not` is outside what the grammar enforces: a 400 names it.
@@ -45,7 +49,10 @@ const FILES: Record<string, object> = {
 
 let dir: string;
 let tokenizer: CheckTokenizer;
-let engine: PreparedSchemaEngine;
+const ENGINES = { matcher: matcherEngine, xgrammar: xgrammarEngine } as const;
+type EngineName = keyof typeof ENGINES;
+const ENGINE_NAMES = Object.keys(ENGINES) as EngineName[];
+const prepared = {} as Record<EngineName, PreparedSchemaEngine>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'schemas-check-'));
@@ -54,21 +61,28 @@ beforeAll(async () => {
   await writeFile(join(dir, 'nested', 'skipped.json'), '{}');
   await writeFile(join(dir, 'notes.txt'), 'not a schema');
   tokenizer = await loadCheckTokenizer();
-  engine = await xgrammarEngine.prepare(tokenizer.vocabulary);
+  for (const name of ENGINE_NAMES) prepared[name] = await ENGINES[name].prepare(tokenizer.vocabulary);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function run(files: string[], json = true, schemaEngine: SchemaEngine = xgrammarEngine) {
+async function run(files: string[], json: boolean, schemaEngine: SchemaEngine) {
   const lines: string[] = [];
   const code = await runSchemasCheck({ files, engine: schemaEngine, tokenizer, json, strict: false, timeoutMs: 10_000, write: (line) => lines.push(line) });
   return { code, lines };
 }
 
-const check = async (name: string) => checkFile(await readSchemaFile(join(dir, name)), engine, tokenizer, { strict: false, timeoutMs: 10_000 });
+const check = async (name: string, engine: EngineName = 'matcher') => checkFile(await readSchemaFile(join(dir, name)), prepared[engine], tokenizer, { strict: false, timeoutMs: 10_000 });
+const checkTests = (engine: EngineName, schema: unknown, tests: SchemaFile['tests'], strict = false) => checkFile({ file: 'x', schema, tests }, prepared[engine], tokenizer, { strict, timeoutMs: 10_000 });
+
+/** The 400 each engine's admission answers for refused.json. */
+const REFUSED_NOT: Record<EngineName, string> = {
+  matcher: 'Invalid schema for response_format at #/not: not is supported only for whole types.',
+  xgrammar: "Invalid schema for response_format at #/not: 'not' cannot be enforced while decoding.",
+};
 
 describe('schemas check', () => {
-  it('says of each file whether it passes, and why not, one JSON line each, then the summary', async () => {
-    const { code, lines } = await run(await schemaPaths([dir]));
+  it.each(ENGINE_NAMES)('says of each file whether it passes, and why not, one JSON line each, then the summary (%s)', async (name) => {
+    const { code, lines } = await run(await schemaPaths([dir]), true, ENGINES[name]);
     expect(code).toBe(1);
     const results = lines.slice(0, -1).map((line) => JSON.parse(line) as FileResult);
     const byName = Object.fromEntries(results.map((result) => [result.file.slice(dir.length + 1), result]));
@@ -83,7 +97,7 @@ describe('schemas check', () => {
       'refuses-valid.json': 'validation_error',
     });
     // The 400 message a server answers for it.
-    expect(byName['refused.json']).toEqual({ file: join(dir, 'refused.json'), status: 'compile_error', message: "Invalid schema for response_format at #/not: 'not' cannot be enforced while decoding.", ttfm_us: null, masks: 0, tbm_us_p50: null, tbm_us_p99: null, tbm_us_max: null });
+    expect(byName['refused.json']).toEqual({ file: join(dir, 'refused.json'), status: 'compile_error', message: REFUSED_NOT[name], ttfm_us: null, masks: 0, tbm_us_p50: null, tbm_us_p99: null, tbm_us_max: null });
     expect(byName['both.json']!.message).toMatch(/^invalid instance accepted: #1; valid instance refused: #0 at token \d+ of \d+ \("\\""/);
     expect(byName['refuses-valid.json']!.message).toMatch(/^valid instance refused: #0 at token/);
 
@@ -104,32 +118,38 @@ describe('schemas check', () => {
     expect(summary.ttfm_us_p50!).toBeLessThanOrEqual(summary.ttfm_us_p95!);
   });
 
-  it('exits 0 when every file passes, and prints a line a file and the summary to read', async () => {
-    const { code, lines } = await run([join(dir, 'passing.json'), join(dir, 'plain.json')], false);
+  it.each(ENGINE_NAMES)('exits 0 when every file passes, and prints a line a file and the summary to read (%s)', async (name) => {
+    const { code, lines } = await run([join(dir, 'passing.json'), join(dir, 'plain.json')], false, ENGINES[name]);
     expect(code).toBe(0);
-    expect(lines[0]).toMatch(/^Checking 2 file\(s\) with xgrammar, tokenizer tiny-chat/);
+    expect(lines[0]).toMatch(new RegExp(`^Checking 2 file\\(s\\) with ${name}, tokenizer tiny-chat`));
     expect(lines[1]).toMatch(/^ok {3}.*passing\.json: ttfm [\d.]+ (ms|µs), \d+ masks \(p50 /);
     expect(lines[2]).toMatch(/^ok {3}.*plain\.json: ttfm [\d.]+ (ms|µs), 0 masks$/);
     expect(lines[3]).toBe('2 file(s): 2 passing, 0 refused (compile_error), 0 validation_error, 0 invalidation_error, 0 timeout.');
     expect(lines[4]).toMatch(/^Time to first mask p50 .+, p95 .+; time between masks p50 .+, p99 .+\.$/);
   });
 
-  it('refuses a valid instance whose properties come out of the order the schema gives, as the grammar does', async () => {
-    const result = await check('passing.json');
-    expect(result.status).toBe('passing');
-    // Its last invalid instance is the first valid one with its properties swapped.
-    const swapped = await checkFile({ file: 'swapped', schema: PERSON, tests: [{ valid: true, data: { age: 36, name: 'Ada' } }] }, engine, tokenizer, { strict: false, timeoutMs: 10_000 });
-    expect(swapped.status).toBe('validation_error');
+  it.each(ENGINE_NAMES)('accepts a valid instance whose properties come out of the order the schema gives: it is written in that order first, as the output would be (%s)', async (name) => {
+    // Members in the schema's order (name, then age), nested ones too; the engines write them so.
+    const nested = { type: 'object', properties: { person: PERSON, n: { type: 'integer' } }, required: ['person', 'n'], additionalProperties: false };
+    const swapped = await checkTests(name, nested, [
+      { valid: true, data: { n: 1, person: { age: 36, name: 'Ada' } } },
+      // Reordered, an invalid instance stays invalid.
+      { valid: false, data: { n: 1, person: { age: 36, nickname: 'A', name: 'Ada' } } },
+      { valid: false, data: { person: { age: 200, name: 'Ada' }, n: 1 } },
+    ]);
+    expect(swapped).toMatchObject({ status: 'passing' });
+    expect(swapped.masks).toBeGreaterThan(0);
   });
 
-  it('refuses an instance that is only the beginning of a valid one where no stop token is allowed after it', async () => {
+  it.each(ENGINE_NAMES)('refuses an instance that is only the beginning of a valid one where no stop token is allowed after it (%s)', async (name) => {
     const twoDigits = { type: 'integer', minimum: 10, maximum: 99 };
-    expect((await checkFile({ file: 'x', schema: twoDigits, tests: [{ valid: true, data: 12 }, { valid: false, data: 1 }] }, engine, tokenizer, { strict: false, timeoutMs: 10_000 })).status).toBe('passing');
-    const labelledValid = await checkFile({ file: 'x', schema: twoDigits, tests: [{ valid: true, data: 1 }] }, engine, tokenizer, { strict: false, timeoutMs: 10_000 });
+    expect((await checkTests(name, twoDigits, [{ valid: true, data: 12 }, { valid: false, data: 1 }])).status).toBe('passing');
+    const labelledValid = await checkTests(name, twoDigits, [{ valid: true, data: 1 }]);
     expect(labelledValid).toMatchObject({ status: 'validation_error', message: 'valid instance refused: #0 at the end: no stop token allowed after "1"' });
   });
 
-  it('stops a file that runs past its time, with status timeout', async () => {
+  it.each(ENGINE_NAMES)('stops a file that runs past its time, with status timeout (%s)', async (name) => {
+    const engine = prepared[name];
     let clock = 0;
     const result = await checkFile(await readSchemaFile(join(dir, 'passing.json')), engine, tokenizer, { strict: false, timeoutMs: 50, now: () => (clock += 10) });
     expect(result.status).toBe('timeout');
@@ -140,7 +160,8 @@ describe('schemas check', () => {
     expect(slow).toMatchObject({ status: 'timeout', message: 'the first mask took 10 ms, past the 5 ms a file may take (compiling is not interrupted)', masks: 0 });
   });
 
-  it('takes a file\'s own "strict", and --strict for files that do not say', async () => {
+  it('takes a file\'s own "strict", and --strict for files that do not say (xgrammar: strict forbids members beyond the schema\'s)', async () => {
+    const engine = prepared.xgrammar;
     const open = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] };
     const extra = [{ valid: false, data: { a: 1, b: 2 } }];
     const options = { timeoutMs: 10_000 };
@@ -149,9 +170,26 @@ describe('schemas check', () => {
     expect((await checkFile({ file: 'x', schema: open, tests: extra, strict: true }, engine, tokenizer, { ...options, strict: false })).status).toBe('passing');
   });
 
+  it('enforces a schema as JSON Schema reads it with the matcher: members beyond those named are allowed unless additionalProperties says not', async () => {
+    const open = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] };
+    const extra = { a: 1, b: 2 };
+    expect((await checkTests('matcher', open, [{ valid: true, data: { a: 1 } }, { valid: true, data: extra }, { valid: false, data: { b: 2 } }])).status).toBe('passing');
+    expect((await checkTests('matcher', { ...open, additionalProperties: false }, [{ valid: true, data: { a: 1 } }, { valid: false, data: extra }])).status).toBe('passing');
+    expect((await checkTests('matcher', { ...open, additionalProperties: { type: 'string' } }, [{ valid: true, data: { a: 1, b: 'two' } }, { valid: false, data: extra }])).status).toBe('passing');
+  });
+
   it('admits a schema as the server does: the grammar of the admitted form, or the 400', () => {
-    expect(admittedSpec({ type: 'integer', minimum: 1, maximum: 3 }, false)).toEqual({ kind: 'json', output: { kind: 'json_schema', schema: { enum: [1, 2, 3] }, strict: false } });
+    // The grammar form, and beside it the request's own output where they differ.
+    expect(admittedSpec({ type: 'integer', minimum: 1, maximum: 3 }, false)).toEqual({
+      kind: 'json',
+      output: { kind: 'json_schema', schema: { enum: [1, 2, 3] }, strict: false },
+      asked: { kind: 'json_schema', name: 'schema', schema: { type: 'integer', minimum: 1, maximum: 3 }, strict: false },
+    });
+    expect(admittedSpec(COUNT, true)).toMatchObject({ kind: 'json', output: { kind: 'json_schema', schema: COUNT, strict: true } });
     expect(() => admittedSpec(true, false)).toThrow("Invalid type for 'response_format.json_schema.schema': expected an object, but got a boolean true.");
+    // For the schema matcher, by what it reads: a oneOf of disjoint branches is admitted.
+    expect(() => admittedSpec(ONE_OF, false)).toThrow("Invalid schema for response_format at #/properties/a/oneOf: 'oneOf' cannot be enforced while decoding.");
+    expect(admittedSpec(ONE_OF, false, true)).toMatchObject({ kind: 'json', output: { kind: 'json_schema', schema: ONE_OF } });
   });
 
   it('reads a MaskBench file without tests as its schema alone', async () => {
@@ -209,7 +247,7 @@ describe('npx inpage-llm schemas check', () => {
     // xgrammar warns on stdout that it ignores a length beside a pattern: not in the report.
     const warned = join(dir, 'warned.schema');
     await writeFile(warned, JSON.stringify({ type: 'string', pattern: '^[a-z]+$', maxLength: 8 }));
-    const [failing, passing, json] = await Promise.all([cli('check', dir, '--json'), cli('check', join(dir, 'passing.json'), '--limit', '1'), cli('check', warned, '--json')]);
+    const [failing, passing, json] = await Promise.all([cli('check', dir, '--json'), cli('check', join(dir, 'passing.json'), '--limit', '1'), cli('check', warned, '--json', '--engine', 'xgrammar')]);
     expect(failing.code, failing.stderr).toBe(1);
     const lines = failing.stdout.trim().split('\n').map((line) => JSON.parse(line) as { status?: string; summary?: { files: number } });
     expect(lines.map((line) => line.status ?? 'summary')).toEqual(['invalidation_error', 'invalidation_error', 'passing', 'passing', 'compile_error', 'validation_error', 'summary']);
@@ -221,11 +259,24 @@ describe('npx inpage-llm schemas check', () => {
     expect(json.stderr).toMatch(/ignoring minLength\/maxLength\/format/);
   });
 
+  it('measures with the matcher unless --engine says xgrammar, which refuses a schema the matcher enforces', async () => {
+    const file = join(dir, 'one-of.schema');
+    await writeFile(file, JSON.stringify({ schema: ONE_OF, tests: [{ valid: true, data: { a: 'x' } }, { valid: true, data: { a: 3 } }, { valid: false, data: { a: true } }] }));
+    const [byDefault, matcher, xgrammar] = await Promise.all([cli('check', file), cli('check', file, '--json', '--engine', 'matcher'), cli('check', file, '--json', '--engine', 'xgrammar')]);
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect(byDefault.stdout).toMatch(/^Checking 1 file\(s\) with matcher, /);
+    expect(byDefault.stdout).toMatch(/^1 file\(s\): 1 passing,/m);
+    expect(matcher.code, matcher.stderr).toBe(0);
+    expect(JSON.parse(matcher.stdout.trim().split('\n')[0]!)).toMatchObject({ file, status: 'passing' });
+    expect(xgrammar.code, xgrammar.stderr).toBe(1);
+    expect(JSON.parse(xgrammar.stdout.trim().split('\n')[0]!)).toEqual({ file, status: 'compile_error', message: "Invalid schema for response_format at #/properties/a/oneOf: 'oneOf' cannot be enforced while decoding.", ttfm_us: null, masks: 0, tbm_us_p50: null, tbm_us_p99: null, tbm_us_max: null });
+  });
+
   it.each([
     [['check'], 'schemas check takes at least one file or folder.'],
     [['verify', 'x.json'], 'Unknown schemas command "verify"; the one there is: check.'],
     [['check', 'nowhere.json'], 'nowhere.json: no such file or folder.'],
-    [['check', 'x.json', '--engine', 'nope'], "--engine takes xgrammar, not 'nope'."],
+    [['check', 'x.json', '--engine', 'nope'], "--engine takes matcher or xgrammar, not 'nope'."],
     [['check', 'x.json', '--timeout-ms', 'soon'], "--timeout-ms takes a whole number from 1 to 3600000, not 'soon'."],
     [['check', 'x.json', '--frobnicate'], "Unknown option '--frobnicate'"],
   ])('exits 2 for a mistake in the command line: %j', async (args, message) => {

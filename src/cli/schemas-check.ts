@@ -2,7 +2,8 @@
  * `npx inpage-llm schemas check`: whether this product can enforce each JSON schema it is given,
  * and how fast, measured as MaskBench measures constraint engines (JSONSchemaBench's benchmark,
  * github.com/guidance-ai/jsonschemabench): for every test instance of a file, its compact JSON
- * (`JSON.stringify`, properties in the order given) is tokenized without special tokens and fed
+ * (`JSON.stringify`, members in the order the schema declares them, as the output is written) is
+ * tokenized without special tokens and fed
  * token by token; before each token the mask must allow it, and it is accepted; at the end a stop
  * token must be allowed. A valid instance must go through to the stop, an invalid one must be
  * refused somewhere on the way.
@@ -17,7 +18,8 @@
  * and admitted for a model of this device (core/admit.ts), so a schema refused here is refused
  * with the 400 message a server would answer; the grammar then comes from the admitted request
  * as the engine makes it (engines/grammar/ebnf.ts). The engine that compiles and matches it is
- * pluggable (`SchemaEngine`); `xgrammar` is the one the product runs.
+ * pluggable (`SchemaEngine`): `matcher`, what transformers.js models enforce JSON answers with
+ * (the default), and `xgrammar`, what web-llm models and every tool call use.
  * @module
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -27,6 +29,7 @@ import type { ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
 import { grammarSpecOf, type GrammarSpec } from '../engines/grammar/ebnf.ts';
 import type { TokenConstraint, Vocabulary } from '../engines/grammar/vocabulary.ts';
+import { inDefinitionOrder, readSchema } from '../core/json-schema/schema-node.ts';
 import { parseChatCompletion } from '../protocol/openai/chat/parse.ts';
 import type { CheckTokenizer } from './schemas-check-tokenizer.ts';
 
@@ -41,6 +44,8 @@ export interface SchemaEngine {
 }
 
 export interface PreparedSchemaEngine {
+  /** Admission checks schemas by what the schema matcher reads (ModelInfo.schemaMatcher), not by the grammar engine's rules. */
+  readonly schemaMatcher?: boolean;
   /**
    * The grammar of `spec` (an admitted schema, as the server hands it to its engine), compiled
    * afresh: nothing of an earlier call may be reused, since the time it takes is part of the
@@ -124,9 +129,9 @@ const LOCAL_MODEL: ModelInfo = { id: 'schemas-check', kind: 'chat', engine: 'sch
  * The grammar the server would hand its engine for `schema` as a chat completion's
  * `response_format`; throws the 400 it would answer instead.
  */
-export function admittedSpec(schema: unknown, strict: boolean): GrammarSpec {
+export function admittedSpec(schema: unknown, strict: boolean, schemaMatcher = false): GrammarSpec {
   const body = { model: LOCAL_MODEL.id, messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'schema', schema, strict } } };
-  const { chat } = admitFor(parseChatCompletion(body), LOCAL_MODEL);
+  const { chat } = admitFor(parseChatCompletion(body), schemaMatcher ? { ...LOCAL_MODEL, schemaMatcher } : LOCAL_MODEL);
   const spec = grammarSpecOf(chat);
   if (!spec) throw new Error('The admitted request has no output constraint.');
   return spec;
@@ -143,12 +148,20 @@ export async function checkFile(input: SchemaFile, engine: PreparedSchemaEngine,
   let compiled: CompiledSchema;
   let first: TokenConstraint;
   try {
-    compiled = await engine.compile(admittedSpec(input.schema, input.strict ?? options.strict));
+    compiled = await engine.compile(admittedSpec(input.schema, input.strict ?? options.strict, engine.schemaMatcher));
     first = await compiled.start();
   } catch (error) {
     return refused(error instanceof GatewayError ? error.message : `The engine failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   const tbm: number[] = [];
+  // Each instance as the output would be written: members in the schema's order (MaskBench's way).
+  let order = (data: unknown): unknown => data;
+  try {
+    const node = readSchema(input.schema);
+    order = (data) => inDefinitionOrder(node, data);
+  } catch {
+    // A schema the reader refuses (one only the grammar engine takes): the instances as they are.
+  }
   let ttfm: number;
   try {
     await maskOf(first);
@@ -170,7 +183,7 @@ export async function checkFile(input: SchemaFile, engine: PreparedSchemaEngine,
     }
     try {
       constraint ??= await compiled.start();
-      const outcome = await feed(constraint, tokenizer, JSON.stringify(test.data), tbm, now, deadline);
+      const outcome = await feed(constraint, tokenizer, JSON.stringify(order(test.data)), tbm, now, deadline);
       if (outcome === 'timeout') {
         timedOut = true;
         break;

@@ -42,6 +42,8 @@ export { loadXGrammar as loadXGrammarInNode } from './grammar/load-xgrammar.node
 export { createConstraintCompiler, type ConstraintCompiler } from './grammar/token-constraint.ts';
 export type { TokenConstraint, Vocabulary } from './grammar/vocabulary.ts';
 export { createSchemaConstraints } from './grammar/schema-constraint.ts';
+export { jsonMatcher } from './grammar/schema-matcher/json-matcher.ts';
+export { createTokenMasks } from './grammar/token-masks/token-masks.ts';
 export { grammarSpecOf, type GrammarSpec } from './grammar/ebnf.ts';
 export { discardInstance } from './grammar/xgrammar-instances.ts';
 export type { XGrammar } from './grammar/xgrammar.ts';

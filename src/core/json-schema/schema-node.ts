@@ -163,11 +163,13 @@ export function typedNode(types: number): TypedNode {
 export interface ReadOptions {
   /** Take declared members in any order (as validators do), not only in the schema's order. */
   readonly anyOrder?: boolean;
+  /** OpenAI's strict mode: an object that does not say what other members it takes takes none. */
+  readonly strict?: boolean;
 }
 
 /** Reads a whole schema (its own root for `#` references). */
 export function readSchema(schema: unknown, options: ReadOptions = {}): Node {
-  const node = new SchemaReader(schema, options.anyOrder ?? false).read(schema, '#');
+  const node = new SchemaReader(schema, options.anyOrder ?? false, options.strict ?? false).read(schema, '#');
   resolveAll(node);
   return node;
 }
@@ -196,10 +198,12 @@ class SchemaReader {
 
   private readonly root: unknown;
   private readonly anyOrder: boolean;
+  private readonly strict: boolean;
 
-  constructor(root: unknown, anyOrder: boolean) {
+  constructor(root: unknown, anyOrder: boolean, strict: boolean) {
     this.root = root;
     this.anyOrder = anyOrder;
+    this.strict = strict;
     const dialect = isRecord(root) && typeof root.$schema === 'string' ? root.$schema : '';
     this.legacy = /draft-0[3-7]/.test(dialect);
   }
@@ -335,7 +339,7 @@ class SchemaReader {
     const declared = isRecord(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
     const patterns = isRecord(schema.patternProperties) ? Object.entries(schema.patternProperties).map(([source, part]) => ({ automaton: pattern(source, `${path}/patternProperties`), source, node: this.read(part, `${path}/patternProperties/${pointer(source)}`) })) : [];
-    const additional = 'additionalProperties' in schema ? this.read(schema.additionalProperties, `${path}/additionalProperties`) : ANY;
+    const additional = 'additionalProperties' in schema ? this.read(schema.additionalProperties, `${path}/additionalProperties`) : this.strict ? NEVER : ANY;
     const names = 'propertyNames' in schema ? this.read(schema.propertyNames, `${path}/propertyNames`) : undefined;
     const nameRule = names?.kind === 'typed' && names.types & STRING ? names.string : undefined;
     const properties: ObjectProperty[] = Object.entries(declared).map(([name, part]) => ({ name, spelling: JSON.stringify(name).slice(1, -1), node: this.read(part, `${path}/properties/${pointer(name)}`), required: required.has(name) }));
@@ -528,7 +532,7 @@ export function integerStep(node: TypedNode): Decimal | undefined {
 
 /** The values both nodes match, as one node (for a name two patternProperties match). */
 export function intersectNodes(a: Node, b: Node): Node {
-  return new SchemaReader(undefined, false).intersect(a, b, '#');
+  return new SchemaReader(undefined, false, false).intersect(a, b, '#');
 }
 
 export function union(nodes: readonly Node[]): Node {

@@ -58,7 +58,7 @@ function matcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatcher | 
     checkSchemaLimits(output.schema, (at, reason) => new GatewayError('invalid_request', `Invalid schema for ${param} at ${at}: ${reason}.`, { param }), STACK_LIMITS);
   }
   try {
-    node = output.kind === 'json_object' ? typedNode(OBJECT) : readSchema(output.schema);
+    node = output.kind === 'json_object' ? typedNode(OBJECT) : readSchema(output.schema, { strict: output.strict });
   } catch (error) {
     if (error instanceof UnenforceableSchema) return null;
     throw error;

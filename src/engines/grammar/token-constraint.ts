@@ -40,7 +40,12 @@ interface Entry {
   dropped: boolean;
 }
 
-export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: Vocabulary): Promise<ConstraintCompiler> {
+export interface CompilerOptions {
+  /** JSON answers by the schema matcher (schema-constraint.ts); false: every constraint by xgrammar (what web-llm gets, for measuring it). */
+  readonly schemaMatcher?: boolean;
+}
+
+export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: Vocabulary, options: CompilerOptions = {}): Promise<ConstraintCompiler> {
   const { compiler } = await onInstance(xgrammar, async () => {
     const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...vocabulary.tokens], vocabulary.type, vocabulary.prependSpace, vocabulary.size, [...vocabulary.stopTokenIds]);
     return { compiler: (await xgrammar.GrammarCompiler.createGrammarCompiler(info)) as GrammarCompiler };
@@ -85,7 +90,7 @@ export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: V
   return {
     async start(spec) {
       // JSON answers by the schema matcher; tool calls, thinking and what it refuses by xgrammar.
-      const bySchema = schemas.start(spec);
+      const bySchema = options.schemaMatcher === false ? undefined : schemas.start(spec);
       if (bySchema) return bySchema;
       const param = spec.kind === 'tools' ? 'tools' : 'response_format';
       const entry = compile(spec);
