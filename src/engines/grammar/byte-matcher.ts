@@ -37,8 +37,12 @@ export interface StringBody {
   readonly min: number;
   /** Characters still allowed before the closing quote (Infinity for no bound). */
   readonly max: number;
-  /** The state after the closing quote (the bounds met). */
-  readonly close: MatchState;
+  /**
+   * The state after the closing quote (the bounds met); undefined where it depends on what the
+   * body spells (a member's name, which says whose value follows): then each token that closes the
+   * body is stepped from the state itself.
+   */
+  readonly close?: MatchState;
 }
 
 /**

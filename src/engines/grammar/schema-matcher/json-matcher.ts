@@ -207,7 +207,13 @@ function stringBodyOf(state: State): StringBody | undefined {
   if (state.threads.length !== 1) return undefined;
   const frame = state.threads[0]!;
   if (frame.t !== 'string' || frame.escape !== 0 || frame.need !== 0 || !frame.rule.automata.every((automaton, i) => automaton.matchesAll(frame.automata[i]!))) return undefined;
-  if (frame.name && frame.name.spelt !== FREE_NAME) return undefined;
+  if (frame.name && frame.name.spelt !== FREE_NAME) {
+    // Still on the way to a declared name, where any other name would do too: the tokens that
+    // stay inside the name are all allowed, those that close it are stepped one by one.
+    const object = frame.name.object;
+    if (!freeNames(object.node, frame.automata.slice(frame.rule.automata.length)) || !extrasAllowed(object.node, object.seen, object.count)) return undefined;
+    return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count };
+  }
   const closed: Frame[] = [];
   if (frame.name) closeString(frame, closed);
   else complete(frame.parent, closed);

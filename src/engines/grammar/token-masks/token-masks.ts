@@ -11,7 +11,7 @@
  */
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
 import type { TokenConstraint, Vocabulary } from '../vocabulary.ts';
-import { buildStringBodyTable, CLEAN, CLOSE, stepBody, type StringBodyTable } from './string-body-table.ts';
+import { buildStringBodyTable, CLEAN, CLOSE, CLOSES, stepBody, type StringBodyTable } from './string-body-table.ts';
 import { buildVocabularyTrie, NEVER, STOP, type TokenBytes, type TokenTrie } from './token-trie.ts';
 
 export interface TokenMasks {
@@ -45,12 +45,14 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
   // One walk at a time (masks are computed synchronously): the stacks are reused.
   const walk = createWalk(Math.max(trie.depth, table.rests.depth) + 1);
   const counts: Counts = { count: table.count, minCount: table.restMinCount, maxCount: table.restMaxCount };
+  // The tokens that close a string body, for bodies whose closing depends on what they spell.
+  const closing = Uint32Array.from(Array.from(table.kind.keys()).filter((id) => table.kind[id] === CLOSES));
 
   const mask = (matcher: ByteMatcher, state: MatchState, out?: Int32Array): Int32Array => {
     const into = out ?? new Int32Array(words);
     into.fill(0);
     const body = matcher.stringBody?.(state);
-    if (body) maskInBody(body, matcher, table, counts, walk, into);
+    if (body) maskInBody(body, matcher, state, table, counts, walk, into, closing, bytes);
     else walk(trie, matcher, state, into, 0, Infinity, undefined);
     if (matcher.canEnd(state)) for (const id of stops) into[id >> 5]! |= 1 << (id & 31);
     return into;
@@ -152,13 +154,13 @@ function createWalk(depth: number): Walk {
       let begun = 0;
       if (body === undefined) {
         next = matcher.step(states[top]!, byte[node]!);
-        nextBody = next && matcher.stringBody?.(next);
+        nextBody = next && withClose(matcher.stringBody?.(next));
       } else {
         bodyState = stepBody(bodyStates[top]!, byte[node]!);
         if (bodyState === CLOSE) {
           if (chars[top]! >= body.min) {
-            next = body.close;
-            nextBody = matcher.stringBody?.(next);
+            next = body.close!;
+            nextBody = withClose(matcher.stringBody?.(next));
           }
         } else if (bodyState >= 0) {
           begun = chars[top]! + (bodyStates[top] === CLEAN ? 1 : 0);
@@ -186,6 +188,9 @@ function createWalk(depth: number): Walk {
   };
 }
 
+/** A body the walk can read itself: one whose closing quote leads to a known state. */
+const withClose = (body: StringBody | undefined): StringBody | undefined => (body?.close ? body : undefined);
+
 function setTokens(tokenStart: Uint32Array, tokenIds: Uint32Array, node: number, into: Int32Array, min: number, max: number, counts: Counts | undefined) {
   for (let k = tokenStart[node]!, last = tokenStart[node + 1]!; k < last; k++) {
     const id = tokenIds[k]!;
@@ -198,10 +203,18 @@ function setTokens(tokenStart: Uint32Array, tokenIds: Uint32Array, node: number,
 }
 
 /** From a string body's clean state: the inside tokens that fit, and the closing ones whose rests step. */
-function maskInBody(body: StringBody, matcher: ByteMatcher, table: StringBodyTable, counts: Counts, walk: Walk, into: Int32Array) {
+function maskInBody(body: StringBody, matcher: ByteMatcher, state: MatchState, table: StringBodyTable, counts: Counts, walk: Walk, into: Int32Array, closing: Uint32Array, bytes: TokenBytes) {
   into.set(table.inside(body.max));
   if (body.max < body.min) return;
-  walk(table.rests, matcher, body.close, into, body.min, body.max, counts);
+  if (body.close) return walk(table.rests, matcher, body.close, into, body.min, body.max, counts);
+  // What follows the quote depends on the body: each closing token, whole, from the state.
+  for (const id of closing) {
+    const chars = table.count[id]!;
+    if (chars < body.min || chars > body.max) continue;
+    let at: MatchState | undefined = state;
+    for (let k = bytes.offset[id]!, last = bytes.offset[id + 1]!; k < last && at; k++) at = matcher.step(at, bytes.data[k]!);
+    if (at) into[id >> 5]! |= 1 << (id & 31);
+  }
 }
 
 /** One request's state and its mask, kept until the next token. */
