@@ -44,7 +44,7 @@ const HOSTILE: readonly (readonly [string, string, string])[] = [
   ['nested 100,000 deep', deepText(100_000), DEPTH],
   ['a $ref to itself', withSchema({ $defs: { a: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }), 'at #/$ref: this reference leads into a cycle of references with no way out'],
   ['nested 60 deep, as tool parameters', request({ tools: [{ type: 'function', function: { name: 'f', parameters: nested(60) } }] }), DEPTH],
-  ['a lookahead pattern', withSchema({ type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)b$' } } }), 'lookahead and lookbehind cannot be enforced'],
+  ['a lookahead pattern', withSchema({ type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)b$' } } }), 'cannot be enforced: lookahead (?=…) is not supported'],
 ];
 /** xgrammar (no lookahead) aborts on it: the gateway refuses it, so only an engine asked directly gets it. */
 const ABORTS_COMPILER = { type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)b$' } }, required: ['s'], additionalProperties: false };
