@@ -3,11 +3,12 @@
  * against RegExp (`u` flag) on the strings of those schemas' tests and mutations of them. Prints
  * how many compile, how many are refused (and why), and the compile time's p50 / p99.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compilePattern, UnsupportedPattern } from './pattern.ts';
 import type { CharAutomaton } from './char-automaton.ts';
+import { MASKBENCH_DIR, maskbenchMissing } from '../../../test/support/maskbench.ts';
 
 function run(automaton: CharAutomaton, text: string): number {
   let state = automaton.start;
@@ -15,8 +16,8 @@ function run(automaton: CharAutomaton, text: string): number {
   return state;
 }
 
-const FOLDER = resolve(import.meta.dirname, '../../../../shared/schemas/maskbench');
-const present = existsSync(FOLDER);
+const FOLDER = MASKBENCH_DIR;
+const missing = maskbenchMissing();
 
 function collectPatterns(node: unknown, into: Set<string>): void {
   if (Array.isArray(node)) {
@@ -60,7 +61,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 }
 
-describe.skipIf(!present)('maskbench patterns', () => {
+describe.skipIf(missing !== undefined)('maskbench patterns', () => {
   it('compile or are refused, and agree with RegExp where they compile', () => {
     // Strings seen with each pattern: those of the files it occurs in.
     const stringsOf = new Map<string, Set<string>>();
@@ -141,6 +142,6 @@ describe.skipIf(!present)('maskbench patterns', () => {
   }, 300_000);
 });
 
-describe.skipIf(present)('maskbench patterns', () => {
-  it.skip(`skipped: ${FOLDER} is not on this machine`, () => {});
+describe.skipIf(missing === undefined)('maskbench patterns', () => {
+  it.skip(`skipped: ${missing}`, () => {});
 });

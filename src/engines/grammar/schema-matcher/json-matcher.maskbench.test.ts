@@ -2,18 +2,19 @@
  * The matcher on real-world schemas, MaskBench's way, byte by byte: every instance marked valid is
  * accepted as compact JSON, none marked invalid is, and at least llguidance's share of the files
  * pass (79%: 8,909 of 11,306 in MaskBench's run). The schemas are data outside the project
- * (../shared/schemas/maskbench); without them the test is skipped and says so. The token level,
+ * (test/support/maskbench.ts says where); without them the test is skipped and says so. The token level,
  * with a real tokenizer, is `npx inpage-llm schemas check`'s (the bench runs it on every file).
  *
  *   MASKBENCH_STRIDE=1 npx vitest run src/engines/grammar/schema-matcher/json-matcher.maskbench.test.ts
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { acceptsText } from '../byte-matcher.ts';
 import { jsonMatcher } from './json-matcher.ts';
 import { inDefinitionOrder, readSchema, UnenforceableSchema, type Node } from '../../../core/json-schema/schema-node.ts';
+import { MASKBENCH_DIR, maskbenchMissing } from '../../../../test/support/maskbench.ts';
 
 /**
  * Files whose labels JSON Schema itself contradicts: an instance marked invalid that the schema
@@ -26,8 +27,8 @@ const MISLABELLED: Readonly<Record<string, string>> = {
   'Github_trivial---o14485.json': 'a oneOf whose first branch alone matches',
 };
 
-const DIR = resolve(import.meta.dirname, '../../../../../shared/schemas/maskbench');
-const present = existsSync(DIR);
+const DIR = MASKBENCH_DIR;
+const missing = maskbenchMissing();
 /** Every file at CI's pace would take half a minute: a third of them, spread over every source. */
 const STRIDE = Number(process.env.MASKBENCH_STRIDE ?? 3);
 
@@ -38,7 +39,7 @@ const withoutDialect = (schema: unknown) => {
   return rest;
 };
 
-describe.skipIf(!present)('jsonMatcher on the MaskBench schemas', () => {
+describe.skipIf(missing !== undefined)('jsonMatcher on the MaskBench schemas', () => {
   it('accepts every valid instance, refuses every invalid one, and passes at least llguidance\'s share', () => {
     const files = readdirSync(DIR).filter((name) => name.endsWith('.json')).sort().filter((_, i) => i % STRIDE === 0);
     const counts = { passing: 0, compile_error: 0, validation_error: 0, invalidation_error: 0 };
@@ -83,6 +84,6 @@ describe.skipIf(!present)('jsonMatcher on the MaskBench schemas', () => {
   }, 120_000);
 });
 
-describe.skipIf(present)('jsonMatcher on the MaskBench schemas (skipped)', () => {
-  it.skip(`needs ${DIR} (see ../shared/schemas/README.md)`, () => {});
+describe.skipIf(missing === undefined)('jsonMatcher on the MaskBench schemas (skipped)', () => {
+  it.skip(`skipped: ${missing}`, () => {});
 });
