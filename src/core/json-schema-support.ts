@@ -192,13 +192,19 @@ function checkBounds(schema: Record<string, unknown>, path: string, param: strin
  */
 export function checkMatchable(schema: unknown, param = PARAM, where = param === PARAM ? 'response_format' : param): void {
   checkSchemaLimits(schema, (at, reason) => refusal(at, reason, param, where));
+  let node;
   try {
-    readSchema(schema);
+    node = readSchema(schema);
   } catch (error) {
     if (error instanceof UnenforceableSchema) throw refusal(error.path, error.reason, param, where);
     throw error;
   }
+  // Nothing could be written: decoding would have no token to take.
+  if (node.kind === 'never') throw refusal('#', NO_VALUE, param, where);
 }
+
+/** Why a schema no value meets is refused. */
+export const NO_VALUE = 'no JSON value is valid under this schema';
 
 function refusal(path: string, reason: string, param: string, where: string): GatewayError {
   return new GatewayError('invalid_request', `Invalid schema for ${where} at ${path}: ${reason}.`, { param });

@@ -85,6 +85,14 @@ async function askEngineDirectly(schema: Record<string, unknown>): Promise<unkno
 }
 
 describe('hostile schemas on transformers.js (tiny-chat)', () => {
+  it('a schema no value meets is a 400 (decoding under it would have no token to take)', async () => {
+    const schema = { type: 'string', enum: [1, 2] };
+    const refused = await refusedWith(harness.openai().chat.completions.create({ model: 'tiny-chat', messages: USER, max_tokens: 8, response_format: format(schema) }));
+    expect(refused).toMatchObject({ status: 400, param: 'response_format.json_schema.schema' });
+    expect(refused.message).toContain('Invalid schema for response_format at #: no JSON value is valid under this schema');
+    await expectStructuredOutputWorks();
+  });
+
   it.each(HOSTILE)('%s is a 400 naming the limit and the path, as response_format and as tool parameters', async (_name, schema, reason) => {
     const asFormat = await refusedWith(harness.openai().chat.completions.create({ model: 'tiny-chat', messages: USER, max_tokens: 8, response_format: format(schema) }));
     expect(asFormat).toMatchObject({ status: 400, param: 'response_format.json_schema.schema' });

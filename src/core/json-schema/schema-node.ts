@@ -339,7 +339,9 @@ class SchemaReader {
     const declared = isRecord(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
     const patterns = isRecord(schema.patternProperties) ? Object.entries(schema.patternProperties).map(([source, part]) => ({ automaton: pattern(source, `${path}/patternProperties`), source, node: this.read(part, `${path}/patternProperties/${pointer(source)}`) })) : [];
-    const additional = 'additionalProperties' in schema ? this.read(schema.additionalProperties, `${path}/additionalProperties`) : this.strict ? NEVER : ANY;
+    // Strict mode's rule is for object schemas: one that says nothing of objects (a `const`, an
+    // `enum`, `{}`) leaves an object's members as they are.
+    const additional = 'additionalProperties' in schema ? this.read(schema.additionalProperties, `${path}/additionalProperties`) : this.strict && describesObjects(schema) ? NEVER : ANY;
     const names = 'propertyNames' in schema ? this.read(schema.propertyNames, `${path}/propertyNames`) : undefined;
     const nameRule = names?.kind === 'typed' && names.types & STRING ? names.string : undefined;
     const properties: ObjectProperty[] = Object.entries(declared).map(([name, part]) => ({ name, spelling: JSON.stringify(name).slice(1, -1), node: this.read(part, `${path}/properties/${pointer(name)}`), required: required.has(name) }));
@@ -695,4 +697,11 @@ export function inDefinitionOrder(node: Node, value: unknown, depth = 0): unknow
     out[key] = inDefinitionOrder(matching.length === 1 ? matching[0]!.node : matching.length === 0 ? rule.additional : ANY, member, depth + 1);
   }
   return out;
+}
+
+/** Whether a schema speaks of objects: its type says so, or it has object keywords. */
+function describesObjects(schema: Record<string, unknown>): boolean {
+  const { type } = schema;
+  if (type === 'object' || (Array.isArray(type) && type.includes('object'))) return true;
+  return ['properties', 'required', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties'].some((keyword) => keyword in schema);
 }

@@ -8,6 +8,7 @@
  */
 import { GatewayError } from '../../core/errors.ts';
 import { checkSchemaLimits, STACK_LIMITS } from '../../core/schema-limits.ts';
+import { NO_VALUE } from '../../core/json-schema-support.ts';
 import { OBJECT, readSchema, typedNode, UnenforceableSchema, type Node } from '../../core/json-schema/schema-node.ts';
 import { jsonMatcher } from './schema-matcher/json-matcher.ts';
 import { createGrammarCache } from './grammar-cache.ts';
@@ -63,5 +64,6 @@ function matcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatcher | 
     if (error instanceof UnenforceableSchema) return null;
     throw error;
   }
+  if (node.kind === 'never') throw new GatewayError('invalid_request', `Invalid schema for response_format at #: ${NO_VALUE}.`, { param: 'response_format' });
   return jsonMatcher(node);
 }

@@ -64,6 +64,10 @@ describe('jsonMatcher', () => {
     expect(takes({ ...schema, additionalProperties: { type: 'string' } }, '{"a":1,"b":2}')).toBe(false);
     // A declared name is never taken as an undeclared one, whatever its value.
     expect(takes(schema, '{"a":1,"a":"x"}')).toBe(false);
+    // Strict mode's rule is for object schemas: a const or enum object keeps its members.
+    expect(takes({ const: { a: 1 } }, '{"a":1}', { strict: true })).toBe(true);
+    expect(takes({ enum: [{ b: [1] }, 2] }, '{"b":[1]}', { strict: true })).toBe(true);
+    expect(takes({ type: 'object', const: { a: 1 } }, '{"a":1}', { strict: true })).toBe(false);
   });
 
   it('matches a oneOf whose branches are apart as any of them, and refuses one whose branches overlap', () => {
