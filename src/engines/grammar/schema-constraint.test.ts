@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonSchemaArbitrary, validatorFor } from '../../../test/property/json-schemas.ts';
 import { createSchemaConstraints } from './schema-constraint.ts';
-import { qwenVocabulary } from './token-masks/test-matchers.ts';
+import { nthSet, popcount, qwenVocabulary } from './token-masks/test-matchers.ts';
 import { tokenBytes, type TokenConstraint } from './vocabulary.ts';
 import { MASKBENCH_DIR, maskbenchMissing } from '../../../test/support/maskbench.ts';
 
@@ -18,29 +18,6 @@ const vocabulary = qwenVocabulary();
 const bytesOf = vocabulary.tokens.map((token) => tokenBytes(token, vocabulary.type));
 const stops = new Set(vocabulary.stopTokenIds);
 const decoder = new TextDecoder('utf-8', { fatal: true });
-
-function popcount(word: number): number {
-  let x = word >>> 0;
-  let n = 0;
-  while (x !== 0) {
-    x &= x - 1;
-    n++;
-  }
-  return n;
-}
-
-/** The id of the n-th allowed token (from 0). */
-function nthSet(mask: Int32Array, n: number): number {
-  for (let w = 0; w < mask.length; w++) {
-    const count = popcount(mask[w]!);
-    if (n >= count) {
-      n -= count;
-      continue;
-    }
-    for (let bit = 0; bit < 32; bit++) if ((mask[w]! & (1 << bit)) !== 0 && n-- === 0) return w * 32 + bit;
-  }
-  throw new Error('fewer tokens allowed than counted');
-}
 
 /** A seeded walk: each step takes one allowed token at random; the text, or why it failed. */
 function walk(constraint: TokenConstraint, seed: number, steps: number): { text?: string; stuck?: string } {

@@ -32,6 +32,12 @@ export interface TokenConstraint {
   mask(): Int32Array | undefined;
   /** Resolves once the mask for the next step is ready. */
   ready(): Promise<void>;
+  /**
+   * Tokens that must come next, from the state after the last token taken, for the decoder to
+   * append without a sampling step (each then taken with `accept`); empty where the next token is
+   * the model's to choose. Absent where the constraint cannot tell.
+   */
+  forced?(): readonly number[];
   /** Takes the token generated; false when the grammar did not allow it (a bug: the mask forbids it). */
   accept(token: number): boolean;
   /** The output is complete (a stop token was accepted). */

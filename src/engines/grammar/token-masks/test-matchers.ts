@@ -197,3 +197,27 @@ export function qwenVocabulary(): Vocabulary {
     specialTokenIds: json.added_tokens.filter((added) => added.special).map((added) => added.id),
   };
 }
+
+/** Set bits of a mask word. */
+export function popcount(word: number): number {
+  let x = word >>> 0;
+  let n = 0;
+  while (x !== 0) {
+    x &= x - 1;
+    n++;
+  }
+  return n;
+}
+
+/** The id of the n-th allowed token (from 0). */
+export function nthSet(mask: Int32Array, n: number): number {
+  for (let w = 0; w < mask.length; w++) {
+    const count = popcount(mask[w]!);
+    if (n >= count) {
+      n -= count;
+      continue;
+    }
+    for (let bit = 0; bit < 32; bit++) if ((mask[w]! & (1 << bit)) !== 0 && n-- === 0) return w * 32 + bit;
+  }
+  throw new Error('fewer tokens allowed than counted');
+}

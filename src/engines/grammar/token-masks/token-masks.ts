@@ -12,6 +12,7 @@
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
 import type { TokenConstraint, Vocabulary } from '../vocabulary.ts';
 import { buildStringBodyTable, CLEAN, CLOSE, CLOSES, stepBody, type StringBodyTable } from './string-body-table.ts';
+import { forcedBytes, forcedTokens } from './forced-tokens.ts';
 import { buildVocabularyTrie, NEVER, STOP, type TokenBytes, type TokenTrie } from './token-trie.ts';
 
 export interface TokenMasks {
@@ -30,12 +31,12 @@ export interface TokenMasks {
   constraint(matcher: ByteMatcher): TokenConstraint;
   /** The bytes that must come next from `state` (while exactly one byte steps and the output may not end), at most FORCED_BYTES. */
   forced(matcher: ByteMatcher, state: MatchState): Uint8Array;
+  /** Tokens that spell a prefix of those bytes, to append without sampling (forced-tokens.ts). */
+  forcedTokens(matcher: ByteMatcher, state: MatchState): readonly number[];
 }
 
 /** Masks kept, by matcher and state key: about 19 KB each for a 152K vocabulary, 10 MB in all. */
 export const MASKS_KEPT = 512;
-/** The most bytes `forced` returns: enough for any key or literal a schema spells out. */
-export const FORCED_BYTES = 256;
 
 export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
   const words = Math.ceil(Math.max(vocabulary.size, vocabulary.tokens.length) / 32);
@@ -62,48 +63,40 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
   // (a matcher's entries go as others are made); a matcher is known by a number of its own.
   const matcherIds = new WeakMap<ByteMatcher, number>();
   let matchers = 0;
-  const kept = new Map<string, Int32Array>();
-  const keptMask = (matcher: ByteMatcher, state: MatchState): Int32Array => {
+  const keyOf = (matcher: ByteMatcher, state: MatchState): string => {
     let id = matcherIds.get(matcher);
     if (id === undefined) matcherIds.set(matcher, (id = matchers++));
-    const key = `${id} ${matcher.key(state)}`;
-    const hit = kept.get(key);
-    if (hit) {
-      // Most recently used last, so the first key is the one to drop.
-      kept.delete(key);
-      kept.set(key, hit);
-      return hit;
-    }
-    const made = mask(matcher, state);
-    if (kept.size >= MASKS_KEPT) kept.delete(kept.keys().next().value!);
-    kept.set(key, made);
-    return made;
+    return `${id} ${matcher.key(state)}`;
   };
+  const kept = new Map<string, Int32Array>();
+  const keptMask = (matcher: ByteMatcher, state: MatchState): Int32Array => remembered(kept, keyOf(matcher, state), () => mask(matcher, state));
+  // Forced tokens by the same keys: finding them steps every byte at each forced one.
+  const keptForcedTokens = new Map<string, readonly number[]>();
+  const keptForced = (matcher: ByteMatcher, state: MatchState): readonly number[] =>
+    remembered(keptForcedTokens, keyOf(matcher, state), () => forcedTokens(trie, matcher, state));
 
   return {
     words,
     mask,
-    constraint: (matcher) => track(matcher, bytes, keptMask),
-    forced(matcher, state) {
-      const forced: number[] = [];
-      let at = state;
-      while (forced.length < FORCED_BYTES && !matcher.canEnd(at)) {
-        let only = -1;
-        let next: MatchState | undefined;
-        for (let byte = 0; byte < 256; byte++) {
-          const stepped = matcher.step(at, byte);
-          if (stepped === undefined) continue;
-          if (only >= 0) return Uint8Array.from(forced);
-          only = byte;
-          next = stepped;
-        }
-        if (!next) break;
-        forced.push(only);
-        at = next;
-      }
-      return Uint8Array.from(forced);
-    },
+    constraint: (matcher) => track(matcher, bytes, keptMask, keptForced),
+    forced: (matcher, state) => forcedBytes(matcher, state).bytes,
+    forcedTokens: (matcher, state) => forcedTokens(trie, matcher, state),
   };
+}
+
+/** The value kept under `key`, made and kept if there is none; least recently used first out. */
+function remembered<T>(kept: Map<string, T>, key: string, make: () => T): T {
+  const hit = kept.get(key);
+  if (hit !== undefined) {
+    // Most recently used last, so the first key is the one to drop.
+    kept.delete(key);
+    kept.set(key, hit);
+    return hit;
+  }
+  const made = make();
+  if (kept.size >= MASKS_KEPT) kept.delete(kept.keys().next().value!);
+  kept.set(key, made);
+  return made;
 }
 
 /**
@@ -218,7 +211,12 @@ function maskInBody(body: StringBody, matcher: ByteMatcher, state: MatchState, t
 }
 
 /** One request's state and its mask, kept until the next token. */
-function track(matcher: ByteMatcher, bytes: TokenBytes, maskOf: (matcher: ByteMatcher, state: MatchState) => Int32Array): TokenConstraint {
+function track(
+  matcher: ByteMatcher,
+  bytes: TokenBytes,
+  maskOf: (matcher: ByteMatcher, state: MatchState) => Int32Array,
+  forcedOf: (matcher: ByteMatcher, state: MatchState) => readonly number[],
+): TokenConstraint {
   let state = matcher.start;
   let current: Int32Array | undefined;
   let terminated = false;
@@ -226,6 +224,7 @@ function track(matcher: ByteMatcher, bytes: TokenBytes, maskOf: (matcher: ByteMa
     // Computed on demand, synchronously: never undefined.
     mask: () => (current ??= maskOf(matcher, state)),
     ready: () => Promise.resolve(),
+    forced: () => (terminated ? [] : forcedOf(matcher, state)),
     accept(token) {
       if (terminated || !Number.isInteger(token) || token < 0 || token >= bytes.kind.length) return false;
       const kind = bytes.kind[token];
