@@ -3,19 +3,19 @@
  * @module
  */
 
-import { LogitsProcessorList, type DynamicCache, type Tensor, type TextGenerationPipeline, type TextStreamer } from '@huggingface/transformers';
+import { LogitsProcessorList, type Tensor, type TextGenerationPipeline } from '@huggingface/transformers';
 import type { ChatEvent, ChatRequest, ModelInfo } from '../../core/engine.ts';
 import type { ReasoningFormat } from '../../core/reasoning.ts';
 import { abortedError, GatewayError } from '../../core/errors.ts';
 import { grammarSpecOf, type GrammarSpec } from '../grammar/ebnf.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
 import type { TokenConstraint } from '../grammar/vocabulary.ts';
-import { AbortCriteria } from './abort-criteria.ts';
-import { constraintCompilerFor, GrammarMask, GrammarProgress } from './grammar-constraint.ts';
+import { constraintCompilerFor, GrammarMask } from './grammar-constraint.ts';
 import { renderChatPrompt } from './chat-prompt.ts';
 import { createEventChannel } from './event-channel.ts';
 import { checkLogitBias } from '../decoding/logit-bias.ts';
-import { DEFAULT_PREFILL_CHUNK_TOKENS, prefillInChunks } from './chunked-prefill.ts';
+import { attentionCacheOnly, DEFAULT_PREFILL_CHUNK_TOKENS, prefillInChunks } from './chunked-prefill.ts';
+import { decodeLoop } from './decode-loop.ts';
 import type { KVPrefixCache } from './kv-prefix-cache.ts';
 import { LogitBias } from './logit-bias.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
@@ -101,7 +101,8 @@ async function* decode(
   const onAbort = () => stop.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   const channel = createEventChannel<string>();
-  const streamer = new TokenStreamer({ tokenizer, endTokenIds: endTokenIds(model), onToken: (text) => channel.push(text) });
+  const ends = endTokenIds(model);
+  const streamer = new TokenStreamer({ tokenizer, endTokenIds: ends, onToken: (text) => channel.push(text) });
   const processors = new LogitsProcessorList();
   // The bias before the grammar's mask (a masked token stays masked, whatever its bias), and the
   // mask before the sampler, which then only ever chooses among allowed tokens. A thinking budget
@@ -111,29 +112,26 @@ async function* decode(
   if (budget) processors.push(budget);
   if (constraint) processors.push(new GrammarMask(constraint));
   if (needsSampler(request)) processors.push(new TokenSampler(request, promptTokens));
-  const generation = model
-    .generate({
-      ...inputs,
-      ...(prefilled.past ? { past_key_values: prefilled.past } : {}),
-      // The cache comes back with the ids, to be kept for the next request (or disposed).
-      return_dict_in_generate: true,
-      max_new_tokens: maxNewTokens,
-      // Sampling, when asked for, happens in TokenSampler; the model must not add its own.
-      do_sample: false,
-      num_beams: 1,
-      // The typings want a TextStreamer; generate only calls the BaseStreamer methods.
-      streamer: streamer as unknown as TextStreamer,
-      stopping_criteria: [new AbortCriteria(stop.signal), ...(constraint ? [new GrammarProgress(constraint, promptTokens)] : [])],
-      logits_processor: processors,
-    })
-    .then(async (result) => {
+  const generation = decodeLoop(model, {
+    inputs,
+    past: prefilled.past,
+    maxNewTokens,
+    processors,
+    streamer,
+    signal: stop.signal,
+    endTokenIds: ends,
+    ...(constraint ? { constraint } : {}),
+    multiToken: attentionCacheOnly(model),
+  }).then(
+    async ({ sequence, past }) => {
       channel.close();
-      const { sequences, past_key_values: past } = result as unknown as { sequences: Tensor; past_key_values?: DynamicCache };
       if (!past) return;
       // Before the model takes its next request (the host waits for this call to end).
-      if (prefix) await prefix.cache.keep(prefix.model, sequences.data as BigInt64Array, past).catch(() => {});
+      if (prefix) await prefix.cache.keep(prefix.model, sequence, past).catch(() => {});
       else await past.dispose();
-    }, (error: unknown) => channel.fail(error));
+    },
+    (error: unknown) => channel.fail(error),
+  );
 
   try {
     for await (const text of channel) {

@@ -72,7 +72,7 @@ export async function prefillInChunks(
  * recurrent or convolution state (Qwen3.5, LFM2, Mamba) is carried differently, and such a model
  * reads its prompt in one pass as before.
  */
-function attentionCacheOnly(model: PreTrainedModel): boolean {
+export function attentionCacheOnly(model: PreTrainedModel): boolean {
   const sessions = (model as unknown as { sessions: Record<string, { inputNames: readonly string[] }> }).sessions;
   const names = sessions.model?.inputNames;
   if (!names) return false;

@@ -1,11 +1,10 @@
 /**
  * Constrained decoding for transformers.js: a logits processor that masks every token the grammar
- * does not allow next (it runs before the sampler, so sampling only ever sees allowed tokens), and
- * a stopping criterion that feeds each generated token to the grammar. The criterion runs right
- * after a token is chosen, so the next mask is computed while the model runs its next forward pass.
+ * does not allow next (it runs before the sampler, so sampling only ever sees allowed tokens). The
+ * decoding loop (decode-loop.ts) feeds each token to the grammar and appends the tokens it forces.
  * @module
  */
-import { LogitsProcessor, StoppingCriteria, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
+import { LogitsProcessor, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
 import { createConstraintCompiler, type ConstraintCompiler } from '../grammar/token-constraint.ts';
 import type { TokenConstraint } from '../grammar/vocabulary.ts';
@@ -31,26 +30,6 @@ export class GrammarMask extends LogitsProcessor {
       for (let id = 0; id < vocab; id++) if (((mask[id >> 5] ?? 0) & (1 << (id & 31))) === 0) scores[id] = -Infinity;
     }
     return logits;
-  }
-}
-
-export class GrammarProgress extends StoppingCriteria {
-  private readonly constraint: TokenConstraint;
-  private readonly promptLength: number;
-
-  constructor(constraint: TokenConstraint, promptLength: number) {
-    super();
-    this.constraint = constraint;
-    this.promptLength = promptLength;
-  }
-
-  override _call(inputIds: (number | bigint)[][]): boolean[] {
-    const ids = inputIds[0] ?? [];
-    if (ids.length > this.promptLength && !this.constraint.terminated) {
-      const token = Number(ids.at(-1));
-      if (!this.constraint.accept(token)) throw new GatewayError('internal', `The output grammar refused token ${token}, which its mask allowed.`);
-    }
-    return inputIds.map(() => this.constraint.terminated);
   }
 }
 
