@@ -13,6 +13,8 @@ export interface GrammarCache<V> {
   /** Sets what the value under `key` weighs, once it is known (a compiled grammar's size). */
   weigh(key: string, value: V, bytes: number): void;
   delete(key: string): void;
+  /** Drops every value (each told to `dropped`). */
+  clear(): void;
   readonly size: number;
   readonly bytes: number;
 }
@@ -58,6 +60,9 @@ export function createGrammarCache<V>(maxEntries: number, maxBytes: number, drop
       trim(key);
     },
     delete: remove,
+    clear() {
+      for (const key of [...entries.keys()]) remove(key);
+    },
     get size() {
       return entries.size;
     },

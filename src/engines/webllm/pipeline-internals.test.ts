@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { MLCEngine } from '@mlc-ai/web-llm';
 import { describe, expect, it } from 'vitest';
 import type { MLCEngineLike } from './mlc-engine-like.ts';
-import { finishedReply, prefillTokens, readsFinishedReply, vocabSize } from './pipeline-internals.ts';
+import { finishedReply, keepCompiledGrammars, prefillTokens, readsFinishedReply, vocabSize } from './pipeline-internals.ts';
 
 const source = () => readFile(createRequire(import.meta.url).resolve('@mlc-ai/web-llm'), 'utf8');
 
@@ -106,5 +106,36 @@ describe('the web-llm internals behind stopping at stop strings in web-llm', () 
     const engine = classBody(await source(), 'MLCEngine');
     expect(engine).toMatch(/const deltaMessage = curMessage\.slice\((state\.)?prevMessageLength\);\s*(state\.)?prevMessageLength = curMessage\.length;/);
     expect(engine).toMatch(/stop: request\.stop,/);
+  });
+});
+
+describe('the web-llm internal behind keeping compiled grammars', () => {
+  it("wraps the compiler a pipeline makes, so a grammar compiled once is not compiled again", async () => {
+    const engine = new MLCEngine({});
+    const asLike = engine as unknown as MLCEngineLike;
+    expect(keepCompiledGrammars(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBe(false);
+    const pipeline: Record<string, unknown> = { grammarCompiler: undefined };
+    (engine as unknown as { loadedModelIdToPipeline: Map<string, unknown> }).loadedModelIdToPipeline.set('Qwen2.5-0.5B-Instruct-q4f32_1-MLC', pipeline);
+    expect(keepCompiledGrammars(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBe(true);
+    expect(keepCompiledGrammars(asLike, 'Qwen2.5-0.5B-Instruct-q4f32_1-MLC')).toBe(true);
+    let compiles = 0;
+    // What the pipeline does on its first grammar: makes its compiler, then compiles with it.
+    pipeline.grammarCompiler = { compileGrammar: async (grammar: string) => ({ handle: grammar, dispose: () => {}, n: ++compiles }), dispose: () => {} };
+    const compiler = pipeline.grammarCompiler as { compileGrammar(grammar: string): Promise<{ handle: string; dispose(): void }> };
+    for (const grammar of ['root ::= "a"', 'root ::= "b"', 'root ::= "a"', 'root ::= "b"']) {
+      const compiled = await compiler.compileGrammar(grammar);
+      expect(compiled.handle).toBe(grammar);
+      compiled.dispose();
+    }
+    expect(compiles).toBe(2);
+  });
+
+  it("the pipeline makes grammarCompiler on its first grammar, compiles each new grammar with it, and disposes what it compiled once its matcher is made", async () => {
+    const pipeline = classBody(await source(), 'LLMChatPipeline');
+    expect(pipeline).toMatch(/this\.grammarCompiler =\s*yield libExports\$1\.GrammarCompiler\.createGrammarCompiler\(this\.xgTokenizerInfo\);/);
+    expect(pipeline).toMatch(/yield this\.grammarCompiler\.compileGrammar\(responseFormat\.grammar\)/);
+    expect(pipeline).toMatch(/this\.grammarMatcher =\s*yield libExports\$1\.GrammarMatcher\.createGrammarMatcher\(grammar\);\s*\}\s*finally \{\s*grammar\.dispose\(\);/);
+    // Its own cache is the last grammar alone: a different one compiles again.
+    expect(pipeline).toMatch(/if \(curResponseFormatKey === this\.responseFormatCacheKey &&\s*this\.grammarMatcher\)/);
   });
 });

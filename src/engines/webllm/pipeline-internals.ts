@@ -20,9 +20,13 @@
  * - The number of logits a step yields (`fullVocabSize`, its mlc-chat-config.json `vocab_size`),
  *   so a `logit_bias` token id past it is a 400 instead of a write outside web-llm's logits buffer
  *   (web-llm checks only the bias range).
+ * - The pipeline's xgrammar compiler (`grammarCompiler`, which it makes on its first grammar and
+ *   disposes on unload), to keep compiled grammars across requests (compiled-grammar-cache.ts):
+ *   web-llm itself keeps only the last one. Present, with the same meaning, in 0.2.79 through 0.2.86.
  * @module
  */
 
+import { cachingCompiler, type GrammarCompilerLike } from './compiled-grammar-cache.ts';
 import type { MLCEngineLike } from './mlc-engine-like.ts';
 import type { FinishedReply } from './reply-tokens.ts';
 
@@ -89,4 +93,37 @@ export function finishedReply(engine: MLCEngineLike, modelId: string): FinishedR
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Makes `modelId`'s pipeline keep the grammars it compiles (compiled-grammar-cache.ts), whenever
+ * it makes its compiler. False where web-llm does not have the pipeline (then it keeps one grammar,
+ * as before).
+ */
+export function keepCompiledGrammars(engine: MLCEngineLike, modelId: string): boolean {
+  try {
+    const pipeline = pipelineOf(engine, modelId) as Record<string, unknown> | undefined;
+    if (!pipeline) return false;
+    const own = Object.getOwnPropertyDescriptor(pipeline, 'grammarCompiler');
+    // Already an accessor: installed before.
+    if (own && !('value' in own)) return true;
+    const cached = (value: unknown) => (isCompiler(value) ? cachingCompiler(value) : value);
+    let compiler = cached(pipeline.grammarCompiler);
+    Object.defineProperty(pipeline, 'grammarCompiler', {
+      configurable: true,
+      enumerable: true,
+      get: () => compiler,
+      set: (value: unknown) => {
+        compiler = cached(value);
+      },
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isCompiler(value: unknown): value is GrammarCompilerLike {
+  const compiler = value as Partial<GrammarCompilerLike> | null | undefined;
+  return typeof compiler?.compileGrammar === 'function' && typeof compiler.dispose === 'function';
 }

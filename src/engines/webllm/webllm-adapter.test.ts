@@ -92,6 +92,18 @@ describe('load', () => {
     expect(engines[0]!.reloads).toEqual(['Qwen2.5-0.5B-Instruct-q4f16_1-MLC']);
   });
 
+  it("makes the model's pipeline keep the grammars it compiles", async () => {
+    const { adapter, engines } = setup();
+    await adapter.load('qwen');
+    const pipeline = engines[0]!.loadedModelIdToPipeline!.get(engines[0]!.reloads[0]!) as unknown as Record<string, unknown>;
+    let compiles = 0;
+    pipeline.grammarCompiler = { compileGrammar: async () => ({ n: ++compiles, dispose() {} }), dispose() {} };
+    const compiler = pipeline.grammarCompiler as { compileGrammar(grammar: string): Promise<unknown> };
+    await compiler.compileGrammar('root ::= "a"');
+    await compiler.compileGrammar('root ::= "a"');
+    expect(compiles).toBe(1);
+  });
+
   it('is idempotent, and gives each model an engine of its own', async () => {
     const { adapter, engines } = setup();
     await Promise.all([adapter.load('qwen'), adapter.load('qwen')]);

@@ -22,6 +22,7 @@ import { probeWebGPU, type GpuInfo, type GpuProbe } from './gpu.ts';
 import { readLocalFacts } from './local-facts.ts';
 import type { CreateMLCEngine, MLCEngineLike } from './mlc-engine-like.ts';
 import { createProgressMapper } from './progress.ts';
+import { keepCompiledGrammars } from './pipeline-internals.ts';
 import { checkRoom, clearFinishedParts, createCachePartialStore, insufficientStorage, isQuotaError } from '../files/index.ts';
 import { PromptTokenCounter } from './prompt-tokens.ts';
 
@@ -153,6 +154,8 @@ export function createWebLLMAdapter(options: WebLLMAdapterOptions): EngineAdapte
     }
     // web-llm's reload() resolves without error when unload() cut it short.
     if (slots.get(model) !== slot) throw unloadedWhileLoading(model);
+    // An agent alternates between its tools and its final schema: compile each once, not each turn.
+    keepCompiledGrammars(slot.engine as MLCEngineLike, variant);
     onProgress?.({ status: 'ready', model, device: 'webgpu', ms: performance.now() - started });
   }
 
