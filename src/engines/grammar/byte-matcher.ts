@@ -30,6 +30,12 @@ export interface ByteMatcher {
    * Undefined anywhere else (then every byte is stepped).
    */
   stringBody?(state: MatchState): StringBody | undefined;
+  /**
+   * Where a state allows the same continuations in every matcher that says so (free text, whatever
+   * tools surround it): a key that holds across matchers, so its mask is made once per vocabulary,
+   * not once per matcher. Undefined elsewhere.
+   */
+  sharedKey?(state: MatchState): string | undefined;
 }
 
 export interface StringBody {

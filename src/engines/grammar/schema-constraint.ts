@@ -1,9 +1,9 @@
 /**
- * JSON output by the schema matcher and the token masks (no grammar compiled against the
- * vocabulary): a schema is read in well under a millisecond and its masks are made as decoding
- * reaches each state, so a new schema's first token is not held up. Matchers are kept per
- * schema (many, bounded), and the masks of the states they have been through with them, so a
- * schema sent again starts from masks already made.
+ * JSON output and tool calls by the schema matcher and the token masks (no grammar compiled
+ * against the vocabulary): a schema is read in well under a millisecond and its masks are made as
+ * decoding reaches each state, so a new schema's or tool set's first token is not held up.
+ * Matchers are kept per schema or tool set (many, bounded), and the masks of the states they have
+ * been through with them, so one sent again starts from masks already made.
  * @module
  */
 import { GatewayError } from '../../core/errors.ts';
@@ -11,6 +11,7 @@ import { checkSchemaLimits, STACK_LIMITS } from '../../core/schema-limits.ts';
 import { NO_VALUE } from '../../core/json-schema-support.ts';
 import { OBJECT, readSchema, typedNode, UnenforceableSchema, type Node } from '../../core/json-schema/schema-node.ts';
 import { jsonMatcher } from './schema-matcher/json-matcher.ts';
+import { toolCallsMatcher } from './schema-matcher/tool-calls-matcher.ts';
 import { createGrammarCache } from './grammar-cache.ts';
 import type { ByteMatcher } from './byte-matcher.ts';
 import type { GrammarSpec } from './ebnf.ts';
@@ -22,8 +23,8 @@ export const MATCHERS_KEPT = 256;
 
 export interface SchemaConstraints {
   /**
-   * A constraint for `spec`, or undefined where this engine does not take it (tool calls, a
-   * thinking block, a schema it cannot enforce): the grammar engine does.
+   * A constraint for `spec`, or undefined where this engine does not take it (a thinking block, a
+   * schema it cannot enforce): the grammar engine does.
    */
   start(spec: GrammarSpec): TokenConstraint | undefined;
 }
@@ -33,8 +34,8 @@ export function createSchemaConstraints(vocabulary: Vocabulary): SchemaConstrain
   const matchers = createGrammarCache<ByteMatcher | null>(MATCHERS_KEPT, Infinity);
   return {
     start(spec) {
-      if (spec.kind !== 'json' || spec.thinking) return undefined;
-      const key = JSON.stringify(spec.asked ?? spec.output);
+      if (spec.thinking) return undefined;
+      const key = spec.kind === 'json' ? JSON.stringify(spec.asked ?? spec.output) : JSON.stringify(spec);
       let matcher = matchers.get(key);
       if (matcher === undefined) {
         matcher = matcherOf(spec);
@@ -48,8 +49,9 @@ export function createSchemaConstraints(vocabulary: Vocabulary): SchemaConstrain
   };
 }
 
-/** The matcher for a JSON answer, or null where the schema is one this engine refuses. */
-function matcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatcher | null {
+/** The matcher for a JSON answer or tool calls, or null where a schema is one this engine refuses. */
+function matcherOf(spec: GrammarSpec): ByteMatcher | null {
+  if (spec.kind === 'tools') return toolsMatcherOf(spec);
   const output = spec.asked ?? spec.output;
   let node: Node;
   if (output.kind === 'json_schema') {
@@ -66,4 +68,31 @@ function matcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatcher | 
   }
   if (node.kind === 'never') throw new GatewayError('invalid_request', `Invalid schema for response_format at #: ${NO_VALUE}.`, { param: 'response_format' });
   return jsonMatcher(node);
+}
+
+/** Tool calls (or, as the choice allows, a reply) by the tools' schemas, read strict as xgrammar's are. */
+function toolsMatcherOf(spec: Extract<GrammarSpec, { kind: 'tools' }>): ByteMatcher | null {
+  const read = (schema: Record<string, unknown>, param: string, strict = true): Node | null => {
+    checkSchemaLimits(schema, (at, reason) => new GatewayError('invalid_request', `Invalid schema for ${param} at ${at}: ${reason}.`, { param }), STACK_LIMITS);
+    try {
+      const node = readSchema(schema, { strict });
+      return node.kind === 'never' ? null : node;
+    } catch (error) {
+      if (error instanceof UnenforceableSchema) return null;
+      throw error;
+    }
+  };
+  const tools: { name: string; parameters: Node }[] = [];
+  for (const tool of spec.tools) {
+    const parameters = read(tool.parameters, 'tools');
+    if (!parameters) return null;
+    tools.push({ name: tool.name, parameters });
+  }
+  let reply: Node | undefined;
+  if (spec.output) {
+    const node = spec.output.kind === 'json_object' ? typedNode(OBJECT) : read(spec.output.schema, 'response_format', spec.output.strict);
+    if (!node) return null;
+    reply = node;
+  }
+  return toolCallsMatcher({ tools, mode: spec.mode, parallel: spec.parallel, ...(reply ? { reply } : {}) });
 }

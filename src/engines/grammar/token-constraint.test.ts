@@ -6,6 +6,7 @@ import { loadXGrammar } from './load-xgrammar.node.ts';
 import { createConstraintCompiler, utf8Gate } from './token-constraint.ts';
 import { tokenBytes, type Vocabulary } from './vocabulary.ts';
 import type { GrammarSpec } from './ebnf.ts';
+import { writeToolCall } from '../../core/tool-syntax.ts';
 
 /** GPT-2's byte-level spelling of each byte (printable bytes as themselves, the rest from U+0100). */
 const BYTE_CHARS: string[] = [];
@@ -207,5 +208,57 @@ describe('through xgrammar', () => {
     expect(constraint.accept(id('imEnd'))).toBe(true);
     expect(constraint.terminated).toBe(true);
     constraint.dispose();
+  });
+});
+
+describe('tool calls by the schema matcher, in the language of the grammar they replace', () => {
+  const WEATHER = { type: 'object', properties: { city: { type: 'string', maxLength: 8 }, days: { type: 'integer', minimum: 1, maximum: 7 } }, required: ['city'], additionalProperties: false };
+  const FLAG = { type: 'object', properties: { on: { type: 'boolean' } }, required: ['on'], additionalProperties: false };
+  const tools = [
+    { name: 'get_weather', parameters: WEATHER },
+    { name: 'set_flag', parameters: FLAG },
+  ];
+  const bytes = (text: string) => [...new TextEncoder().encode(text)];
+  /** Whether a constraint takes the text a byte a token, then its stop token. */
+  const takes = async (spec: GrammarSpec, text: string, schemaMatcher: boolean) => {
+    const constraint = await (await createConstraintCompiler(await loadXGrammar(), VOCABULARY, { schemaMatcher })).start(spec);
+    try {
+      for (const byte of bytes(text)) {
+        await constraint.ready();
+        if (!constraint.accept(byte)) return false;
+      }
+      await constraint.ready();
+      return constraint.accept(id('imEnd'));
+    } finally {
+      constraint.dispose();
+    }
+  };
+
+  it('go to the schema matcher (whose constraints tell forced tokens), a thinking block to xgrammar', async () => {
+    const compiler = await createConstraintCompiler(await loadXGrammar(), VOCABULARY);
+    const calls: GrammarSpec = { kind: 'tools', tools, mode: 'calls', parallel: true };
+    expect(typeof (await compiler.start(calls)).forced).toBe('function');
+    expect((await compiler.start({ ...calls, thinking: { open: '<think>', close: '</think>' } })).forced).toBeUndefined();
+    expect((await (await createConstraintCompiler(await loadXGrammar(), VOCABULARY, { schemaMatcher: false })).start(calls)).forced).toBeUndefined();
+  });
+
+  it.each(['calls', 'either'] as const)('take and refuse what xgrammar takes and refuses (%s)', async (mode) => {
+    const spec: GrammarSpec = { kind: 'tools', tools, mode, parallel: true };
+    const texts = [
+      writeToolCall('get_weather', { city: 'Paris', days: 3 }),
+      writeToolCall('set_flag', { on: false }),
+      `${writeToolCall('set_flag', { on: true })}\n${writeToolCall('get_weather', { city: 'Oslo' })}`,
+      writeToolCall('get_weather', { city: 'Amsterdam!' }),
+      writeToolCall('get_weather', { days: 2 }),
+      writeToolCall('set_flag', { on: 1 }),
+      '<tool_call>\n{"name": "set_flag", "arguments": {"on":true}}\n</tool_call>',
+      `${writeToolCall('set_flag', { on: true })}\n`,
+      'Sure, here it is.',
+      '',
+      '<tool_',
+      '<tool_call>\nhello',
+    ];
+    for (const text of texts) expect(await takes(spec, text, true), text).toBe(await takes(spec, text, false));
+    expect(await takes(spec, texts[0]!, true)).toBe(true);
   });
 });

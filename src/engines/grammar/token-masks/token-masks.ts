@@ -64,6 +64,8 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
   const matcherIds = new WeakMap<ByteMatcher, number>();
   let matchers = 0;
   const keyOf = (matcher: ByteMatcher, state: MatchState): string => {
+    const shared = matcher.sharedKey?.(state);
+    if (shared !== undefined) return `* ${shared}`;
     let id = matcherIds.get(matcher);
     if (id === undefined) matcherIds.set(matcher, (id = matchers++));
     return `${id} ${matcher.key(state)}`;
