@@ -11,6 +11,7 @@ import { checkSchemaLimits, STACK_LIMITS } from '../../core/schema-limits.ts';
 import { NO_VALUE } from '../../core/json-schema-support.ts';
 import { OBJECT, readSchema, typedNode, UnenforceableSchema, type Node } from '../../core/json-schema/schema-node.ts';
 import { jsonMatcher } from './schema-matcher/json-matcher.ts';
+import { thinkingFirst } from './schema-matcher/thinking-first.ts';
 import { toolCallsMatcher } from './schema-matcher/tool-calls-matcher.ts';
 import { createGrammarCache } from './grammar-cache.ts';
 import type { ByteMatcher } from './byte-matcher.ts';
@@ -23,8 +24,8 @@ export const MATCHERS_KEPT = 256;
 
 export interface SchemaConstraints {
   /**
-   * A constraint for `spec`, or undefined where this engine does not take it (a thinking block, a
-   * schema it cannot enforce): the grammar engine does.
+   * A constraint for `spec`, or undefined where this engine does not take it (a schema it cannot
+   * enforce): the grammar engine does.
    */
   start(spec: GrammarSpec): TokenConstraint | undefined;
 }
@@ -34,7 +35,6 @@ export function createSchemaConstraints(vocabulary: Vocabulary): SchemaConstrain
   const matchers = createGrammarCache<ByteMatcher | null>(MATCHERS_KEPT, Infinity);
   return {
     start(spec) {
-      if (spec.thinking) return undefined;
       const key = spec.kind === 'json' ? JSON.stringify(spec.asked ?? spec.output) : JSON.stringify(spec);
       let matcher = matchers.get(key);
       if (matcher === undefined) {
@@ -49,9 +49,22 @@ export function createSchemaConstraints(vocabulary: Vocabulary): SchemaConstrain
   };
 }
 
-/** The matcher for a JSON answer or tool calls, or null where a schema is one this engine refuses. */
+/**
+ * The matcher for a JSON answer or tool calls, after a thinking block where the model thinks, or
+ * null where a schema is one this engine refuses.
+ */
 function matcherOf(spec: GrammarSpec): ByteMatcher | null {
-  if (spec.kind === 'tools') return toolsMatcherOf(spec);
+  const answer = spec.kind === 'tools' ? toolsMatcherOf(spec) : jsonMatcherOf(spec);
+  if (!answer || !spec.thinking) return answer;
+  try {
+    return thinkingFirst(answer, spec.thinking);
+  } catch {
+    // A marker the matcher cannot follow: the grammar engine answers for it, as it did.
+    return null;
+  }
+}
+
+function jsonMatcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatcher | null {
   const output = spec.asked ?? spec.output;
   let node: Node;
   if (output.kind === 'json_schema') {

@@ -234,11 +234,11 @@ describe('tool calls by the schema matcher, in the language of the grammar they 
     }
   };
 
-  it('go to the schema matcher (whose constraints tell forced tokens), a thinking block to xgrammar', async () => {
+  it('go to the schema matcher (whose constraints tell forced tokens), after a thinking block too', async () => {
     const compiler = await createConstraintCompiler(await loadXGrammar(), VOCABULARY);
     const calls: GrammarSpec = { kind: 'tools', tools, mode: 'calls', parallel: true };
     expect(typeof (await compiler.start(calls)).forced).toBe('function');
-    expect((await compiler.start({ ...calls, thinking: { open: '<think>', close: '</think>' } })).forced).toBeUndefined();
+    expect(typeof (await compiler.start({ ...calls, thinking: { open: '<think>', close: '</think>' } })).forced).toBe('function');
     expect((await (await createConstraintCompiler(await loadXGrammar(), VOCABULARY, { schemaMatcher: false })).start(calls)).forced).toBeUndefined();
   });
 

@@ -89,7 +89,7 @@ export async function createConstraintCompiler(xgrammar: XGrammar, vocabulary: V
 
   return {
     async start(spec) {
-      // JSON answers and tool calls by the schema matcher; thinking and what it refuses by xgrammar.
+      // JSON answers and tool calls (after any thinking) by the schema matcher; what it refuses by xgrammar.
       const bySchema = options.schemaMatcher === false ? undefined : schemas.start(spec);
       if (bySchema) return bySchema;
       const param = spec.kind === 'tools' ? 'tools' : 'response_format';

@@ -20,6 +20,7 @@ import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARAT
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
 import { jsonMatcher } from './json-matcher.ts';
 import { spacedJson } from './spaced-json.ts';
+import { BETWEEN, textStep } from './text-bytes.ts';
 
 export interface ToolCallsShape {
   /** The tools a call may name, each with its arguments' schema as read (strict). */
@@ -41,7 +42,7 @@ type Part =
 type Place =
   | { readonly part: number; readonly at: number }
   | { readonly part: number; readonly state: MatchState }
-  | { readonly part: number; readonly text: number };
+  | { readonly part: number; readonly text: number; readonly utf8: number };
 
 interface State {
   readonly places: readonly Place[];
@@ -52,6 +53,16 @@ const encoder = new TextEncoder();
 const OPENING = encoder.encode(TOOL_CALL_OPEN);
 /** Free text that may still become the opening: how many of its bytes it has matched (then REST). */
 const REST = -1;
+
+/**
+ * Free text, one byte on: while its first bytes are those of the opening (`text` of them so far),
+ * it must not become the whole opening (that is a call); after that, any text (REST).
+ */
+function stepText(text: number, utf8: number, byte: number): { text: number; utf8: number } | undefined {
+  if (utf8 === BETWEEN && text >= 0 && byte === OPENING[text]) return text + 1 < OPENING.length ? { text: text + 1, utf8 } : undefined;
+  const next = textStep(utf8, byte);
+  return next < 0 ? undefined : { text: REST, utf8: next };
+}
 
 export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
   const parts: Part[] = [];
@@ -79,14 +90,14 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
       const part = parts[id]!;
       if (part.t === 'literal') out.push({ part: id, at: 0 });
       else if (part.t === 'json') out.push({ part: id, state: part.matcher.start });
-      else if (part.t === 'text') out.push({ part: id, text: 0 });
+      else if (part.t === 'text') out.push({ part: id, text: 0, utf8: BETWEEN });
       else out.push({ part: id, at: 0 });
     }
   };
   const endsAt = (place: Place): boolean => {
     const part = parts[place.part]!;
     if (part.t === 'end') return true;
-    if (part.t === 'text') return (place as { text: number }).text >= 0 || (place as { text: number }).text === REST;
+    if (part.t === 'text') return (place as { utf8: number }).utf8 === BETWEEN;
     if (part.t === 'json' && part.matcher.canEnd((place as { state: MatchState }).state)) return part.next.some((id) => parts[id]!.t === 'end');
     return false;
   };
@@ -107,13 +118,14 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
         for (const then of after) feed(then, byte, out);
       }
     } else if (part.t === 'text') {
-      const text = stepText((place as { text: number }).text, byte);
-      if (text !== undefined) out.push({ part: place.part, text });
+      const { text, utf8 } = place as { text: number; utf8: number };
+      const next = stepText(text, utf8, byte);
+      if (next !== undefined) out.push({ part: place.part, ...next });
     }
   };
   const keyOf = (place: Place): string => {
     if ('at' in place) return `${place.part}.${place.at}`;
-    if ('text' in place) return `${place.part}t${place.text}`;
+    if ('text' in place) return `${place.part}t${place.text}.${place.utf8}`;
     return `${place.part}:${(parts[place.part] as { matcher: ByteMatcher }).matcher.key(place.state)}`;
   };
   const stateOf = (places: Place[]): State => {
@@ -143,7 +155,8 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
     sharedKey(state) {
       // Free text alone: the same in every tool set's matcher.
       const { places } = state as State;
-      return places.length === 1 && 'text' in places[0]! ? `free text ${places[0].text}` : undefined;
+      const place = places[0]!;
+      return places.length === 1 && 'text' in place ? `free text ${place.text}.${place.utf8}` : undefined;
     },
     stringBody(state) {
       // Inside one argument's string, and nowhere else: the JSON part's own fast path.
@@ -156,57 +169,4 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
       return within;
     },
   };
-}
-
-/**
- * Free text, one byte on: while its first bytes are those of the opening (`text` of them so far),
- * it must not become the whole opening (that is a call); after that, any text (REST, or the
- * UTF-8 continuation bytes still owed, as a negative number below REST). Valid UTF-8, and no
- * control character but the newline (the same characters the grammar path allows).
- */
-function stepText(text: number, byte: number): number | undefined {
-  if (text < REST) {
-    // Inside a character of several bytes: one more continuation byte.
-    const owed = REST - text;
-    const { lo, hi } = continuation(owed);
-    if (byte < lo || byte > hi) return undefined;
-    const count = owed & 3;
-    return count === 1 ? REST : REST - (count - 1);
-  }
-  if (text >= 0 && byte === OPENING[text]) return text + 1 < OPENING.length ? text + 1 : undefined;
-  return startCharacter(byte);
-}
-
-/**
- * UTF-8 state as a number below REST: REST - owed, where `owed` packs the continuation bytes
- * still owed (low 2 bits) and the range the next one must be in (the bits above, for the second
- * byte of E0, ED, F0 and F4 sequences).
- */
-function startCharacter(byte: number): number | undefined {
-  if (byte < 0x20) return byte === 0x0a ? REST : undefined;
-  if (byte < 0x80) return REST;
-  if (byte >= 0xc2 && byte <= 0xdf) return REST - 1;
-  if (byte === 0xe0) return REST - (2 | (1 << 2));
-  if (byte === 0xed) return REST - (2 | (2 << 2));
-  if (byte >= 0xe1 && byte <= 0xef) return REST - 2;
-  if (byte === 0xf0) return REST - (3 | (3 << 2));
-  if (byte === 0xf4) return REST - (3 | (4 << 2));
-  if (byte >= 0xf1 && byte <= 0xf3) return REST - 3;
-  return undefined;
-}
-
-/** The range of the next continuation byte: narrowed for the byte after E0, ED, F0, F4; else 80..BF. */
-function continuation(owed: number): { lo: number; hi: number } {
-  switch (owed >> 2) {
-    case 1:
-      return { lo: 0xa0, hi: 0xbf };
-    case 2:
-      return { lo: 0x80, hi: 0x9f };
-    case 3:
-      return { lo: 0x90, hi: 0xbf };
-    case 4:
-      return { lo: 0x80, hi: 0x8f };
-    default:
-      return { lo: 0x80, hi: 0xbf };
-  }
 }
