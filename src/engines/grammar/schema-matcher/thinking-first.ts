@@ -8,6 +8,7 @@
  */
 import type { GrammarThinking } from '../ebnf.ts';
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
+import { placeSet, placeSetKey, stepPlaces, type PlaceSet } from './place-set.ts';
 import { BETWEEN, textStep } from './text-bytes.ts';
 
 /** The most spaces and newlines between the closing marker and the answer. */
@@ -20,10 +21,7 @@ type Place =
   | { readonly k: 'gap'; readonly n: number }
   | { readonly k: 'answer'; readonly state: MatchState };
 
-interface State {
-  readonly places: readonly Place[];
-  key?: string;
-}
+type State = PlaceSet<Place>;
 
 const encoder = new TextEncoder();
 
@@ -76,34 +74,20 @@ export function thinkingFirst(answer: ByteMatcher, thinking: GrammarThinking): B
         return `a${answer.key(place.state)}`;
     }
   };
-  const stateOf = (places: Place[]): State => {
-    if (places.length <= 1) return { places };
-    const seen = new Map<string, Place>();
-    for (const place of places) {
-      const key = keyOf(place);
-      if (!seen.has(key)) seen.set(key, place);
-    }
-    return { places: [...seen.values()] };
-  };
+
   /** The answer's state where the output is past its thinking block and only the answer is left. */
   const answerOnly = (state: MatchState): MatchState | undefined => {
     const { places } = state as State;
-    return places.length === 1 && places[0]!.k === 'answer' ? places[0].state : undefined;
+    const place = places[0]!;
+    return places.length === 1 && place.k === 'answer' ? place.state : undefined;
   };
 
-  const start = stateOf([thinking.startsInside ? { k: 'text', close: 0, utf8: BETWEEN } : { k: 'open', at: 0 }, answerStart]);
+  const start = placeSet<Place>([thinking.startsInside ? { k: 'text', close: 0, utf8: BETWEEN } : { k: 'open', at: 0 }, answerStart], keyOf);
   return {
     start: start as MatchState,
-    step(state, byte) {
-      const out: Place[] = [];
-      for (const place of (state as State).places) feed(place, byte, out);
-      return out.length === 0 ? undefined : (stateOf(out) as MatchState);
-    },
+    step: (state, byte) => stepPlaces(state as State, byte, feed, keyOf) as MatchState | undefined,
     canEnd: (state) => (state as State).places.some((place) => place.k === 'answer' && answer.canEnd(place.state)),
-    key(state) {
-      const at = state as State;
-      return (at.key ??= at.places.map(keyOf).join('|'));
-    },
+    key: (state) => placeSetKey(state as State, keyOf),
     stringBody(state) {
       const inner = answerOnly(state);
       const body = inner && answer.stringBody?.(inner);

@@ -20,6 +20,7 @@ import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARAT
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
 import { jsonMatcher } from './json-matcher.ts';
 import { spacedJson } from './spaced-json.ts';
+import { placeSet, placeSetKey, stepPlaces, type PlaceSet } from './place-set.ts';
 import { BETWEEN, textStep } from './text-bytes.ts';
 
 export interface ToolCallsShape {
@@ -44,10 +45,7 @@ type Place =
   | { readonly part: number; readonly state: MatchState }
   | { readonly part: number; readonly text: number; readonly utf8: number };
 
-interface State {
-  readonly places: readonly Place[];
-  key?: string;
-}
+type State = PlaceSet<Place>;
 
 const encoder = new TextEncoder();
 const OPENING = encoder.encode(TOOL_CALL_OPEN);
@@ -128,30 +126,15 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
     if ('text' in place) return `${place.part}t${place.text}.${place.utf8}`;
     return `${place.part}:${(parts[place.part] as { matcher: ByteMatcher }).matcher.key(place.state)}`;
   };
-  const stateOf = (places: Place[]): State => {
-    if (places.length <= 1) return { places };
-    const seen = new Map<string, Place>();
-    for (const place of places) {
-      const key = keyOf(place);
-      if (!seen.has(key)) seen.set(key, place);
-    }
-    return { places: [...seen.values()] };
-  };
+
 
   const start: Place[] = [];
   enter(entry, start);
   return {
-    start: stateOf(start) as MatchState,
-    step(state, byte) {
-      const out: Place[] = [];
-      for (const place of (state as State).places) feed(place, byte, out);
-      return out.length === 0 ? undefined : (stateOf(out) as MatchState);
-    },
+    start: placeSet(start, keyOf) as MatchState,
+    step: (state, byte) => stepPlaces(state as State, byte, feed, keyOf) as MatchState | undefined,
     canEnd: (state) => (state as State).places.some(endsAt),
-    key(state) {
-      const at = state as State;
-      return (at.key ??= at.places.map(keyOf).join('|'));
-    },
+    key: (state) => placeSetKey(state as State, keyOf),
     sharedKey(state) {
       // Free text alone: the same in every tool set's matcher.
       const { places } = state as State;
