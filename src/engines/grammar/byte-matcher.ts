@@ -36,6 +36,13 @@ export interface ByteMatcher {
    * not once per matcher. Undefined elsewhere.
    */
   sharedKey?(state: MatchState): string | undefined;
+  /**
+   * Where a state is a choice between independent parts (a reply or a call; a thinking block or
+   * the answer): those parts, each a state of its own, whose masks together make the state's. Each
+   * part's mask is then made (and kept) alone, so a part that is the same in many states (free
+   * text) is made once. Undefined where the state is one part.
+   */
+  split?(state: MatchState): readonly MatchState[] | undefined;
 }
 
 export interface StringBody {

@@ -34,3 +34,8 @@ export function stepPlaces<P>(state: PlaceSet<P>, byte: number, feed: (place: P,
 export function placeSetKey<P>(state: PlaceSet<P>, keyOf: (place: P) => string): string {
   return (state.key ??= state.places.map(keyOf).join('|'));
 }
+
+/** Each place as a state of its own, where there are several: the places of a set are independent choices. */
+export function splitPlaces<P>(state: PlaceSet<P>): PlaceSet<P>[] | undefined {
+  return state.places.length > 1 ? state.places.map((place) => ({ places: [place] })) : undefined;
+}

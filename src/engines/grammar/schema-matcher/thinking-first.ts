@@ -8,7 +8,7 @@
  */
 import type { GrammarThinking } from '../ebnf.ts';
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
-import { placeSet, placeSetKey, stepPlaces, type PlaceSet } from './place-set.ts';
+import { placeSet, placeSetKey, splitPlaces, stepPlaces, type PlaceSet } from './place-set.ts';
 import { BETWEEN, textStep } from './text-bytes.ts';
 
 /** The most spaces and newlines between the closing marker and the answer. */
@@ -88,6 +88,12 @@ export function thinkingFirst(answer: ByteMatcher, thinking: GrammarThinking): B
     step: (state, byte) => stepPlaces(state as State, byte, feed, keyOf) as MatchState | undefined,
     canEnd: (state) => (state as State).places.some((place) => place.k === 'answer' && answer.canEnd(place.state)),
     key: (state) => placeSetKey(state as State, keyOf),
+    split(state) {
+      // Past the block, the answer's own choices (a reply's free text or a call), each wrapped.
+      const inner = answerOnly(state);
+      if (inner) return answer.split?.(inner)?.map((part) => ({ places: [{ k: 'answer', state: part }] }) as State as MatchState);
+      return splitPlaces(state as State) as MatchState[] | undefined;
+    },
     stringBody(state) {
       const inner = answerOnly(state);
       const body = inner && answer.stringBody?.(inner);
@@ -95,13 +101,11 @@ export function thinkingFirst(answer: ByteMatcher, thinking: GrammarThinking): B
       const within: StringBody = { min: body.min, max: body.max, ...(body.close ? { close: { places: [{ k: 'answer', state: body.close }] } as State as MatchState } : {}) };
       return within;
     },
+    // Thinking text is not shared across matchers: a token may close the block and go on into
+    // the answer (`>{"` after `</think`), which differs from one answer to another.
     sharedKey(state) {
       const inner = answerOnly(state);
-      if (inner) return answer.sharedKey?.(inner);
-      // Thinking text alone: the same whatever answer follows it.
-      const { places } = state as State;
-      const place = places[0]!;
-      return places.length === 1 && place.k === 'text' ? `thinking ${thinking.close} ${keyOf(place)}` : undefined;
+      return inner && answer.sharedKey?.(inner);
     },
   };
 }

@@ -20,7 +20,7 @@ import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARAT
 import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
 import { jsonMatcher } from './json-matcher.ts';
 import { spacedJson } from './spaced-json.ts';
-import { placeSet, placeSetKey, stepPlaces, type PlaceSet } from './place-set.ts';
+import { placeSet, placeSetKey, splitPlaces, stepPlaces, type PlaceSet } from './place-set.ts';
 import { BETWEEN, textStep } from './text-bytes.ts';
 
 export interface ToolCallsShape {
@@ -135,6 +135,7 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
     step: (state, byte) => stepPlaces(state as State, byte, feed, keyOf) as MatchState | undefined,
     canEnd: (state) => (state as State).places.some(endsAt),
     key: (state) => placeSetKey(state as State, keyOf),
+    split: (state) => splitPlaces(state as State) as MatchState[] | undefined,
     sharedKey(state) {
       // Free text alone: the same in every tool set's matcher.
       const { places } = state as State;

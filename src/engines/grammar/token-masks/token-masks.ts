@@ -52,6 +52,15 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
   const mask = (matcher: ByteMatcher, state: MatchState, out?: Int32Array): Int32Array => {
     const into = out ?? new Int32Array(words);
     into.fill(0);
+    const parts = matcher.split?.(state);
+    if (parts) {
+      // A token is allowed from a choice exactly where it is allowed from one of its parts.
+      for (const part of parts) {
+        const partMask = keptMask(matcher, part);
+        for (let w = 0; w < words; w++) into[w]! |= partMask[w]!;
+      }
+      return into;
+    }
     const body = matcher.stringBody?.(state);
     if (body) maskInBody(body, matcher, state, table, counts, walk, into, closing, bytes);
     else walk(trie, matcher, state, into, 0, Infinity, undefined);

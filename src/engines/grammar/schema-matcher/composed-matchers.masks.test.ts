@@ -1,0 +1,81 @@
+/**
+ * The masks of the composed matchers (tool calls, a thinking block before an answer) against the
+ * brute force (every token's bytes stepped), on Qwen's real vocabulary, through one set of token
+ * masks shared by matchers of different answers: where a state is split into its choices, and
+ * where a part's mask is shared across matchers (free text), the mask must still be the state's
+ * own. A mask kept for one answer and served for another fails here.
+ */
+import { describe, expect, it } from 'vitest';
+import { readSchema } from '../../../core/json-schema/schema-node.ts';
+import type { ByteMatcher, MatchState } from '../byte-matcher.ts';
+import { qwenVocabulary } from '../token-masks/test-matchers.ts';
+import { createTokenMasks } from '../token-masks/token-masks.ts';
+import { tokenBytes } from '../vocabulary.ts';
+import { jsonMatcher } from './json-matcher.ts';
+import { thinkingFirst } from './thinking-first.ts';
+import { toolCallsMatcher } from './tool-calls-matcher.ts';
+
+const vocabulary = qwenVocabulary();
+const masks = createTokenMasks(vocabulary);
+const bytesOf = vocabulary.tokens.map((token) => tokenBytes(token, vocabulary.type));
+const special = new Set([...(vocabulary.specialTokenIds ?? []), ...vocabulary.stopTokenIds]);
+
+const CITY = readSchema({ type: 'object', properties: { city: { type: 'string', maxLength: 6 } }, required: ['city'], additionalProperties: false }, { strict: true });
+const tools = (name: string) => toolCallsMatcher({ tools: [{ name, parameters: CITY }], mode: 'either', parallel: true });
+const THINKS = { open: '<think>', close: '</think>' };
+
+/** The token of each single byte (a byte-level vocabulary has all 256). */
+const byteToken = new Map<number, number>();
+for (let id = 0; id < bytesOf.length; id++) if (bytesOf[id]!.length === 1 && !special.has(id) && !byteToken.has(bytesOf[id]![0]!)) byteToken.set(bytesOf[id]![0]!, id);
+
+function acceptsPrefix(matcher: ByteMatcher, prefix: string): boolean {
+  let state: MatchState | undefined = matcher.start;
+  for (const byte of new TextEncoder().encode(prefix)) state = state && matcher.step(state, byte);
+  return state !== undefined;
+}
+
+/** The mask a request gets after `prefix` (a byte a token, through the kept masks), against every token stepped. */
+function expectBruteForce(matcher: ByteMatcher, prefix: string): void {
+  const constraint = masks.constraint(matcher);
+  let state: MatchState | undefined = matcher.start;
+  for (const byte of new TextEncoder().encode(prefix)) {
+    state = state && matcher.step(state, byte);
+    expect(constraint.accept(byteToken.get(byte)!), prefix).toBe(true);
+  }
+  expect(state, prefix).toBeDefined();
+  const fast = constraint.mask()!;
+  const slow = new Int32Array(fast.length);
+  for (let id = 0; id < vocabulary.tokens.length; id++) {
+    if (special.has(id) || bytesOf[id]!.length === 0) continue;
+    let at: MatchState | undefined = state;
+    for (const byte of bytesOf[id]!) if (at) at = matcher.step(at, byte);
+    if (at) slow[id >> 5]! |= 1 << (id & 31);
+  }
+  if (matcher.canEnd(state!)) for (const id of vocabulary.stopTokenIds) slow[id >> 5]! |= 1 << (id & 31);
+  const differ: string[] = [];
+  for (let id = 0; id < vocabulary.size && differ.length < 5; id++) {
+    if (((fast[id >> 5]! ^ slow[id >> 5]!) & (1 << (id & 31))) !== 0) differ.push(`${JSON.stringify(vocabulary.tokens[id])} ${(fast[id >> 5]! >>> (id & 31)) & 1 ? 'let through' : 'kept out'}`);
+  }
+  expect(differ, `after ${JSON.stringify(prefix)}`).toEqual([]);
+}
+
+describe('composed matcher masks on the Qwen vocabulary, one mask store for all', () => {
+  it('tool calls or a reply: the choice at the start, inside the opening, in text, in a call', () => {
+    for (const matcher of [tools('get_city'), tools('set_city')]) {
+      for (const prefix of ['', '<', '<tool_call', 'Hi', 'Hi <tool_call>\n', '<tool_call>\n{"name": "', '<tool_call>\n{"name": "get_city", "arguments": {"city": "Pa']) {
+        // The call to get_city is not set_city's.
+        if (prefix.includes('get_city') && !acceptsPrefix(matcher, prefix)) continue;
+        expectBruteForce(matcher, prefix);
+      }
+    }
+  }, 180_000);
+
+  it('a thinking block before different answers: its text, its closing marker half written, the gap', () => {
+    const answers = [thinkingFirst(jsonMatcher(CITY), THINKS), thinkingFirst(tools('get_city'), THINKS), thinkingFirst(jsonMatcher(readSchema({ type: 'array', items: { type: 'integer' } })), { ...THINKS, startsInside: true })];
+    for (const matcher of answers) {
+      for (const prefix of ['', '<think>', '<think>so', '<think>so</', '<think>so</think', '<think>so</think>', '<think>so</think>\n']) {
+        expectBruteForce(matcher, prefix);
+      }
+    }
+  }, 180_000);
+});
