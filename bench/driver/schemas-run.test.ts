@@ -10,6 +10,7 @@ const result = (file: string, status: FileResult['status'], ttfm: number): FileR
 describe('the MaskBench report', () => {
   it('writes a summary as a row of the README table', () => {
     expect(summaryRow('x', SUMMARY)).toBe('| x | 1,000 | 882 (88%) | 107 | 0 | 0 | 11 | 0.35 / 3.7 ms | 4 µs / 8.8 ms |');
+    expect(summaryRow('x', { ...SUMMARY, ttfm_us_p50: 27_812, ttfm_us_p95: 759_000, tbm_us_p99: 5000 })).toContain('| 28 / 759 ms | 4 µs / 5.0 ms |');
     expect(summaryRow('x', { ...SUMMARY, ttfm_us_p50: null, ttfm_us_p95: null, tbm_us_p50: null, tbm_us_p99: null })).toContain('| – / – | – / – |');
   });
 

@@ -51,6 +51,8 @@ export interface SchemasBench {
   readonly node?: SchemasSide;
   readonly browser?: SchemasSide & Omit<SchemasResult, 'lines'>;
   readonly loadAverage: { readonly start: number[]; readonly end: number[] };
+  /** Where each side's lines were written (bench/results/…jsonl). */
+  readonly written?: readonly string[];
 }
 
 /** Runs both sides; undefined (with the reason printed) where the schemas or the tokenizer are missing. */
@@ -96,8 +98,8 @@ export async function runSchemasBench(options: Options, server: BenchServer): Pr
     browser = { where: 'browser', ...parsed(lines), seconds: (Date.now() - began) / 1000, ...rest };
     console.log(`bench: [browser] ${JSON.stringify(browser.summary)}`);
   }
-  console.log(`bench: wrote bench/results/${stamp}-schemas-*.jsonl`);
-  const results: SchemasBench = { files: files.length, sample, ...(options.limit ? { limit: options.limit } : {}), tokenizer: relative(ROOT, tokenizer), timeoutMs: TIMEOUT_MS, ...(node ? { node } : {}), ...(browser ? { browser } : {}), loadAverage: { start, end: loadavg() } };
+  const written = [...(node ? [`bench/results/${stamp}-schemas-node.jsonl`] : []), ...(browser ? [`bench/results/${stamp}-schemas-browser.jsonl`] : [])];
+  const results: SchemasBench = { written, files: files.length, sample, ...(options.limit ? { limit: options.limit } : {}), tokenizer: relative(ROOT, tokenizer), timeoutMs: TIMEOUT_MS, ...(node ? { node } : {}), ...(browser ? { browser } : {}), loadAverage: { start, end: loadavg() } };
   return { markdown: schemasReport(results), results };
 }
 
@@ -123,7 +125,9 @@ function parsed(lines: readonly string[]): { results: FileResult[]; summary: Sum
 
 /** A time in µs as bench/README.md writes them: milliseconds to two figures, or whole microseconds. */
 function ms(us: number | null): string {
-  return us === null ? '–' : `${Number((us / 1000).toPrecision(2))} ms`;
+  if (us === null) return '–';
+  const value = us / 1000;
+  return `${value >= 100 ? Math.round(value) : value.toPrecision(2)} ms`;
 }
 function us(value: number | null): string {
   return value === null ? '–' : value < 1000 ? `${Math.round(value)} µs` : ms(value);
@@ -151,6 +155,7 @@ export function schemasReport(bench: SchemasBench): string {
   const notes = [
     `- ${bench.files} MaskBench files (${sampled}), tokenizer \`${bench.tokenizer}\`, ${bench.timeoutMs} ms a file, the schema matcher; load average ${bench.loadAverage.start.map((l) => l.toFixed(2)).join('/')} at start, ${bench.loadAverage.end.map((l) => l.toFixed(2)).join('/')} at the end.`,
     ...(bench.node ? [`- Node: ${bench.node.seconds.toFixed(0)} s in all.`] : []),
+    ...(bench.written?.length ? [`- Each file's line: ${bench.written.map((path) => `\`${path}\``).join(', ')}.`] : []),
     ...(bench.browser
       ? [
           `- Browser: ${bench.browser.userAgent}; ${bench.browser.hardwareConcurrency} cores offered; the worker ${bench.browser.crossOriginIsolated ? 'cross-origin isolated (5 µs timers: TBM figures under ~10 µs are coarse)' : 'not cross-origin isolated (100 µs timers)'}; tokenizer made in ${(bench.browser.tokenizerMs / 1000).toFixed(1)} s, the run ${(bench.browser.runMs / 1000).toFixed(0)} s, ${bench.browser.seconds.toFixed(0)} s in all.`,
