@@ -35,6 +35,10 @@
  *                               q4 and q8) and llama.cpp in WASM (Q4_0, Q8_0), per thread count,
  *                               against onnxruntime-node on one thread (--threads 1,2;
  *                               --candidates wllama,plain; --no-node, --no-main)
+ *   --schemas                   the MaskBench runner (`npx inpage-llm schemas check`) in a browser
+ *                               worker beside the Node CLI, on the same sample of the shared
+ *                               MaskBench files (driver/schemas-run.ts; --sample N, default 1000,
+ *                               --limit N, --tokenizer DIR, --no-node, --no-main)
  *
  * Environment: CHROMIUM_PATH (the browser), BENCH_GPU=1 (WebGPU on the machine's GPU through Vulkan
  * instead of SwiftShader), BENCH_CHROMIUM_ARGS (more chromium flags); see driver/browser.ts.
@@ -50,6 +54,7 @@ import { browserArgs, CHROMIUM } from './driver/browser.ts';
 import { build } from './driver/build.ts';
 import { runConversationBench } from './driver/conversation-run.ts';
 import { runCpuPathsBench } from './driver/cpu-paths-run.ts';
+import { runSchemasBench } from './driver/schemas-run.ts';
 import { takeLock } from './driver/lock.ts';
 import { parseArgs } from './driver/options.ts';
 import { OUT_DIR, RESULTS } from './driver/paths.ts';
@@ -81,6 +86,16 @@ async function main(): Promise<void> {
     try {
       const { markdown, results } = await runCpuPathsBench(options, server);
       write({ date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, loadAverage: { start: load0, end: loadavg() }, cpuPaths: results }, `# inpage-llm CPU-path benchmark — ${new Date().toISOString()}\n\n- ${driver}; load average ${load0.map((l) => l.toFixed(2)).join('/')} at start, ${loadavg().map((l) => l.toFixed(2)).join('/')} at the end.\n\n${markdown}\n`);
+    } finally {
+      server.close();
+    }
+    return;
+  }
+
+  if (options.schemas) {
+    try {
+      const run = await runSchemasBench(options, server);
+      if (run) write({ date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, schemas: run.results }, `# inpage-llm MaskBench runner — ${new Date().toISOString()}\n\n- ${driver}.\n\n${run.markdown}`);
     } finally {
       server.close();
     }

@@ -13,3 +13,15 @@ describe('parseArgs --sections', () => {
     expect(() => parseArgs(['--models', 'real', '--sections', 'latency,curvs'])).toThrow('--sections: latency, curvs are not a section of the real-size page (main, curves, memory, backends, one-worker)');
   });
 });
+
+describe('parseArgs --schemas', () => {
+  it('takes the sample, the limit and the tokenizer folder', () => {
+    expect(parseArgs(['--schemas', '--sample', '200', '--limit=5', '--tokenizer', 'dir'])).toMatchObject({ schemas: true, sample: 200, limit: 5, tokenizer: 'dir' });
+    expect(parseArgs([])).toMatchObject({ schemas: false, sample: undefined, limit: undefined, tokenizer: undefined });
+  });
+
+  it('refuses a sample that is not a whole number ≥ 1', () => {
+    expect(() => parseArgs(['--schemas', '--sample', '0'])).toThrow('--sample takes a whole number ≥ 1 (got 0)');
+    expect(() => parseArgs(['--schemas', '--limit', 'ten'])).toThrow('--limit takes a whole number ≥ 1 (got ten)');
+  });
+});

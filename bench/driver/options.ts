@@ -30,6 +30,14 @@ export function parseArgs(argv: string[]) {
   if (unknown.length) throw new Error(`--sections: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a section of the ${models === 'real' ? 'real-size' : 'main'} page (${known.join(', ')})`);
   const threads = value('--threads')?.split(',').map(Number);
   if (threads?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--threads takes whole numbers ≥ 1, comma-separated (got ${value('--threads')})`);
+  const count = (name: string) => {
+    const given = value(name);
+    if (given === undefined) return undefined;
+    if (!/^[1-9]\d*$/.test(given)) throw new Error(`${name} takes a whole number ≥ 1 (got ${given})`);
+    return Number(given);
+  };
+  const sample = count('--sample');
+  const limit = count('--limit');
   const profile = value('--profile');
   if (profile !== undefined && !['quick', 'short', 'full'].includes(profile)) throw new Error(`--profile must be quick, short or full (got ${profile})`);
   return {
@@ -46,7 +54,7 @@ export function parseArgs(argv: string[]) {
     models: models as 'tiny' | 'real',
     /** The prefix-cache benchmark (conversation-run.ts) instead of the pages above. */
     conversation: argv.includes('--conversation'),
-    /** With `--conversation` or `--cpu-paths`: its Node part (`--no-node` skips it). */
+    /** With `--conversation`, `--cpu-paths` or `--schemas`: its Node part (`--no-node` skips it). */
     node: !argv.includes('--no-node'),
     /** The CPU-path comparison (cpu-paths-run.ts) instead of the pages above. */
     cpuPaths: argv.includes('--cpu-paths'),
@@ -54,5 +62,12 @@ export function parseArgs(argv: string[]) {
     threads,
     /** With `--cpu-paths`: only the candidates whose name holds one of these (`wllama`, `plain q4`). */
     candidates: value('--candidates')?.split(','),
+    /** The MaskBench runner in a browser worker beside the Node CLI (schemas-run.ts) instead of the pages above. */
+    schemas: argv.includes('--schemas'),
+    /** With `--schemas`: the files, sampled as `schemas check --sample` samples them, then the first `limit`. */
+    sample,
+    limit,
+    /** With `--schemas`: the tokenizer folder (default the real-shaped Qwen2.5's). */
+    tokenizer: value('--tokenizer'),
   };
 }

@@ -7,7 +7,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize } from 'node:path';
+import { extname, join, normalize, sep } from 'node:path';
 import { OUT_DIR, REAL_MODELS, ROOT } from './paths.ts';
 
 /** What the page of the task in progress posts. */
@@ -23,6 +23,8 @@ export interface BenchServer {
   readonly origin: string;
   /** Routes the pages' posts to `listener` (none: dropped). */
   listen(listener: PageListener | undefined): void;
+  /** Serves the files of `dir` (a folder outside the build: data a task reads) under the URL prefix `prefix` (`/bench/x/`). */
+  mount(prefix: string, dir: string): void;
   close(): void;
 }
 
@@ -46,12 +48,12 @@ const BENCH_RUNTIMES: Record<string, string> = {
   '/bench/runtime/wllama/': join(ROOT, 'node_modules/@wllama/wllama/esm/wasm/'),
 };
 
-function fileFor(pathname: string): string | undefined {
+function fileFor(pathname: string, mounts: ReadonlyMap<string, string>): string | undefined {
   if (pathname === '/bench/floor/' || pathname === '/bench/floor/index.html') return join(OUT_DIR, 'bench/pages/floor.html');
   // The bare floor service worker is served from its source: it has no imports and no build step.
   if (pathname === '/bench/floor-sw.js') return join(ROOT, 'bench/floor-sw.js');
   // The CPU-path comparison's runtimes that the product does not ship (cpu-paths-run.ts).
-  const runtime = Object.entries(BENCH_RUNTIMES).find(([prefix]) => pathname.startsWith(prefix));
+  const runtime = [...Object.entries(BENCH_RUNTIMES), ...mounts].find(([prefix]) => pathname.startsWith(prefix));
   if (runtime) {
     const file = normalize(join(runtime[1], decodeURIComponent(pathname.slice(runtime[0].length))));
     return file.startsWith(runtime[1]) ? file : undefined;
@@ -82,8 +84,8 @@ function receive(req: IncomingMessage, res: ServerResponse, kind: string, curren
   });
 }
 
-function serveFile(req: IncomingMessage, res: ServerResponse, url: URL, listener: PageListener | undefined): void {
-  const file = fileFor(url.pathname);
+function serveFile(req: IncomingMessage, res: ServerResponse, url: URL, listener: PageListener | undefined, mounts: ReadonlyMap<string, string>): void {
+  const file = fileFor(url.pathname, mounts);
   if (!file || !existsSync(file) || req.method !== 'GET') {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     // A page that cannot load posts nothing: without this the task would wait out its timeout.
@@ -106,6 +108,7 @@ function serveFile(req: IncomingMessage, res: ServerResponse, url: URL, listener
 
 export async function startServer(): Promise<BenchServer> {
   let listener: PageListener | undefined;
+  const mounts = new Map<string, string>();
   // A task's configuration travels in its page's URL, and the prefix-cache task's carries its whole
   // workload (ten turns' and six tool results' texts): past Node's default 16 KiB of headers.
   const server = createServer({ maxHeaderSize: 1024 * 1024 }, (req, res) => {
@@ -115,7 +118,7 @@ export async function startServer(): Promise<BenchServer> {
     res.setHeader('cross-origin-resource-policy', 'same-origin');
     if (req.method === 'POST' && url.pathname.startsWith('/__bench/')) receive(req, res, url.pathname.slice('/__bench/'.length), () => listener);
     else if (url.pathname === '/favicon.ico') res.writeHead(204).end();
-    else serveFile(req, res, url, listener);
+    else serveFile(req, res, url, listener, mounts);
   });
   // A request Node's parser refuses (headers past the limit: 431) never reaches the handler above;
   // the page then never loads and never posts, so the task is failed here instead of timing out.
@@ -132,6 +135,7 @@ export async function startServer(): Promise<BenchServer> {
   return {
     origin: `http://localhost:${(server.address() as AddressInfo).port}`,
     listen: (next) => (listener = next),
+    mount: (prefix, dir) => void mounts.set(prefix, dir.endsWith(sep) ? dir : dir + sep),
     close: () => server.close(),
   };
 }

@@ -241,7 +241,8 @@ async function schemas(args: string[]): Promise<number> {
   if (values.version) return console.log(VERSION), 0;
   const [sub, ...paths] = positionals;
   // Loaded here, not at the top: init and serve need none of it.
-  const { schemaPaths, SchemaPathError, runSchemasCheck } = await import('./schemas-check.ts');
+  const { runSchemasCheck } = await import('./schemas-check.ts');
+  const { schemaPaths, SchemaPathError, readSchemaFile } = await import('./schemas-check-files.ts');
   const { SCHEMA_ENGINES } = await import('./schemas-check-engines.ts');
   if (sub !== 'check') throw new UsageError(sub === undefined ? 'schemas takes a command: check.' : `Unknown schemas command "${sub}"; the one there is: check.`);
   if (paths.length === 0) throw new UsageError('schemas check takes at least one file or folder.');
@@ -254,7 +255,7 @@ async function schemas(args: string[]): Promise<number> {
     throw error instanceof SchemaPathError ? new UsageError(error.message) : error;
   });
   // Loaded here: it needs transformers.js (an optional peer), which init and serve --help do not.
-  const { loadCheckTokenizer, TokenizerFolderError } = await import('./schemas-check-tokenizer.ts');
+  const { loadCheckTokenizer, TokenizerFolderError } = await import('./schemas-check-files.ts');
   const tokenizer = await loadCheckTokenizer(values.tokenizer).catch((error: unknown) => {
     throw error instanceof TokenizerFolderError ? new UsageError(error.message) : error;
   });
@@ -263,7 +264,7 @@ async function schemas(args: string[]): Promise<number> {
   const log = console.log;
   console.log = (...args: unknown[]) => console.error(...args);
   try {
-    return await runSchemasCheck({ files, engine, tokenizer, json: values.json ?? false, strict: values.strict ?? false, timeoutMs, write: (line) => process.stdout.write(`${line}\n`) });
+    return await runSchemasCheck({ files, read: readSchemaFile, engine, tokenizer, json: values.json ?? false, strict: values.strict ?? false, timeoutMs, write: (line) => process.stdout.write(`${line}\n`) });
   } finally {
     console.log = log;
   }

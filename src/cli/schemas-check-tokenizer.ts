@@ -1,18 +1,14 @@
 /**
- * The tokenizer `npx inpage-llm schemas check` measures with: one read from a folder's
- * tokenizer.json and tokenizer_config.json (`--tokenizer DIR`), or, by default, tiny-chat's, made
- * by the package's own code (src/tiny-models), so the command runs offline with nothing to fetch.
- * transformers.js reads the files (the tokenizer classes the Node engine runs); it is an optional
- * peer of the package, loaded only here, and a message names what to install when it is missing.
+ * The tokenizer `npx inpage-llm schemas check` measures with, made from a tokenizer's parsed files
+ * (tokenizer.json, tokenizer_config.json, and the model's stop tokens and logits size where its
+ * config says them) by transformers.js's tokenizer classes, the ones the Node engine runs. No Node
+ * API here: the CLI reads the files from a folder (schemas-check-files.ts), the browser bench
+ * fetches them (bench/pages/workers/schemas-check.ts), and both make the same tokenizer.
  * @module
  */
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
 import type { Vocabulary } from '../engines/grammar/vocabulary.ts';
 import { tokenizerVocabulary } from '../engines/transformers/tokenizer-vocabulary.ts';
-import { explainMissingPeer } from '../node/missing-peer.ts';
-import { decoderTextFiles, TINY_CHAT, TINY_CHAT_LAYOUT } from '../tiny-models/tiny-chat.ts';
 
 export interface CheckTokenizer {
   /** Where it was read from, as the report names it. */
@@ -23,31 +19,8 @@ export interface CheckTokenizer {
   decode(ids: readonly number[]): string;
 }
 
-/** Spellings of the end of a reply in the families whose tokenizer.json leaves it out of `eos_token`. */
-const STOP_SPELLINGS = ['<|im_end|>', '<|endoftext|>', '<|eot_id|>', '<end_of_turn>'];
-
-/** The tokenizer in `dir` (tokenizer.json and tokenizer_config.json; config.json's vocab_size if there), or tiny-chat's. */
-export async function loadCheckTokenizer(dir?: string): Promise<CheckTokenizer> {
-  const files = dir === undefined ? tinyChatFiles() : await folderFiles(resolve(dir));
-  const transformers = await import('@huggingface/transformers').catch((error: unknown) => {
-    throw explainMissingPeer(error);
-  });
-  const config = files.config as { tokenizer_class?: string };
-  // As AutoTokenizer picks the class (its name without "Fast"), without its file loading, which
-  // would look under env.localModelPath, a setting of the whole process.
-  const named = (transformers as unknown as Record<string, unknown>)[config.tokenizer_class?.replace(/Fast$/, '') ?? ''];
-  const Tokenizer = typeof named === 'function' && named.prototype instanceof transformers.PreTrainedTokenizer ? (named as typeof transformers.PreTrainedTokenizer) : transformers.PreTrainedTokenizer;
-  const tokenizer = new Tokenizer(files.tokenizer, files.config);
-  const vocabulary = tokenizerVocabulary(tokenizer, files.logitsSize, stopTokenIds(tokenizer, files.eosTokenIds));
-  return {
-    source: dir ?? 'tiny-chat (built in)',
-    vocabulary,
-    encode: (text) => tokenizer.encode(text, { add_special_tokens: false }),
-    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: false }),
-  };
-}
-
-interface TokenizerFiles {
+/** A tokenizer's files, parsed. */
+export interface TokenizerFiles {
   readonly tokenizer: object;
   readonly config: object;
   /** The model's logits per step, where the folder has its config.json. */
@@ -56,37 +29,40 @@ interface TokenizerFiles {
   readonly eosTokenIds?: readonly number[];
 }
 
-function tinyChatFiles(): TokenizerFiles {
-  const { files, vocabSize } = decoderTextFiles(TINY_CHAT, TINY_CHAT_LAYOUT);
-  const read = (name: string) => JSON.parse(files.get(name) as string) as Record<string, unknown>;
-  return { tokenizer: read('tokenizer.json'), config: read('tokenizer_config.json'), logitsSize: vocabSize, eosTokenIds: idsOf(read('generation_config.json').eos_token_id) };
-}
+/** What of transformers.js the tokenizer is made with (the module itself, loaded by the caller). */
+export type TransformersModule = typeof import('@huggingface/transformers');
 
-async function folderFiles(dir: string): Promise<TokenizerFiles> {
-  const read = async (name: string, required: boolean): Promise<Record<string, unknown> | undefined> => {
-    let text: string;
-    try {
-      text = await readFile(join(dir, name), 'utf8');
-    } catch (error) {
-      if (!required && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new TokenizerFolderError(`--tokenizer ${dir}: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
-    }
-    try {
-      return JSON.parse(text) as Record<string, unknown>;
-    } catch (error) {
-      throw new TokenizerFolderError(`--tokenizer ${dir}: ${name} is not JSON (${error instanceof Error ? error.message : String(error)}).`);
-    }
+/** Spellings of the end of a reply in the families whose tokenizer.json leaves it out of `eos_token`. */
+const STOP_SPELLINGS = ['<|im_end|>', '<|endoftext|>', '<|eot_id|>', '<end_of_turn>'];
+
+/** The tokenizer of `files`, named `source` in the report. */
+export function checkTokenizerOf(transformers: TransformersModule, files: TokenizerFiles, source: string): CheckTokenizer {
+  const config = files.config as { tokenizer_class?: string };
+  // As AutoTokenizer picks the class (its name without "Fast"), without its file loading, which
+  // would look under env.localModelPath, a setting of the whole process.
+  const named = (transformers as unknown as Record<string, unknown>)[config.tokenizer_class?.replace(/Fast$/, '') ?? ''];
+  const Tokenizer = typeof named === 'function' && named.prototype instanceof transformers.PreTrainedTokenizer ? (named as typeof transformers.PreTrainedTokenizer) : transformers.PreTrainedTokenizer;
+  const tokenizer = new Tokenizer(files.tokenizer, files.config);
+  const vocabulary = tokenizerVocabulary(tokenizer, files.logitsSize, stopTokenIds(tokenizer, files.eosTokenIds));
+  return {
+    source,
+    vocabulary,
+    encode: (text) => tokenizer.encode(text, { add_special_tokens: false }),
+    decode: (ids) => tokenizer.decode([...ids], { skip_special_tokens: false }),
   };
-  const [tokenizer, config, model, generation] = await Promise.all([read('tokenizer.json', true), read('tokenizer_config.json', true), read('config.json', false), read('generation_config.json', false)]);
-  const size = model?.vocab_size;
-  const eos = idsOf(generation?.eos_token_id ?? model?.eos_token_id);
-  return { tokenizer: tokenizer!, config: config!, ...(Number.isInteger(size) ? { logitsSize: size as number } : {}), ...(eos.length ? { eosTokenIds: eos } : {}) };
 }
 
-/** A folder that does not hold a readable tokenizer: the user's mistake, told as such. */
-export class TokenizerFolderError extends Error {}
+/**
+ * The files of a tokenizer folder, from its parsed JSON files by name (tokenizer.json and
+ * tokenizer_config.json; config.json and generation_config.json where there).
+ */
+export function tokenizerFilesOf(read: { tokenizer: object; config: object; model?: Record<string, unknown>; generation?: Record<string, unknown> }): TokenizerFiles {
+  const size = read.model?.vocab_size;
+  const eos = idsOf(read.generation?.eos_token_id ?? read.model?.eos_token_id);
+  return { tokenizer: read.tokenizer, config: read.config, ...(Number.isInteger(size) ? { logitsSize: size as number } : {}), ...(eos.length ? { eosTokenIds: eos } : {}) };
+}
 
-function idsOf(value: unknown): number[] {
+export function idsOf(value: unknown): number[] {
   return (Array.isArray(value) ? value : [value]).filter((id): id is number => Number.isInteger(id));
 }
 

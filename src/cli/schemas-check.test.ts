@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenConstraint } from '../engines/grammar/vocabulary.ts';
-import { admittedSpec, checkFile, readSchemaFile, runSchemasCheck, schemaPaths, type FileResult, type PreparedSchemaEngine, type SchemaEngine, type SchemaFile } from './schemas-check.ts';
+import { admittedSpec, checkFile, parseSchemaFile, runSchemasCheck, sampleFiles, type FileResult, type PreparedSchemaEngine, type SchemaEngine, type SchemaFile } from './schemas-check.ts';
 import { matcherEngine } from './schemas-check-matcher.ts';
-import { loadCheckTokenizer, type CheckTokenizer } from './schemas-check-tokenizer.ts';
+import { loadCheckTokenizer, readSchemaFile, schemaPaths } from './schemas-check-files.ts';
+import type { CheckTokenizer } from './schemas-check-tokenizer.ts';
 import { xgrammarEngine } from './schemas-check-xgrammar.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,7 +68,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function run(files: string[], json: boolean, schemaEngine: SchemaEngine) {
   const lines: string[] = [];
-  const code = await runSchemasCheck({ files, engine: schemaEngine, tokenizer, json, strict: false, timeoutMs: 10_000, write: (line) => lines.push(line) });
+  const code = await runSchemasCheck({ files, read: readSchemaFile, engine: schemaEngine, tokenizer, json, strict: false, timeoutMs: 10_000, write: (line) => lines.push(line) });
   return { code, lines };
 }
 
@@ -211,6 +212,27 @@ describe('schemas check', () => {
     expect(await schemaPaths([dir], { sample: 3, limit: 2 })).toEqual([all[0], all[2]]);
     expect(await schemaPaths([join(dir, 'plain.json'), dir], { limit: 2 })).toEqual([join(dir, 'plain.json'), all[0]]);
     await expect(schemaPaths([join(dir, 'missing.json')])).rejects.toThrow(`${join(dir, 'missing.json')}: no such file or folder.`);
+  });
+
+  it('samples a list of names as it samples the files on disk (the browser bench gets the same files)', async () => {
+    const all = await schemaPaths([dir]);
+    const names = all.map((file) => file.slice(dir.length + 1));
+    expect(sampleFiles(names, { sample: 3, limit: 2 }).map((name) => join(dir, name))).toEqual(await schemaPaths([dir], { sample: 3, limit: 2 }));
+    expect(sampleFiles(names, { sample: 100 })).toEqual(names);
+  });
+
+  it('checks files read another way, as the browser bench fetches them, to the same results', async () => {
+    const files = await schemaPaths([dir]);
+    const fromDisk = await run(files, true, matcherEngine);
+    const texts = new Map(Object.entries(FILES).map(([name, content]) => [join(dir, name), JSON.stringify(content)]));
+    const lines: string[] = [];
+    const code = await runSchemasCheck({ files, read: async (file) => parseSchemaFile(file, texts.get(file)!), engine: matcherEngine, tokenizer, json: true, strict: false, timeoutMs: 10_000, write: (line) => lines.push(line) });
+    const untimed = (line: string) => {
+      const { ttfm_us: _, tbm_us_p50: _50, tbm_us_p99: _99, tbm_us_max: _max, ...rest } = JSON.parse(line) as FileResult;
+      return rest;
+    };
+    expect(code).toBe(fromDisk.code);
+    expect(lines.slice(0, -1).map(untimed)).toEqual(fromDisk.lines.slice(0, -1).map(untimed));
   });
 
   it('measures another engine through the same interface: one whose masks are there at once', async () => {

@@ -20,10 +20,12 @@
  * as the engine makes it (engines/grammar/ebnf.ts). The engine that compiles and matches it is
  * pluggable (`SchemaEngine`): `matcher`, what transformers.js models enforce JSON answers with
  * (the default), and `xgrammar`, what web-llm models and every tool call use.
+ *
+ * No Node API here nor in the tokenizer's module (schemas-check-tokenizer.ts): reading the files
+ * and the tokenizer folder is schemas-check-files.ts's, so the same check runs in a browser's
+ * worker (`npm run bench -- --schemas`, bench/pages/workers/schemas-check.ts) over files fetched.
  * @module
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { admitFor } from '../core/admit.ts';
 import type { ModelInfo } from '../core/engine.ts';
 import { GatewayError } from '../core/errors.ts';
@@ -298,38 +300,24 @@ export function summarise(results: readonly FileResult[], tbm: readonly number[]
 }
 
 /**
- * The files the arguments name: each file as given, each folder's *.json (not its sub-folders),
- * by name. `sample`: that many, spread evenly over the whole list (the same ones every run);
- * `limit`: the first that many of what is left. Throws for a path that is not there.
+ * The files to check of `files` (in the order given): `sample`, that many, spread evenly over the
+ * whole list (the same ones every run, wherever they run); `limit`: the first that many of what is
+ * left.
  */
-export async function schemaPaths(paths: readonly string[], { sample, limit }: { sample?: number; limit?: number } = {}): Promise<string[]> {
-  const files: string[] = [];
-  for (const path of paths) {
-    let info;
-    try {
-      info = await stat(path);
-    } catch {
-      throw new SchemaPathError(`${path}: no such file or folder.`);
-    }
-    if (!info.isDirectory()) files.push(path);
-    else files.push(...(await readdir(path)).filter((name) => name.endsWith('.json')).sort().map((name) => join(path, name)));
-  }
-  const sampled = sample === undefined || sample >= files.length ? files : Array.from({ length: sample }, (_, i) => files[Math.floor((i * files.length) / sample)]!);
+export function sampleFiles<T>(files: readonly T[], { sample, limit }: { sample?: number; limit?: number } = {}): T[] {
+  const sampled = sample === undefined || sample >= files.length ? [...files] : Array.from({ length: sample }, (_, i) => files[Math.floor((i * files.length) / sample)]!);
   return limit === undefined ? sampled : sampled.slice(0, limit);
 }
 
-/** A path given that is not there: the user's mistake. */
-export class SchemaPathError extends Error {}
-
 /**
- * One file as the runner reads it: a MaskBench file (`{"schema": …, "tests": [{"valid", "data"}]}`,
- * the tests optional, and optionally `"strict"`) or, any other JSON, a plain schema with no
- * instances.
+ * One file as the runner reads it, from its text: a MaskBench file (`{"schema": …, "tests":
+ * [{"valid", "data"}]}`, the tests optional, and optionally `"strict"`) or, any other JSON, a plain
+ * schema with no instances.
  */
-export async function readSchemaFile(file: string): Promise<SchemaFile> {
+export function parseSchemaFile(file: string, text: string): SchemaFile {
   let doc: unknown;
   try {
-    doc = JSON.parse(await readFile(file, 'utf8'));
+    doc = JSON.parse(text);
   } catch (error) {
     return { file, schema: undefined, tests: [], unreadable: `Not a JSON file: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -356,6 +344,8 @@ const WARM_UP: SchemaFile = {
 
 export interface RunOptions extends CheckOptions {
   readonly files: readonly string[];
+  /** Reads one of `files` (from disk in Node: schemas-check-files.ts; over HTTP in the browser bench). */
+  readonly read: (file: string) => Promise<SchemaFile>;
   readonly engine: SchemaEngine;
   readonly tokenizer: CheckTokenizer;
   readonly json: boolean;
@@ -377,7 +367,7 @@ export async function runSchemasCheck(options: RunOptions): Promise<number> {
   const tbm: number[] = [];
   if (!json) write(`Checking ${options.files.length} file(s) with ${options.engine.name}, tokenizer ${options.tokenizer.source} (${options.tokenizer.vocabulary.size} logits), ${options.strict ? 'strict' : 'not strict'} unless a file says, ${options.timeoutMs} ms a file.`);
   for (const file of options.files) {
-    const result = await checkFile(await readSchemaFile(file), engine, options.tokenizer, { ...options, masks: tbm });
+    const result = await checkFile(await options.read(file), engine, options.tokenizer, { ...options, masks: tbm });
     results.push(result);
     write(json ? JSON.stringify(result) : readable(result));
   }

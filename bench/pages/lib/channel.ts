@@ -28,6 +28,8 @@ export interface TaskConfig {
   readonly conversation?: { readonly texts: ConversationTexts; readonly runs: number; readonly replyTokens: number; readonly newTokensPerTurn: number; readonly chat: RealWorkload['chat'] };
   /** CPU-path page: this round's candidates, in this round's order, and the completion each runs. */
   readonly cpu?: { readonly candidates: readonly CpuCandidate[]; readonly workload: CpuWorkload; readonly round: number };
+  /** MaskBench page: the files (named as the CLI names them; served under /bench/maskbench/ by name) and the time a file may take. */
+  readonly schemas?: { readonly files: readonly string[]; readonly timeoutMs: number };
 }
 
 
