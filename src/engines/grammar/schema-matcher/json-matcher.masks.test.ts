@@ -22,6 +22,15 @@ describe('schema matcher masks on the Qwen vocabulary', () => {
     [{ type: 'object', properties: { id: { type: 'integer', minimum: 10, maximum: 20 } }, required: ['id'], additionalProperties: false }, ['{"', '{"id":', '{"id":1']],
     [{ type: 'object', patternProperties: { '^[a-z]+$': { type: 'string', maxLength: 3 } }, additionalProperties: false }, ['{"', '{"ab', '{"ab":"x']],
     [{ type: 'object', properties: { d: { type: 'string', format: 'date' } }, required: ['d'] }, ['{"d":"', '{"d":"2024-0']],
+    // Bodies read through their automata: formats, patterns with lengths, escapes, characters of
+    // several bytes, a quote or a backslash the pattern asks for, bodies entered from a structural state.
+    [{ type: 'object', properties: { e: { type: 'string', format: 'email' }, u: { type: 'string', format: 'uri' } }, required: ['e', 'u'] }, ['{"e":', '{"e":"', '{"e":"a.b', '{"e":"ab@', '{"e":"ab@c.d', '{"e":"a@b.co","u":"', '{"e":"a@b.co","u":"https://x.org/p?q']],
+    [{ type: 'array', items: { type: 'string', format: 'hostname', maxLength: 12 } }, ['[', '["', '["ab', '["abcdefghij', '["a.b",']],
+    [{ type: 'array', items: { type: 'string', format: 'date-time' }, minItems: 1 }, ['["', '["2024-01-02T', '["2024-01-02T10:00:00']],
+    [{ type: 'array', items: { type: 'string', pattern: '^(?:\\S+\\s+){0,3}\\S+$', minLength: 2, maxLength: 9 } }, ['["', '["a', '["ab ', '["ab\\', '["ab\\n', '["ab\\u00', '["a b c d']],
+    [{ type: 'object', properties: { p: { type: 'string', pattern: '^[a-zé-ü]+"?\\\\?[\\u0001-\\u0010]?$' } } }, ['{"p":"', '{"p":"a', '{"p":"é', '{"p":"éa', '{"p":"a\\"', '{"p":"a\\\\', '{"p":"a\\u000', '{"p":"a\\u001']],
+    [{ type: 'object', properties: { p: { type: 'string', pattern: '/api/v\\d+/x' }, q: { type: 'string', pattern: '[😀-😂]' } } }, ['{"p":"', '{"p":"/api/v', '{"p":"/api/v1', '{"p":"/api/v1/x","q":"', '{"p":"/api/v1/x","q":"a😁']],
+    [{ type: 'string', pattern: '^[0-9]{3}$', format: 'ipv4' }, ['"', '"1', '"12']],
   ])('equal to the brute force under %j', (schema, prefixes) => {
     const matcher = jsonMatcher(readSchema(schema));
     for (const prefix of prefixes) {

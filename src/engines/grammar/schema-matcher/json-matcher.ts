@@ -11,7 +11,7 @@
  * where they are.
  * @module
  */
-import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
+import type { ByteMatcher, MatchState, PatternBody, StringBody } from '../byte-matcher.ts';
 import { compare, decimalOf, inRange, meets, negate, tenTo, times, add, type Decimal, type NumberRange } from '../../../core/json-schema/decimal.ts';
 import { ANY, ARRAY, BOOLEAN, INTEGER, integerStep, intersectNodes, matches, NULL, NUMBER, OBJECT, STRING, type ArrayRule, type Node, type ObjectRule, type StringRule, type TypedNode } from '../../../core/json-schema/schema-node.ts';
 
@@ -177,6 +177,7 @@ export function jsonMatcher(root: Node): ByteMatcher {
     canEnd: (state) => (state as State).threads.some(canEndHere),
     key: (state) => stateKey(state as State),
     stringBody: (state) => stringBodyOf(state as State),
+    patternBody: (state) => patternBodyOf(state as State),
   };
 }
 
@@ -219,6 +220,22 @@ function stringBodyOf(state: State): StringBody | undefined {
   else complete(frame.parent, closed);
   if (closed.length === 0) return undefined;
   return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count, close: dedupe(closed) as MatchState };
+}
+
+/**
+ * A value's string body under a pattern or a format (no name: a name's closing depends on its
+ * spelling) that `stringBodyOf` does not take: `character`, `someIn` and `closeString` are what
+ * `PatternBody` describes for a string that is not a name.
+ */
+function patternBodyOf(state: State): PatternBody | undefined {
+  if (state.threads.length !== 1) return undefined;
+  const frame = state.threads[0]!;
+  if (frame.t !== 'string' || frame.name || frame.escape !== 0 || frame.need !== 0) return undefined;
+  const automata = frame.rule.automata;
+  if (automata.length === 0 || automata.every((automaton, i) => automaton.matchesAll(frame.automata[i]!))) return undefined;
+  const closed: Frame[] = [];
+  complete(frame.parent, closed);
+  return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count, close: dedupe(closed) as MatchState, automata, states: frame.automata };
 }
 
 /** The frames after a value inside `parent` is complete. */

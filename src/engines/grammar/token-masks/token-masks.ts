@@ -9,9 +9,9 @@
  * an array, each object's same property) cost a lookup.
  * @module
  */
-import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
+import type { ByteMatcher, MatchState, PatternBody, StringBody } from '../byte-matcher.ts';
 import type { TokenConstraint, Vocabulary } from '../vocabulary.ts';
-import { buildStringBodyTable, CLEAN, CLOSE, CLOSES, stepBody, type StringBodyTable } from './string-body-table.ts';
+import { acceptsAll, buildStringBodyTable, CLEAN, CLOSE, CLOSES, MAX_AUTOMATA, stepBody, stepPattern, type StringBodyTable } from './string-body-table.ts';
 import { buildVocabularyTrie, NEVER, STOP, type TokenBytes, type TokenTrie } from './token-trie.ts';
 
 export interface TokenMasks {
@@ -53,7 +53,7 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
     into.fill(0);
     const body = matcher.stringBody?.(state);
     if (body) maskInBody(body, matcher, state, table, counts, walk, into, closing, bytes);
-    else walk(trie, matcher, state, into, 0, Infinity, undefined);
+    else walk(trie, matcher, state, into, 0, Infinity, undefined, readable(matcher.patternBody?.(state)));
     if (matcher.canEnd(state)) for (const id of stops) into[id >> 5]! |= 1 << (id & 31);
     return into;
   };
@@ -114,9 +114,11 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
  * Where a step enters a string body the matcher says is constrained by length alone, the walk
  * reads the body's bytes itself (`stepBody`, integers, no matcher state made per byte) and goes
  * back to the matcher at the closing quote: a token that opens a string and goes on with text,
- * or a subtree under `"`, costs integer steps.
+ * or a subtree under `"`, costs integer steps. A body whose characters automata constrain (a
+ * pattern, a format) is read the same way, the automata stepped by code point (`stepPattern`,
+ * their states small integers); the walk may start inside one (`inBody`, the state's own).
  */
-type Walk = (trie: TokenTrie, matcher: ByteMatcher, from: MatchState, into: Int32Array, min: number, max: number, counts: Counts | undefined) => void;
+type Walk = (trie: TokenTrie, matcher: ByteMatcher, from: MatchState, into: Int32Array, min: number, max: number, counts: Counts | undefined, inBody?: PatternBody) => void;
 
 interface Counts {
   readonly count: Uint32Array;
@@ -126,19 +128,25 @@ interface Counts {
 
 function createWalk(depth: number): Walk {
   // Per level of the path: the matcher's state, or, inside a string body, the body's bounds and
-  // where the body stands (its state of stepBody and the characters begun).
+  // where the body stands (its state of stepBody and the characters begun; under automata, their
+  // states, MAX_AUTOMATA a level, and the code point begun).
   const states: (MatchState | undefined)[] = new Array(depth + 1);
-  const bodies: (StringBody | undefined)[] = new Array(depth + 1);
+  const bodies: (Body | undefined)[] = new Array(depth + 1);
   const bodyStates = new Int32Array(depth + 1);
   const chars = new Float64Array(depth + 1);
+  const points = new Int32Array(depth + 1);
+  const automatonStates = new Int32Array((depth + 1) * MAX_AUTOMATA);
   const ends = new Uint32Array(depth + 1);
-  return (trie, matcher, from, into, min, max, counts) => {
+  return (trie, matcher, from, into, min, max, counts, inBody) => {
     const { byte, end, tokenStart, tokenIds, nodeCount } = trie;
     // The root's own tokens (the empty rest of a token that ends with the quote) need no step.
     setTokens(tokenStart, tokenIds, 0, into, min, max, counts);
     let top = 0;
     states[0] = from;
-    bodies[0] = undefined;
+    bodies[0] = inBody;
+    bodyStates[0] = CLEAN;
+    chars[0] = 0;
+    if (inBody) automatonStates.set(inBody.states, 0);
     ends[0] = nodeCount;
     let node = 1;
     while (node < nodeCount) {
@@ -149,22 +157,30 @@ function createWalk(depth: number): Walk {
       }
       const body = bodies[top];
       let next: MatchState | undefined;
-      let nextBody: StringBody | undefined;
+      let nextBody: Body | undefined;
       let bodyState = 0;
       let begun = 0;
+      let point = 0;
       if (body === undefined) {
         next = matcher.step(states[top]!, byte[node]!);
-        nextBody = next && withClose(matcher.stringBody?.(next));
+        nextBody = next && bodyOf(matcher, next);
       } else {
+        const automata = body.automata;
         bodyState = stepBody(bodyStates[top]!, byte[node]!);
         if (bodyState === CLOSE) {
-          if (chars[top]! >= body.min) {
+          if (chars[top]! >= body.min && (automata === undefined || acceptsAll(automata, automatonStates, top * MAX_AUTOMATA))) {
             next = body.close!;
-            nextBody = withClose(matcher.stringBody?.(next));
+            nextBody = bodyOf(matcher, next);
           }
         } else if (bodyState >= 0) {
           begun = chars[top]! + (bodyStates[top] === CLEAN ? 1 : 0);
-          if (begun <= body.max) nextBody = body;
+          if (begun <= body.max) {
+            if (automata === undefined) nextBody = body;
+            else {
+              point = stepPattern(automata, bodyStates[top]!, bodyState, byte[node]!, begun, body.min, body.max, automatonStates, top * MAX_AUTOMATA, (top + 1) * MAX_AUTOMATA, points[top]!);
+              if (point >= 0) nextBody = body;
+            }
+          }
         }
       }
       if (next === undefined && nextBody === undefined) {
@@ -180,6 +196,8 @@ function createWalk(depth: number): Walk {
       const entering = body === undefined || bodyState === CLOSE;
       bodyStates[top] = entering ? CLEAN : bodyState;
       chars[top] = entering ? 0 : begun;
+      points[top] = point;
+      if (entering && nextBody?.states) automatonStates.set(nextBody.states, top * MAX_AUTOMATA);
       node++;
     }
     // Let go of the states (they may hold a large matcher's structures).
@@ -188,8 +206,17 @@ function createWalk(depth: number): Walk {
   };
 }
 
+/** A body the walk reads itself: by its length alone, or through automata (then `states` too). */
+type Body = StringBody & Partial<Pick<PatternBody, 'automata' | 'states'>>;
+
 /** A body the walk can read itself: one whose closing quote leads to a known state. */
 const withClose = (body: StringBody | undefined): StringBody | undefined => (body?.close ? body : undefined);
+
+/** A body under automata the walk can read itself: not too many of them. */
+const readable = (body: PatternBody | undefined): PatternBody | undefined => (body && body.automata.length <= MAX_AUTOMATA ? body : undefined);
+
+/** The body a state the matcher stepped to is in, where the walk reads it itself. */
+const bodyOf = (matcher: ByteMatcher, state: MatchState): Body | undefined => withClose(matcher.stringBody?.(state)) ?? readable(matcher.patternBody?.(state));
 
 function setTokens(tokenStart: Uint32Array, tokenIds: Uint32Array, node: number, into: Int32Array, min: number, max: number, counts: Counts | undefined) {
   for (let k = tokenStart[node]!, last = tokenStart[node + 1]!; k < last; k++) {
