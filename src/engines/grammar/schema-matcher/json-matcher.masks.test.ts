@@ -31,6 +31,8 @@ describe('schema matcher masks on the Qwen vocabulary', () => {
     [{ type: 'object', properties: { p: { type: 'string', pattern: '^[a-zé-ü]+"?\\\\?[\\u0001-\\u0010]?$' } } }, ['{"p":"', '{"p":"a', '{"p":"é', '{"p":"éa', '{"p":"a\\"', '{"p":"a\\\\', '{"p":"a\\u000', '{"p":"a\\u001']],
     [{ type: 'object', properties: { p: { type: 'string', pattern: '/api/v\\d+/x' }, q: { type: 'string', pattern: '[😀-😂]' } } }, ['{"p":"', '{"p":"/api/v', '{"p":"/api/v1', '{"p":"/api/v1/x","q":"', '{"p":"/api/v1/x","q":"a😁']],
     [{ type: 'string', pattern: '^[0-9]{3}$', format: 'ipv4' }, ['"', '"1', '"12']],
+    // The same automaton in the same state under another closing: the body's masks kept, the rests walked anew.
+    [{ type: 'object', properties: { a: { type: 'string', format: 'email' }, b: { type: 'array', items: { type: 'string', format: 'email' } } }, required: ['a', 'b'] }, ['{"a":"', '{"a":"x@y.z","b":["', '{"a":"x@y.z","b":["x@y.z","']],
   ])('equal to the brute force under %j', (schema, prefixes) => {
     const matcher = jsonMatcher(readSchema(schema));
     for (const prefix of prefixes) {

@@ -9,6 +9,7 @@
  * an array, each object's same property) cost a lookup.
  * @module
  */
+import type { CharAutomaton } from '../../../core/json-schema/char-automaton.ts';
 import type { ByteMatcher, MatchState, PatternBody, StringBody } from '../byte-matcher.ts';
 import type { TokenConstraint, Vocabulary } from '../vocabulary.ts';
 import { acceptsAll, buildStringBodyTable, CLEAN, CLOSE, CLOSES, MAX_AUTOMATA, stepBody, stepPattern, type StringBodyTable } from './string-body-table.ts';
@@ -34,6 +35,8 @@ export interface TokenMasks {
 
 /** Masks kept, by matcher and state key: about 19 KB each for a 152K vocabulary, 10 MB in all. */
 export const MASKS_KEPT = 512;
+/** Pairs of masks kept for bodies read through automata, by automata, states and bounds: 5 MB. */
+const BODY_MASKS_KEPT = 128;
 /** The most bytes `forced` returns: enough for any key or literal a schema spells out. */
 export const FORCED_BYTES = 256;
 
@@ -52,10 +55,44 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
     const into = out ?? new Int32Array(words);
     into.fill(0);
     const body = matcher.stringBody?.(state);
+    const pattern = body ? undefined : readable(matcher.patternBody?.(state));
     if (body) maskInBody(body, matcher, state, table, counts, walk, into, closing, bytes);
-    else walk(trie, matcher, state, into, 0, Infinity, undefined, readable(matcher.patternBody?.(state)));
+    else if (pattern) maskInPattern(pattern, matcher, into);
+    else walk(trie, matcher, state, into, 0, Infinity, undefined);
     if (matcher.canEnd(state)) for (const id of stops) into[id >> 5]! |= 1 << (id & 31);
     return into;
+  };
+
+  // Inside a body read through automata, what the body's own characters allow depends only on the
+  // automata, their states and the bounds: kept by those (a format's automaton, and a pattern's,
+  // are shared by every schema that spells it), apart from the closing tokens' rests, which are
+  // walked from the state after the quote each time.
+  const automatonIds = new WeakMap<CharAutomaton, number>();
+  let automatonCount = 0;
+  const bodyMasks = new Map<string, BodyMasks>();
+  const rests = new Int32Array(words);
+  const maskInPattern = (body: PatternBody, matcher: ByteMatcher, into: Int32Array): void => {
+    let key = '';
+    for (const automaton of body.automata) {
+      let id = automatonIds.get(automaton);
+      if (id === undefined) automatonIds.set(automaton, (id = automatonCount++));
+      key += `${id},`;
+    }
+    key += `${body.states.join(',')} ${body.min} ${body.max}`;
+    let kept = bodyMasks.get(key);
+    if (kept) {
+      bodyMasks.delete(key);
+      bodyMasks.set(key, kept);
+    } else {
+      kept = { inside: new Int32Array(words), closing: new Int32Array(words) };
+      walk(trie, matcher, body.close, kept.inside, 0, Infinity, undefined, body, kept.closing);
+      if (bodyMasks.size >= BODY_MASKS_KEPT) bodyMasks.delete(bodyMasks.keys().next().value!);
+      bodyMasks.set(key, kept);
+    }
+    into.set(kept.inside);
+    rests.fill(0);
+    walk(table.rests, matcher, body.close, rests, 0, Infinity, undefined);
+    for (let w = 0; w < words; w++) into[w]! |= rests[w]! & kept.closing[w]!;
   };
 
   // One LRU for all matchers, so the memory is bounded however many schemas are cached elsewhere
@@ -116,9 +153,16 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
  * back to the matcher at the closing quote: a token that opens a string and goes on with text,
  * or a subtree under `"`, costs integer steps. A body whose characters automata constrain (a
  * pattern, a format) is read the same way, the automata stepped by code point (`stepPattern`,
- * their states small integers); the walk may start inside one (`inBody`, the state's own).
+ * their states small integers); the walk may start inside one (`inBody`, the state's own), and
+ * then, given `closing`, stop at its closing quote, setting there every token through the quote.
  */
-type Walk = (trie: TokenTrie, matcher: ByteMatcher, from: MatchState, into: Int32Array, min: number, max: number, counts: Counts | undefined, inBody?: PatternBody) => void;
+type Walk = (trie: TokenTrie, matcher: ByteMatcher, from: MatchState, into: Int32Array, min: number, max: number, counts: Counts | undefined, inBody?: PatternBody, closing?: Int32Array) => void;
+
+/** Within a body read through automata: the tokens that stay inside it, and those that may close it (whatever follows the quote). */
+interface BodyMasks {
+  readonly inside: Int32Array;
+  readonly closing: Int32Array;
+}
 
 interface Counts {
   readonly count: Uint32Array;
@@ -137,7 +181,7 @@ function createWalk(depth: number): Walk {
   const points = new Int32Array(depth + 1);
   const automatonStates = new Int32Array((depth + 1) * MAX_AUTOMATA);
   const ends = new Uint32Array(depth + 1);
-  return (trie, matcher, from, into, min, max, counts, inBody) => {
+  return (trie, matcher, from, into, min, max, counts, inBody, closing) => {
     const { byte, end, tokenStart, tokenIds, nodeCount } = trie;
     // The root's own tokens (the empty rest of a token that ends with the quote) need no step.
     setTokens(tokenStart, tokenIds, 0, into, min, max, counts);
@@ -169,6 +213,11 @@ function createWalk(depth: number): Walk {
         bodyState = stepBody(bodyStates[top]!, byte[node]!);
         if (bodyState === CLOSE) {
           if (chars[top]! >= body.min && (automata === undefined || acceptsAll(automata, automatonStates, top * MAX_AUTOMATA))) {
+            if (closing) {
+              setSubtree(tokenStart, tokenIds, node, end[node]!, closing);
+              node = end[node]!;
+              continue;
+            }
             next = body.close!;
             nextBody = bodyOf(matcher, next);
           }
@@ -217,6 +266,14 @@ const readable = (body: PatternBody | undefined): PatternBody | undefined => (bo
 
 /** The body a state the matcher stepped to is in, where the walk reads it itself. */
 const bodyOf = (matcher: ByteMatcher, state: MatchState): Body | undefined => withClose(matcher.stringBody?.(state)) ?? readable(matcher.patternBody?.(state));
+
+/** The tokens at a node and below it, one run of the ids (`below`: the node past its subtree). */
+function setSubtree(tokenStart: Uint32Array, tokenIds: Uint32Array, node: number, below: number, into: Int32Array) {
+  for (let k = tokenStart[node]!, last = tokenStart[below]!; k < last; k++) {
+    const id = tokenIds[k]!;
+    into[id >> 5]! |= 1 << (id & 31);
+  }
+}
 
 function setTokens(tokenStart: Uint32Array, tokenIds: Uint32Array, node: number, into: Int32Array, min: number, max: number, counts: Counts | undefined) {
   for (let k = tokenStart[node]!, last = tokenStart[node + 1]!; k < last; k++) {
