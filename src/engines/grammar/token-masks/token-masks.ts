@@ -48,15 +48,16 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
   // One walk at a time (masks are computed synchronously): the stacks are reused.
   const walk = createWalk(Math.max(trie.depth, table.rests.depth) + 1);
   const counts: Counts = { count: table.count, minCount: table.restMinCount, maxCount: table.restMaxCount };
-  // The tokens that close a string body, for bodies whose closing depends on what they spell.
-  const closing = Uint32Array.from(Array.from(table.kind.keys()).filter((id) => table.kind[id] === CLOSES));
+  // The trie's nodes with a token that closes a string body at or below them, for bodies whose
+  // closing depends on what they spell: only those paths are walked.
+  const closing = closingPaths(trie, table);
 
   const mask = (matcher: ByteMatcher, state: MatchState, out?: Int32Array): Int32Array => {
     const into = out ?? new Int32Array(words);
     into.fill(0);
     const body = matcher.stringBody?.(state);
     const pattern = body ? undefined : readable(matcher.patternBody?.(state));
-    if (body) maskInBody(body, matcher, state, table, counts, walk, into, closing, bytes);
+    if (body) maskInBody(body, matcher, state, table, counts, walk, into, closing, trie);
     else if (pattern) maskInPattern(pattern, matcher, into);
     else walk(trie, matcher, state, into, 0, Infinity, undefined);
     if (matcher.canEnd(state)) for (const id of stops) into[id >> 5]! |= 1 << (id & 31);
@@ -155,8 +156,9 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
  * pattern, a format) is read the same way, the automata stepped by code point (`stepPattern`,
  * their states small integers); the walk may start inside one (`inBody`, the state's own), and
  * then, given `closing`, stop at its closing quote, setting there every token through the quote.
+ * Given `only`, the walk keeps to the nodes it marks.
  */
-type Walk = (trie: TokenTrie, matcher: ByteMatcher, from: MatchState, into: Int32Array, min: number, max: number, counts: Counts | undefined, inBody?: PatternBody, closing?: Int32Array) => void;
+type Walk = (trie: TokenTrie, matcher: ByteMatcher, from: MatchState, into: Int32Array, min: number, max: number, counts: Counts | undefined, inBody?: PatternBody, closing?: Int32Array, only?: Uint8Array) => void;
 
 /** Within a body read through automata: the tokens that stay inside it, and those that may close it (whatever follows the quote). */
 interface BodyMasks {
@@ -181,7 +183,7 @@ function createWalk(depth: number): Walk {
   const points = new Int32Array(depth + 1);
   const automatonStates = new Int32Array((depth + 1) * MAX_AUTOMATA);
   const ends = new Uint32Array(depth + 1);
-  return (trie, matcher, from, into, min, max, counts, inBody, closing) => {
+  return (trie, matcher, from, into, min, max, counts, inBody, closing, only) => {
     const { byte, end, tokenStart, tokenIds, nodeCount } = trie;
     // The root's own tokens (the empty rest of a token that ends with the quote) need no step.
     setTokens(tokenStart, tokenIds, 0, into, min, max, counts);
@@ -195,7 +197,7 @@ function createWalk(depth: number): Walk {
     let node = 1;
     while (node < nodeCount) {
       while (node >= ends[top]!) top--;
-      if (counts && (counts.maxCount[node]! < min || counts.minCount[node]! > max)) {
+      if ((counts && (counts.maxCount[node]! < min || counts.minCount[node]! > max)) || (only && !only[node])) {
         node = end[node]!;
         continue;
       }
@@ -287,18 +289,27 @@ function setTokens(tokenStart: Uint32Array, tokenIds: Uint32Array, node: number,
 }
 
 /** From a string body's clean state: the inside tokens that fit, and the closing ones whose rests step. */
-function maskInBody(body: StringBody, matcher: ByteMatcher, state: MatchState, table: StringBodyTable, counts: Counts, walk: Walk, into: Int32Array, closing: Uint32Array, bytes: TokenBytes) {
+function maskInBody(body: StringBody, matcher: ByteMatcher, state: MatchState, table: StringBodyTable, counts: Counts, walk: Walk, into: Int32Array, closing: Uint8Array, trie: TokenTrie) {
   into.set(table.inside(body.max));
   if (body.max < body.min) return;
   if (body.close) return walk(table.rests, matcher, body.close, into, body.min, body.max, counts);
-  // What follows the quote depends on the body: each closing token, whole, from the state.
-  for (const id of closing) {
-    const chars = table.count[id]!;
-    if (chars < body.min || chars > body.max) continue;
-    let at: MatchState | undefined = state;
-    for (let k = bytes.offset[id]!, last = bytes.offset[id + 1]!; k < last && at; k++) at = matcher.step(at, bytes.data[k]!);
-    if (at) into[id >> 5]! |= 1 << (id & 31);
+  // What follows the quote depends on the body: the closing tokens, each stepped from the state
+  // along the trie's paths to them, so that tokens with the same beginning share its steps.
+  walk(trie, matcher, state, into, 0, Infinity, undefined, undefined, undefined, closing);
+}
+
+/** Which nodes of the trie have a token at or below them that closes a string body (table.kind CLOSES). */
+function closingPaths(trie: TokenTrie, table: StringBodyTable): Uint8Array {
+  const { tokenIds, tokenStart, end, nodeCount } = trie;
+  // Closing tokens among the first k of the trie's order: a node's subtree is one run of it.
+  const before = new Uint32Array(tokenIds.length + 1);
+  for (let k = 0; k < tokenIds.length; k++) before[k + 1] = before[k]! + (table.kind[tokenIds[k]!] === CLOSES ? 1 : 0);
+  const paths = new Uint8Array(nodeCount);
+  for (let node = 0; node < nodeCount; node++) {
+    const last = end[node]! < nodeCount ? tokenStart[end[node]!]! : tokenIds.length;
+    paths[node] = before[last]! > before[tokenStart[node]!]! ? 1 : 0;
   }
+  return paths;
 }
 
 /** One request's state and its mask, kept until the next token. */
