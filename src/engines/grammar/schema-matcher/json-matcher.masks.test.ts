@@ -22,6 +22,11 @@ describe('schema matcher masks on the Qwen vocabulary', () => {
     [{ type: 'object', properties: { id: { type: 'integer', minimum: 10, maximum: 20 } }, required: ['id'], additionalProperties: false }, ['{"', '{"id":', '{"id":1']],
     [{ type: 'object', patternProperties: { '^[a-z]+$': { type: 'string', maxLength: 3 } }, additionalProperties: false }, ['{"', '{"ab', '{"ab":"x']],
     [{ type: 'object', properties: { d: { type: 'string', format: 'date' } }, required: ['d'] }, ['{"d":"', '{"d":"2024-0']],
+    // Names a pattern may give: any name where other names are taken too (the pattern decides the
+    // value), or only those the one pattern matches, past the declared names.
+    [{ type: 'object', properties: { alpha: { type: 'string' } }, patternProperties: { '^x-': { type: 'integer' } } }, ['{"', '{"a', '{"x', '{"x-', '{"x-1', '{"b', '{"alpha":"a","']],
+    [{ type: 'object', properties: { p: { type: 'boolean' } }, patternProperties: { '^[a-z]{2}[0-9]$': { type: 'string', maxLength: 2 } }, additionalProperties: false }, ['{"', '{"q', '{"qr', '{"qr1', '{"p', '{"pq', '{"p":true,"', '{"qr1":"a","']],
+    [{ type: 'object', patternProperties: { '^[é"\\\\]+$': { type: 'null' } }, additionalProperties: false, maxProperties: 2 }, ['{"', '{"é', '{"\\"', '{"\\\\é', '{"é":null,"']],
     // Bodies read through their automata: formats, patterns with lengths, escapes, characters of
     // several bytes, a quote or a backslash the pattern asks for, bodies entered from a structural state.
     [{ type: 'object', properties: { e: { type: 'string', format: 'email' }, u: { type: 'string', format: 'uri' } }, required: ['e', 'u'] }, ['{"e":', '{"e":"', '{"e":"a.b', '{"e":"ab@', '{"e":"ab@c.d', '{"e":"a@b.co","u":"', '{"e":"a@b.co","u":"https://x.org/p?q']],
