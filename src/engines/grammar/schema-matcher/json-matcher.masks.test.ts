@@ -22,6 +22,9 @@ describe('schema matcher masks on the Qwen vocabulary', () => {
     [{ type: 'object', properties: { id: { type: 'integer', minimum: 10, maximum: 20 } }, required: ['id'], additionalProperties: false }, ['{"', '{"id":', '{"id":1']],
     [{ type: 'object', patternProperties: { '^[a-z]+$': { type: 'string', maxLength: 3 } }, additionalProperties: false }, ['{"', '{"ab', '{"ab":"x']],
     [{ type: 'object', properties: { d: { type: 'string', format: 'date' } }, required: ['d'] }, ['{"d":"', '{"d":"2024-0']],
+    // Unions: threads in strings of the same bounds go on together, each closing its own way.
+    [{ anyOf: [{ type: 'object', properties: { a: { type: 'string' }, x: { type: 'integer' } }, required: ['a'] }, { type: 'object', properties: { a: { type: 'string' }, y: { type: 'boolean' } }, additionalProperties: false }] }, ['{"', '{"a', '{"z', '{"a":"', '{"a":"q', '{"a":"q","']],
+    [{ type: 'array', items: { anyOf: [{ type: 'string', maxLength: 3 }, { type: 'string', maxLength: 5 }, { type: 'object', properties: { k: { type: 'string', maxLength: 4 } } }] } }, ['["', '["ab', '[{"', '[{"k":"ab', '["abcd']],
     // Names a pattern may give: any name where other names are taken too (the pattern decides the
     // value), or only those the one pattern matches, past the declared names.
     [{ type: 'object', properties: { alpha: { type: 'string' } }, patternProperties: { '^x-': { type: 'integer' } } }, ['{"', '{"a', '{"x', '{"x-', '{"x-1', '{"b', '{"alpha":"a","']],

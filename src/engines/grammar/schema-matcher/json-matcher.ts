@@ -204,23 +204,38 @@ function canEndHere(frame: Frame): boolean {
   return false;
 }
 
+/**
+ * The body every thread is in, where only its length matters: threads of one union in strings
+ * with the same bounds left go on together byte by byte, and each gives its own state after the
+ * quote (none where one is a name that decides what follows).
+ */
 function stringBodyOf(state: State): StringBody | undefined {
-  if (state.threads.length !== 1) return undefined;
-  const frame = state.threads[0]!;
-  if (frame.t !== 'string' || frame.escape !== 0 || frame.need !== 0 || !frame.rule.automata.every((automaton, i) => automaton.matchesAll(frame.automata[i]!))) return undefined;
-  if (frame.name && frame.name.spelt !== FREE_NAME) {
-    // Still on the way to a declared name, or to one a pattern matches, where any other name would
-    // do too: the tokens that stay inside the name are all allowed, those that close it (whose
-    // value schema the name decides) are stepped.
-    const object = frame.name.object;
-    if (!anyNameSpelt(object.node, frame.automata.slice(frame.rule.automata.length)) || !extrasAllowed(object.node, object.seen, object.count)) return undefined;
-    return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count };
-  }
+  let min = 0;
+  let max = 0;
+  let spelled = false;
   const closed: Frame[] = [];
-  if (frame.name) closeString(frame, closed);
-  else complete(frame.parent, closed);
+  for (const [i, frame] of state.threads.entries()) {
+    if (frame.t !== 'string' || frame.escape !== 0 || frame.need !== 0 || !frame.rule.automata.every((automaton, k) => automaton.matchesAll(frame.automata[k]!))) return undefined;
+    const least = Math.max(0, frame.rule.min - frame.count);
+    const most = frame.rule.max - frame.count;
+    if (i === 0) [min, max] = [least, most];
+    else if (least !== min || most !== max) return undefined;
+    if (frame.name && frame.name.spelt !== FREE_NAME) {
+      // Still on the way to a declared name, or to one a pattern matches, where any other name
+      // would do too: the tokens that stay inside the name are all allowed, those that close it
+      // (whose value schema the name decides) are stepped.
+      const object = frame.name.object;
+      if (!anyNameSpelt(object.node, frame.automata.slice(frame.rule.automata.length)) || !extrasAllowed(object.node, object.seen, object.count)) return undefined;
+      spelled = true;
+    } else if (frame.name) {
+      // A free name closes as it may now, but for its length: that must be met already.
+      if (frame.count < frame.rule.min) return undefined;
+      closeString(frame, closed);
+    } else complete(frame.parent, closed);
+  }
+  if (spelled) return { min, max };
   if (closed.length === 0) return undefined;
-  return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count, close: dedupe(closed) as MatchState };
+  return { min, max, close: dedupe(closed) as MatchState };
 }
 
 /**
