@@ -65,8 +65,8 @@ export interface StringBody {
  *   code point into a state that `canFinish` with max(0, min - n) to max - n more;
  * - a byte that begins or goes on with a character not yet complete: n <= max, and every
  *   automaton `takesSome` code point the character may still be (the escapes `\`, whose
- *   character is a quote, a backslash or a control character: some of those; `\u`, `\u00`,
- *   `\u01`: U+0000..U+001F, ..U+000F, U+0010..);
+ *   character is a quote, a backslash or a control character: some of those; after `\u`,
+ *   U+0000..U+001F; after `\u000`, U+0000..U+000F; after `\u001`, U+0010..U+001F);
  * - the closing quote: n >= min and every automaton `accepts`; `close` is the state after it.
  */
 export interface PatternBody extends StringBody {

@@ -214,12 +214,16 @@ function stringBodyOf(state: State): StringBody | undefined {
   let max = 0;
   let spelled = false;
   const closed: Frame[] = [];
-  for (const [i, frame] of state.threads.entries()) {
+  const threads = state.threads;
+  for (let i = 0; i < threads.length; i++) {
+    const frame = threads[i]!;
     if (frame.t !== 'string' || frame.escape !== 0 || frame.need !== 0 || !frame.rule.automata.every((automaton, k) => automaton.matchesAll(frame.automata[k]!))) return undefined;
     const least = Math.max(0, frame.rule.min - frame.count);
     const most = frame.rule.max - frame.count;
-    if (i === 0) [min, max] = [least, most];
-    else if (least !== min || most !== max) return undefined;
+    if (i === 0) {
+      min = least;
+      max = most;
+    } else if (least !== min || most !== max) return undefined;
     if (frame.name && frame.name.spelt !== FREE_NAME) {
       // Still on the way to a declared name, or to one a pattern matches, where any other name
       // would do too: the tokens that stay inside the name are all allowed, those that close it
