@@ -35,8 +35,11 @@ export interface TokenMasks {
 
 /** Masks kept, by matcher and state key: about 19 KB each for a 152K vocabulary, 10 MB in all. */
 export const MASKS_KEPT = 512;
-/** Pairs of masks kept for bodies read through automata, by automata, states and bounds: 5 MB. */
-const BODY_MASKS_KEPT = 128;
+/**
+ * Masks kept for bodies read through automata, by automata, states and bounds (with the few
+ * closing tokens each allows, as ids): about 19 KB each for a 152K vocabulary, 5 MB in all.
+ */
+const BODY_MASKS_KEPT = 256;
 /** The most bytes `forced` returns: enough for any key or literal a schema spells out. */
 export const FORCED_BYTES = 256;
 
@@ -51,6 +54,7 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
   // The trie's nodes with a token that closes a string body at or below them, for bodies whose
   // closing depends on what they spell: only those paths are walked.
   const closing = closingPaths(trie, table);
+  const closingTokens = Uint32Array.from(Array.from(table.kind.keys()).filter((id) => table.kind[id] === CLOSES));
 
   const mask = (matcher: ByteMatcher, state: MatchState, out?: Int32Array): Int32Array => {
     const into = out ?? new Int32Array(words);
@@ -85,15 +89,17 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
       bodyMasks.delete(key);
       bodyMasks.set(key, kept);
     } else {
-      kept = { inside: new Int32Array(words), closing: new Int32Array(words) };
-      walk(trie, matcher, body.close, kept.inside, 0, Infinity, undefined, body, kept.closing);
+      const inside = new Int32Array(words);
+      rests.fill(0);
+      walk(trie, matcher, body.close, inside, 0, Infinity, undefined, body, rests);
+      kept = { inside, closing: closingTokens.filter((id) => (rests[id >> 5]! >>> (id & 31)) & 1) };
       if (bodyMasks.size >= BODY_MASKS_KEPT) bodyMasks.delete(bodyMasks.keys().next().value!);
       bodyMasks.set(key, kept);
     }
     into.set(kept.inside);
     rests.fill(0);
     walk(table.rests, matcher, body.close, rests, 0, Infinity, undefined);
-    for (let w = 0; w < words; w++) into[w]! |= rests[w]! & kept.closing[w]!;
+    for (const id of kept.closing) if ((rests[id >> 5]! >>> (id & 31)) & 1) into[id >> 5]! |= 1 << (id & 31);
   };
 
   // One LRU for all matchers, so the memory is bounded however many schemas are cached elsewhere
@@ -160,10 +166,10 @@ export function createTokenMasks(vocabulary: Vocabulary): TokenMasks {
  */
 type Walk = (trie: TokenTrie, matcher: ByteMatcher, from: MatchState, into: Int32Array, min: number, max: number, counts: Counts | undefined, inBody?: PatternBody, closing?: Int32Array, only?: Uint8Array) => void;
 
-/** Within a body read through automata: the tokens that stay inside it, and those that may close it (whatever follows the quote). */
+/** Within a body read through automata: the tokens that stay inside it (a mask), and the ids of those that may close it (whatever follows the quote). */
 interface BodyMasks {
   readonly inside: Int32Array;
-  readonly closing: Int32Array;
+  readonly closing: Uint32Array;
 }
 
 interface Counts {
