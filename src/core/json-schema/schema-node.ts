@@ -487,9 +487,23 @@ function undeclared(name: string, patterns: ObjectRule['patterns'], additional: 
   throw new UnenforceableSchema('#', `the name ${JSON.stringify(name)} matches more than one of patternProperties`);
 }
 
+/**
+ * Patterns compiled, by source: one automaton for every place and schema that spells a pattern, as
+ * for a format (its lazy DFA keeps the states it has made, and the masks kept by its states are
+ * shared). The oldest goes past PATTERNS_KEPT.
+ */
+const compiled = new Map<string, CharAutomaton>();
+const PATTERNS_KEPT = 1024;
+
 function pattern(source: string, path: string): CharAutomaton {
   try {
-    return compilePattern(source);
+    let automaton = compiled.get(source);
+    if (!automaton) {
+      automaton = compilePattern(source);
+      if (compiled.size >= PATTERNS_KEPT) compiled.delete(compiled.keys().next().value!);
+      compiled.set(source, automaton);
+    }
+    return automaton;
   } catch (error) {
     throw new UnenforceableSchema(path, `the pattern ${JSON.stringify(source)} cannot be enforced: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -8,6 +8,8 @@
  * @module
  */
 
+import type { CharAutomaton } from '../../core/json-schema/char-automaton.ts';
+
 /** A matcher's state: opaque, immutable. Two equal states may be different objects; `key` tells. */
 export type MatchState = { readonly __matchState?: never };
 
@@ -30,6 +32,15 @@ export interface ByteMatcher {
    * Undefined anywhere else (then every byte is stepped).
    */
   stringBody?(state: MatchState): StringBody | undefined;
+  /**
+   * Where the state is inside a JSON string's body (as for `stringBody`) whose characters
+   * automata constrain besides the length (a pattern, a format), and the state after the closing
+   * quote does not depend on what the body spells: the automata, their states, the bounds and the
+   * state after the quote. The masks then read the body's bytes themselves, stepping the automata
+   * by code point, exactly as the matcher's own steps would (see `PatternBody`). Undefined where
+   * `stringBody` answers, and anywhere else.
+   */
+  patternBody?(state: MatchState): PatternBody | undefined;
   /**
    * Where a state allows the same continuations in every matcher that says so (free text, whatever
    * tools surround it): a key that holds across matchers, so its mask is made once per vocabulary,
@@ -56,6 +67,26 @@ export interface StringBody {
    * body is stepped from the state itself.
    */
   readonly close?: MatchState;
+}
+
+/**
+ * A string body read through automata. Its bytes are read as by `STRING_ESCAPES`, and a byte is
+ * taken exactly where, with n the characters before it (the one it begins or goes on with
+ * included, from the body's state):
+ * - a character completed (an ASCII byte, a multi-byte character's last byte, an escape's last
+ *   byte, counting as the character it stands for): n <= max, and every automaton steps by its
+ *   code point into a state that `canFinish` with max(0, min - n) to max - n more;
+ * - a byte that begins or goes on with a character not yet complete: n <= max, and every
+ *   automaton `takesSome` code point the character may still be (the escapes `\`, whose
+ *   character is a quote, a backslash or a control character: some of those; after `\u`,
+ *   U+0000..U+001F; after `\u000`, U+0000..U+000F; after `\u001`, U+0010..U+001F);
+ * - the closing quote: n >= min and every automaton `accepts`; `close` is the state after it.
+ */
+export interface PatternBody extends StringBody {
+  readonly close: MatchState;
+  readonly automata: readonly CharAutomaton[];
+  /** Each automaton's state, in order. */
+  readonly states: readonly number[];
 }
 
 /**

@@ -11,7 +11,7 @@
  * where they are.
  * @module
  */
-import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
+import type { ByteMatcher, MatchState, PatternBody, StringBody } from '../byte-matcher.ts';
 import { compare, decimalOf, inRange, meets, negate, tenTo, times, add, type Decimal, type NumberRange } from '../../../core/json-schema/decimal.ts';
 import { ANY, ARRAY, BOOLEAN, INTEGER, integerStep, intersectNodes, matches, NULL, NUMBER, OBJECT, STRING, type ArrayRule, type Node, type ObjectRule, type StringRule, type TypedNode } from '../../../core/json-schema/schema-node.ts';
 
@@ -177,6 +177,7 @@ export function jsonMatcher(root: Node): ByteMatcher {
     canEnd: (state) => (state as State).threads.some(canEndHere),
     key: (state) => stateKey(state as State),
     stringBody: (state) => stringBodyOf(state as State),
+    patternBody: (state) => patternBodyOf(state as State),
   };
 }
 
@@ -203,22 +204,79 @@ function canEndHere(frame: Frame): boolean {
   return false;
 }
 
+/**
+ * The body every thread is in, where only its length matters: threads of one union in strings
+ * with the same bounds left go on together byte by byte, and each gives its own state after the
+ * quote (none where one is a name that decides what follows).
+ */
 function stringBodyOf(state: State): StringBody | undefined {
+  let min = 0;
+  let max = 0;
+  let spelled = false;
+  const closed: Frame[] = [];
+  const threads = state.threads;
+  for (let i = 0; i < threads.length; i++) {
+    const frame = threads[i]!;
+    if (frame.t !== 'string' || frame.escape !== 0 || frame.need !== 0 || !frame.rule.automata.every((automaton, k) => automaton.matchesAll(frame.automata[k]!))) return undefined;
+    const least = Math.max(0, frame.rule.min - frame.count);
+    const most = frame.rule.max - frame.count;
+    if (i === 0) {
+      min = least;
+      max = most;
+    } else if (least !== min || most !== max) return undefined;
+    if (frame.name && frame.name.spelt !== FREE_NAME) {
+      // Still on the way to a declared name, or to one a pattern matches, where any other name
+      // would do too: the tokens that stay inside the name are all allowed, those that close it
+      // (whose value schema the name decides) are stepped.
+      const object = frame.name.object;
+      if (!anyNameSpelt(object.node, frame.automata.slice(frame.rule.automata.length)) || !extrasAllowed(object.node, object.seen, object.count)) return undefined;
+      spelled = true;
+    } else if (frame.name) {
+      // A free name closes as it may now, but for its length: that must be met already.
+      if (frame.count < frame.rule.min) return undefined;
+      closeString(frame, closed);
+    } else complete(frame.parent, closed);
+  }
+  if (spelled) return { min, max };
+  if (closed.length === 0) return undefined;
+  return { min, max, close: dedupe(closed) as MatchState };
+}
+
+/**
+ * A value's string body under a pattern or a format that `stringBodyOf` does not take:
+ * `character`, `someIn` and `closeString` are what `PatternBody` describes for a string that is
+ * not a name. A name's closing depends on its spelling, but for one past every declared name in an
+ * object whose other names must match its one pattern (`namePatternBody`).
+ */
+function patternBodyOf(state: State): PatternBody | undefined {
   if (state.threads.length !== 1) return undefined;
   const frame = state.threads[0]!;
-  if (frame.t !== 'string' || frame.escape !== 0 || frame.need !== 0 || !frame.rule.automata.every((automaton, i) => automaton.matchesAll(frame.automata[i]!))) return undefined;
-  if (frame.name && frame.name.spelt !== FREE_NAME) {
-    // Still on the way to a declared name, where any other name would do too: the tokens that
-    // stay inside the name are all allowed, those that close it are stepped one by one.
-    const object = frame.name.object;
-    if (!freeNames(object.node, frame.automata.slice(frame.rule.automata.length)) || !extrasAllowed(object.node, object.seen, object.count)) return undefined;
-    return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count };
-  }
+  if (frame.t !== 'string' || frame.escape !== 0 || frame.need !== 0) return undefined;
+  if (frame.name) return namePatternBody(frame, frame.name);
+  const automata = frame.rule.automata;
+  if (automata.length === 0 || automata.every((automaton, i) => automaton.matchesAll(frame.automata[i]!))) return undefined;
   const closed: Frame[] = [];
-  if (frame.name) closeString(frame, closed);
-  else complete(frame.parent, closed);
-  if (closed.length === 0) return undefined;
-  return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count, close: dedupe(closed) as MatchState };
+  complete(frame.parent, closed);
+  return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count, close: dedupe(closed) as MatchState, automata, states: frame.automata };
+}
+
+/**
+ * A name that can no longer become a declared one, in an object whose other names are taken
+ * only where its one pattern matches them (no rule for names): each character must take the
+ * pattern on (`nameLive`, `someIn`), and the closing quote, where it matches, gives the pattern's
+ * value schema, whatever the name spells.
+ */
+function namePatternBody(frame: StringFrame, name: NonNullable<StringFrame['name']>): PatternBody | undefined {
+  const object = name.object;
+  const node = object.node;
+  const rule = node.object;
+  if (name.spelt === FREE_NAME || rule.names || rule.nameRule || rule.additional.kind !== 'never' || rule.patterns.length !== 1) return undefined;
+  if (!extrasAllowed(node, object.seen, object.count) || allPrefixes(node).has(name.spelt)) return undefined;
+  const pattern = rule.patterns[0]!;
+  const at = frame.automata[frame.rule.automata.length]!;
+  if (frame.rule.automata.length > 0 || at < 0 || pattern.automaton.matchesAll(at) || pattern.node.kind === 'never') return undefined;
+  const close: ObjectFrame = { ...object, key: undefined, phase: 2, count: object.count + 1, value: pattern.node };
+  return { min: Math.max(0, frame.rule.min - frame.count), max: frame.rule.max - frame.count, close: { threads: [close] } as State as MatchState, automata: [pattern.automaton], states: [at] };
 }
 
 /** The frames after a value inside `parent` is complete. */
@@ -572,6 +630,16 @@ function freeNames(node: TypedNode, patternStates: readonly number[]): boolean {
   if (rule.names || rule.nameRule) return false;
   if (rule.patterns.length === 0) return rule.additional.kind !== 'never';
   return rule.patterns.every((pattern, i) => patternStates[i]! >= 0 && pattern.automaton.matchesAll(patternStates[i]!));
+}
+
+/**
+ * Whether a name's bytes may be any (whatever value schema the name then takes): no rule for
+ * names, and names no pattern matches taken too, or every pattern matched already.
+ */
+function anyNameSpelt(node: TypedNode, patternStates: readonly number[]): boolean {
+  const rule = node.object;
+  if (rule.names || rule.nameRule) return false;
+  return rule.additional.kind !== 'never' || (rule.patterns.length > 0 && rule.patterns.every((pattern, i) => patternStates[i]! >= 0 && pattern.automaton.matchesAll(patternStates[i]!)));
 }
 
 const allPrefixMemo = new WeakMap<TypedNode, Set<string>>();

@@ -12,6 +12,7 @@
  * the token takes that character's room.
  * @module
  */
+import type { CharAutomaton } from '../../../core/json-schema/char-automaton.ts';
 import { buildTrie, TEXT, type TokenBytes, type TokenTrie } from './token-trie.ts';
 
 /** The token stays inside the body. */
@@ -199,4 +200,82 @@ export function buildStringBodyTable(bytes: TokenBytes, words: number): StringBo
     }
   }
   return { kind, count, after, restStart, inside, rests, restMinCount, restMaxCount };
+}
+
+/** The most automata a body read through automata may have for the masks to read it (more: the matcher steps it). */
+export const MAX_AUTOMATA = 4;
+
+const LEAD_BITS = [0, 0x1f, 0x0f, 0x07];
+const SHORT_CHARACTER: Readonly<Record<number, number>> = { 0x22: 0x22, 0x5c: 0x5c, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09 };
+const LEAST_OF = [0, 0x80, 0x800, 0x10000];
+
+/**
+ * One byte of a body read through automata (byte-matcher.ts's `PatternBody`), where `stepBody`
+ * took it from `from` to `to` (neither the closing quote nor refused) and the characters it makes
+ * `n` (the one it begins or goes on with included, already checked against `max`): whether the
+ * automata allow it. Their states are read at `states[at + i]` and written at `states[into + i]`;
+ * `point` is the character's code point so far (inside a UTF-8 character). Returns the code
+ * point so far after the byte (0 between characters or in an escape), or -1 where it is refused.
+ */
+export function stepPattern(automata: readonly CharAutomaton[], from: number, to: number, byte: number, n: number, min: number, max: number, states: Int32Array, at: number, into: number, point: number): number {
+  if (from === CLEAN) {
+    if (byte < 0x80 && byte !== 0x5c) return character(automata, byte, n, min, max, states, at, into);
+    if (byte === 0x5c) return someIn(automata, states, at, 0x00, 0x1f) || someIn(automata, states, at, 0x22, 0x22) || someIn(automata, states, at, 0x5c, 0x5c) ? copy(automata, states, at, into) : -1;
+    const need = UTF8[to]![0];
+    const bits = byte & LEAD_BITS[need]!;
+    if (!someCharacter(automata, states, at, bits, need)) return -1;
+    copy(automata, states, at, into);
+    return bits;
+  }
+  if (from < ESCAPE) {
+    const bits = (point << 6) | (byte & 0x3f);
+    if (to === CLEAN) return character(automata, bits, n, min, max, states, at, into);
+    if (!someCharacter(automata, states, at, bits, UTF8[to]![0])) return -1;
+    copy(automata, states, at, into);
+    return bits;
+  }
+  switch (from) {
+    case ESCAPE:
+      if (to === U) return someIn(automata, states, at, 0x00, 0x1f) ? copy(automata, states, at, into) : -1;
+      return character(automata, SHORT_CHARACTER[byte]!, n, min, max, states, at, into);
+    case U:
+    case U0:
+      return copy(automata, states, at, into);
+    case U00:
+      return (byte === 0x30 ? someIn(automata, states, at, 0x00, 0x0f) : someIn(automata, states, at, 0x10, 0x1f)) ? copy(automata, states, at, into) : -1;
+    default:
+      return character(automata, (from === U001 ? 16 : 0) + (byte <= 0x39 ? byte - 0x30 : byte - 0x57), n, min, max, states, at, into);
+  }
+}
+
+function copy(automata: readonly CharAutomaton[], states: Int32Array, at: number, into: number): number {
+  for (let i = 0; i < automata.length; i++) states[into + i] = states[at + i]!;
+  return 0;
+}
+
+/** A whole character, the n-th: every automaton goes on, into a state that can still finish in the room left. */
+function character(automata: readonly CharAutomaton[], codePoint: number, n: number, min: number, max: number, states: Int32Array, at: number, into: number): number {
+  const least = Math.max(0, min - n);
+  for (let i = 0; i < automata.length; i++) {
+    const moved = automata[i]!.next(states[at + i]!, codePoint);
+    if (moved < 0 || !automata[i]!.canFinish(moved, least, max - n)) return -1;
+    states[into + i] = moved;
+  }
+  return 0;
+}
+
+function someIn(automata: readonly CharAutomaton[], states: Int32Array, at: number, lo: number, hi: number): boolean {
+  for (let i = 0; i < automata.length; i++) if (!automata[i]!.takesSome(states[at + i]!, lo, hi)) return false;
+  return true;
+}
+
+/** Whether a character begun with these bits, `need` bytes of 6 bits still to come, can be one the automata take (no overlong forms). */
+function someCharacter(automata: readonly CharAutomaton[], states: Int32Array, at: number, bits: number, need: number): boolean {
+  return someIn(automata, states, at, Math.max(bits << (6 * need), LEAST_OF[need]!), (bits << (6 * need)) | ((1 << (6 * need)) - 1));
+}
+
+/** Whether every automaton accepts where it stands (the closing quote may come). */
+export function acceptsAll(automata: readonly CharAutomaton[], states: Int32Array, at: number): boolean {
+  for (let i = 0; i < automata.length; i++) if (!automata[i]!.accepts(states[at + i]!)) return false;
+  return true;
 }
