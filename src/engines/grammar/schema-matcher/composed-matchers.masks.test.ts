@@ -20,7 +20,10 @@ const masks = createTokenMasks(vocabulary);
 const bytesOf = vocabulary.tokens.map((token) => tokenBytes(token, vocabulary.type));
 const special = new Set([...(vocabulary.specialTokenIds ?? []), ...vocabulary.stopTokenIds]);
 
-const CITY = readSchema({ type: 'object', properties: { city: { type: 'string', maxLength: 6 } }, required: ['city'], additionalProperties: false }, { strict: true });
+const CITY = readSchema(
+  { type: 'object', properties: { city: { type: 'string', maxLength: 6 }, code: { type: 'string', pattern: '^[A-Z]{2}-[0-9]+$' } }, required: ['city', 'code'], additionalProperties: false },
+  { strict: true },
+);
 const tools = (name: string) => toolCallsMatcher({ tools: [{ name, parameters: CITY }], mode: 'either', parallel: true });
 const THINKS = { open: '<think>', close: '</think>' };
 
@@ -62,7 +65,7 @@ function expectBruteForce(matcher: ByteMatcher, prefix: string): void {
 describe('composed matcher masks on the Qwen vocabulary, one mask store for all', () => {
   it('tool calls or a reply: the choice at the start, inside the opening, in text, in a call', () => {
     for (const matcher of [tools('get_city'), tools('set_city')]) {
-      for (const prefix of ['', '<', '<tool_call', 'Hi', 'Hi <tool_call>\n', '<tool_call>\n{"name": "', '<tool_call>\n{"name": "get_city", "arguments": {"city": "Pa']) {
+      for (const prefix of ['', '<', '<tool_call', 'Hi', 'Hi <tool_call>\n', '<tool_call>\n{"name": "', '<tool_call>\n{"name": "get_city", "arguments": {"city": "Pa', '<tool_call>\n{"name": "get_city", "arguments": {"city": "Paris", "code": "', '<tool_call>\n{"name": "get_city", "arguments": {"city": "Paris", "code": "FR-1']) {
         // The call to get_city is not set_city's.
         if (prefix.includes('get_city') && !acceptsPrefix(matcher, prefix)) continue;
         expectBruteForce(matcher, prefix);
@@ -73,7 +76,8 @@ describe('composed matcher masks on the Qwen vocabulary, one mask store for all'
   it('a thinking block before different answers: its text, its closing marker half written, the gap', () => {
     const answers = [thinkingFirst(jsonMatcher(CITY), THINKS), thinkingFirst(tools('get_city'), THINKS), thinkingFirst(jsonMatcher(readSchema({ type: 'array', items: { type: 'integer' } })), { ...THINKS, startsInside: true })];
     for (const matcher of answers) {
-      for (const prefix of ['', '<think>', '<think>so', '<think>so</', '<think>so</think', '<think>so</think>', '<think>so</think>\n']) {
+      for (const prefix of ['', '<think>', '<think>so', '<think>so</', '<think>so</think', '<think>so</think>', '<think>so</think>\n', '<think>so</think>{"city":"Oslo","code":"N']) {
+        if (!acceptsPrefix(matcher, prefix)) continue;
         expectBruteForce(matcher, prefix);
       }
     }

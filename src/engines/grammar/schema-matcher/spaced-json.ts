@@ -6,7 +6,7 @@
  * track of strings (a quote opens or closes one, a backslash escapes the next byte) to tell them.
  * @module
  */
-import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
+import type { ByteMatcher, MatchState, PatternBody, StringBody } from '../byte-matcher.ts';
 
 /** Where the bytes stand: outside strings, inside one, or right after a backslash in one. */
 const OUTSIDE = 0;
@@ -44,6 +44,14 @@ export function spacedJson(inner: ByteMatcher): ByteMatcher {
       const body = inner.stringBody?.(at.inner);
       if (!body) return undefined;
       const spaced: StringBody = { min: body.min, max: body.max, ...(body.close ? { close: { inner: body.close, space: false, text: OUTSIDE } as MatchState } : {}) };
+      return spaced;
+    },
+    patternBody(state) {
+      const at = state as Spaced;
+      if (at.space || at.text !== INSIDE) return undefined;
+      const body = inner.patternBody?.(at.inner);
+      if (!body) return undefined;
+      const spaced: PatternBody = { ...body, close: { inner: body.close, space: false, text: OUTSIDE } as MatchState };
       return spaced;
     },
   };

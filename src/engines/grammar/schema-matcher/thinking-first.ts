@@ -7,7 +7,7 @@
  * @module
  */
 import type { GrammarThinking } from '../ebnf.ts';
-import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
+import type { ByteMatcher, MatchState, PatternBody, StringBody } from '../byte-matcher.ts';
 import { placeSet, placeSetKey, splitPlaces, stepPlaces, type PlaceSet } from './place-set.ts';
 import { BETWEEN, textStep } from './text-bytes.ts';
 
@@ -99,6 +99,13 @@ export function thinkingFirst(answer: ByteMatcher, thinking: GrammarThinking): B
       const body = inner && answer.stringBody?.(inner);
       if (!body) return undefined;
       const within: StringBody = { min: body.min, max: body.max, ...(body.close ? { close: { places: [{ k: 'answer', state: body.close }] } as State as MatchState } : {}) };
+      return within;
+    },
+    patternBody(state) {
+      const inner = answerOnly(state);
+      const body = inner && answer.patternBody?.(inner);
+      if (!body) return undefined;
+      const within: PatternBody = { ...body, close: { places: [{ k: 'answer', state: body.close }] } as State as MatchState };
       return within;
     },
     // Thinking text is not shared across matchers: a token may close the block and go on into

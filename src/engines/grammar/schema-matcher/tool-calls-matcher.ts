@@ -17,7 +17,7 @@
  */
 import type { Node } from '../../../core/json-schema/schema-node.ts';
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARATORS } from '../../../core/tool-syntax.ts';
-import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
+import type { ByteMatcher, MatchState, PatternBody, StringBody } from '../byte-matcher.ts';
 import { jsonMatcher } from './json-matcher.ts';
 import { spacedJson } from './spaced-json.ts';
 import { placeSet, placeSetKey, splitPlaces, stepPlaces, type PlaceSet } from './place-set.ts';
@@ -150,6 +150,15 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
       const body = (parts[place.part] as { matcher: ByteMatcher }).matcher.stringBody?.(place.state);
       if (!body) return undefined;
       const within: StringBody = { min: body.min, max: body.max, ...(body.close ? { close: { places: [{ part: place.part, state: body.close }] } as State as MatchState } : {}) };
+      return within;
+    },
+    patternBody(state) {
+      const { places } = state as State;
+      if (places.length !== 1 || !('state' in places[0]!)) return undefined;
+      const place = places[0];
+      const body = (parts[place.part] as { matcher: ByteMatcher }).matcher.patternBody?.(place.state);
+      if (!body) return undefined;
+      const within: PatternBody = { ...body, close: { places: [{ part: place.part, state: body.close }] } as State as MatchState };
       return within;
     },
   };
