@@ -8,6 +8,7 @@
 import type { RealWorkload } from '../../driver/real-size-results.ts';
 import type { CpuCandidate, CpuWorkload } from '../../driver/cpu-paths-results.ts';
 import type { ConversationTexts } from './conversation.ts';
+import type { StructuredSetup } from './structured.ts';
 
 export interface TaskConfig {
   /** Names the task in logs and in the result. */
@@ -28,6 +29,8 @@ export interface TaskConfig {
   readonly conversation?: { readonly texts: ConversationTexts; readonly runs: number; readonly replyTokens: number; readonly newTokensPerTurn: number; readonly chat: RealWorkload['chat'] };
   /** CPU-path page: this round's candidates, in this round's order, and the completion each runs. */
   readonly cpu?: { readonly candidates: readonly CpuCandidate[]; readonly workload: CpuWorkload; readonly round: number };
+  /** Structured-output page: the token cap, the rounds, and the chat model it runs. */
+  readonly structured?: StructuredSetup & { readonly chat: RealWorkload['chat'] };
 }
 
 
