@@ -35,6 +35,10 @@
  *                               q4 and q8) and llama.cpp in WASM (Q4_0, Q8_0), per thread count,
  *                               against onnxruntime-node on one thread (--threads 1,2;
  *                               --candidates wllama,plain; --no-node, --no-main)
+ *   --structured                the structured-output benchmark instead (driver/structured-run.ts):
+ *                               the real-shaped Qwen q4 in Node and in the browser's engine worker
+ *                               (WASM): free text, json_schema shapes, forced and auto tool calls,
+ *                               first use and reused; first token and ms/token (--no-node, --no-main)
  *
  * Environment: CHROMIUM_PATH (the browser), BENCH_GPU=1 (WebGPU on the machine's GPU through Vulkan
  * instead of SwiftShader), BENCH_CHROMIUM_ARGS (more chromium flags); see driver/browser.ts.
@@ -51,6 +55,7 @@ import { build } from './driver/build.ts';
 import { runConversationBench } from './driver/conversation-run.ts';
 import { runCpuPathsBench } from './driver/cpu-paths-run.ts';
 import { takeLock } from './driver/lock.ts';
+import { runStructuredBench } from './driver/structured-run.ts';
 import { parseArgs } from './driver/options.ts';
 import { OUT_DIR, RESULTS } from './driver/paths.ts';
 import { markdownReport } from './driver/report/document.ts';
@@ -81,6 +86,16 @@ async function main(): Promise<void> {
     try {
       const { markdown, results } = await runCpuPathsBench(options, server);
       write({ date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, loadAverage: { start: load0, end: loadavg() }, cpuPaths: results }, `# inpage-llm CPU-path benchmark — ${new Date().toISOString()}\n\n- ${driver}; load average ${load0.map((l) => l.toFixed(2)).join('/')} at start, ${loadavg().map((l) => l.toFixed(2)).join('/')} at the end.\n\n${markdown}\n`);
+    } finally {
+      server.close();
+    }
+    return;
+  }
+
+  if (options.structured) {
+    try {
+      const { markdown, results } = await runStructuredBench(options, server);
+      write({ date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, loadAverage: { start: load0, end: loadavg() }, structured: results }, `# inpage-llm structured-output benchmark — ${new Date().toISOString()}\n\n- ${driver}; load average ${load0.map((l) => l.toFixed(2)).join('/')} at start, ${loadavg().map((l) => l.toFixed(2)).join('/')} at the end.\n\n${markdown}\n`);
     } finally {
       server.close();
     }

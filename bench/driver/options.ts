@@ -46,7 +46,9 @@ export function parseArgs(argv: string[]) {
     models: models as 'tiny' | 'real',
     /** The prefix-cache benchmark (conversation-run.ts) instead of the pages above. */
     conversation: argv.includes('--conversation'),
-    /** With `--conversation` or `--cpu-paths`: its Node part (`--no-node` skips it). */
+    /** The structured-output benchmark (structured-run.ts) instead of the pages above. */
+    structured: argv.includes('--structured'),
+    /** With `--conversation`, `--cpu-paths` or `--structured`: its Node part (`--no-node` skips it). */
     node: !argv.includes('--no-node'),
     /** The CPU-path comparison (cpu-paths-run.ts) instead of the pages above. */
     cpuPaths: argv.includes('--cpu-paths'),
