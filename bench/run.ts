@@ -38,7 +38,8 @@
  *   --structured                the structured-output benchmark instead (driver/structured-run.ts):
  *                               the real-shaped Qwen q4 in Node and in the browser's engine worker
  *                               (WASM): free text, json_schema shapes, forced and auto tool calls,
- *                               first use and reused; first token and ms/token (--no-node, --no-main)
+ *                               first use and reused; first token and ms/token (--no-node, --no-main;
+ *                               --wasm-weights q4 for the browser's 4-bit weights, default q8)
  *
  * Environment: CHROMIUM_PATH (the browser), BENCH_GPU=1 (WebGPU on the machine's GPU through Vulkan
  * instead of SwiftShader), BENCH_CHROMIUM_ARGS (more chromium flags); see driver/browser.ts.

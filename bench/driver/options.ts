@@ -30,6 +30,8 @@ export function parseArgs(argv: string[]) {
   if (unknown.length) throw new Error(`--sections: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a section of the ${models === 'real' ? 'real-size' : 'main'} page (${known.join(', ')})`);
   const threads = value('--threads')?.split(',').map(Number);
   if (threads?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--threads takes whole numbers ≥ 1, comma-separated (got ${value('--threads')})`);
+  const wasmWeights = value('--wasm-weights') ?? 'q8';
+  if (!['q4', 'q8'].includes(wasmWeights)) throw new Error(`--wasm-weights must be q4 or q8 (got ${wasmWeights})`);
   const profile = value('--profile');
   if (profile !== undefined && !['quick', 'short', 'full'].includes(profile)) throw new Error(`--profile must be quick, short or full (got ${profile})`);
   return {
@@ -48,6 +50,8 @@ export function parseArgs(argv: string[]) {
     conversation: argv.includes('--conversation'),
     /** The structured-output benchmark (structured-run.ts) instead of the pages above. */
     structured: argv.includes('--structured'),
+    /** With `--structured`: the browser's weights on WASM (default q8, what the catalog's Qwen loads there). */
+    wasmWeights: wasmWeights as 'q4' | 'q8',
     /** With `--conversation`, `--cpu-paths` or `--structured`: its Node part (`--no-node` skips it). */
     node: !argv.includes('--no-node'),
     /** The CPU-path comparison (cpu-paths-run.ts) instead of the pages above. */

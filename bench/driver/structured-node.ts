@@ -25,7 +25,7 @@ export async function structuredInNode(chat: RealWorkload['chat'], setup: Struct
   log(`node: ${id} loaded in ${(loadMs / 1000).toFixed(1)} s`);
   try {
     const samples = await runStructured(engine, id, setup, () => performance.now(), (line) => log(`node ${line}`));
-    return { where: 'node', model: id, maxTokens: setup.maxTokens, rounds: setup.rounds, loadMs, samples };
+    return { where: 'node', model: id, dtype, maxTokens: setup.maxTokens, rounds: setup.rounds, loadMs, samples };
   } finally {
     await engine.unload(id);
   }

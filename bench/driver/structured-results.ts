@@ -10,6 +10,8 @@ export interface StructuredResult {
   /** `node` (onnxruntime-node), or the browser's backend (the engine worker). */
   readonly where: 'node' | 'wasm' | 'webgpu';
   readonly model: string;
+  /** The weights' dtype (`q4`, `q8`). */
+  readonly dtype: string;
   readonly maxTokens: number;
   readonly rounds: number;
   /** From nothing to the model loaded. */

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   await log(`${config.device}: ${id} loaded in ${(loadMs / 1000).toFixed(1)} s; crossOriginIsolated ${crossOriginIsolated}, ${navigator.hardwareConcurrency} cores`);
   const samples = await runStructured(engine, id, setup, () => performance.now(), (line) => log(`${config.device} ${line}`));
   engine.terminate();
-  const result: StructuredResult = { where: config.device, model: id, maxTokens: setup.maxTokens, rounds: setup.rounds, loadMs, samples };
+  const result: StructuredResult = { where: config.device, model: id, dtype, maxTokens: setup.maxTokens, rounds: setup.rounds, loadMs, samples };
   await finish(result);
 }
 

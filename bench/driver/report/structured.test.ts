@@ -12,7 +12,7 @@ function result(where: StructuredResult['where'], ms: number, broken?: string): 
       shape === broken ? { shape, use, round, error: 'Invalid schema for response_format' } : { shape, use, round, firstTokenMs: prompt * 10 + (free ? 0 : use === 'first' ? 300 : 20), msPerToken: free ? 100 : ms, tokens: 48, promptTokens: prompt, text: shape.startsWith('tool:') ? '<tool_call>\n{"name"' : 'text' };
     return free ? [sample('free', -1), sample('free', 0), sample('free', 0)] : [sample('reused', -1), sample('first', 0), sample('reused', 0)];
   });
-  return { where, model: 'qwen2.5-0.5b-q4-shaped', maxTokens: 48, rounds: 1, loadMs: 12_000, samples };
+  return { where, model: 'qwen2.5-0.5b-q4-shaped', dtype: 'q4', maxTokens: 48, rounds: 1, loadMs: 12_000, samples };
 }
 
 describe('the structured-output report', () => {

@@ -65,6 +65,7 @@ export function rows(result: StructuredResult) {
 }
 
 const placeName = (where: StructuredResult['where']) => (where === 'node' ? 'Node' : where === 'wasm' ? 'WASM' : 'WebGPU');
+const placeWeights = (r: StructuredResult) => `${placeName(r.where)} ${r.dtype}`;
 
 /** The slowest constrained row's speed against free, judged against the target. */
 export function speedTarget(result: StructuredResult, profile: Profile) {
@@ -118,7 +119,7 @@ export function structuredReport(results: readonly StructuredResult[], profile: 
     return auto.length ? [`${name} ${calls} of ${auto.length}`] : [];
   });
   return [
-    `### Structured output: ${first.model}, ${places.map((p) => p.name).join(' and ')}`,
+    `### Structured output on the real-shaped Qwen2.5-0.5B: ${places.map((p) => placeWeights(p.result)).join(', ')}`,
     '',
     `Greedy, at most ${first.maxTokens} tokens, the prefix cache off; medians of ${first.rounds} round${first.rounds > 1 ? 's' : ''} (each request shape first-use then reused, twice for free text). First token: from the \`engine.chat\` call to the first token; − free: over the free-text request with the same prompt (the tool rows' prompts hold the tools' definitions). ms/token: from the first token to the last over the tokens after the first; speed ÷ free: the free request's ms/token over the row's (✗ below ${SPEED_TARGET}). Load: ${places.map((p) => `${p.name} ${(p.result.loadMs / 1000).toFixed(1)} s`).join(', ')}.`,
     '',
