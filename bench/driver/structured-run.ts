@@ -6,7 +6,7 @@
  * the other: free text, `json_schema` (plain strings, bounded strings, nested arrays, enums), a forced
  * tool (required, and named) and `tool_choice: auto` with two tools, each first-use and reused
  * (bench/pages/lib/structured.ts). `--no-node` skips Node, `--no-main` the browser; `--profile
- * quick` is one round a side, `short` three, `full` eight. Returns the markdown and the results.
+ * quick` is one round a side, `short` three, `full` five. Returns the markdown and the results.
  * @module
  */
 import type { Options } from './options.ts';
@@ -23,7 +23,7 @@ export const MAX_TOKENS = 48;
 export async function runStructuredBench(options: Options, server: BenchServer): Promise<{ markdown: string; results: StructuredResult[] }> {
   const chat = await realModel('chat');
   const profile = options.profile ?? (options.quick ? 'quick' : 'full');
-  const rounds = profile === 'quick' ? 1 : profile === 'short' ? 3 : 8;
+  const rounds = profile === 'quick' ? 1 : profile === 'short' ? 3 : 5;
   const setup = { maxTokens: MAX_TOKENS, rounds };
   const results: StructuredResult[] = [];
   if (options.node) {
