@@ -39,6 +39,11 @@
  *                               worker beside the Node CLI, on the same sample of the shared
  *                               MaskBench files (driver/schemas-run.ts; --sample N, default 1000,
  *                               --limit N, --tokenizer DIR, --no-node, --no-main)
+ *   --structured                the structured-output benchmark instead (driver/structured-run.ts):
+ *                               the real-shaped Qwen q4 in Node and in the browser's engine worker
+ *                               (WASM): free text, json_schema shapes, forced and auto tool calls,
+ *                               first use and reused; first token and ms/token (--no-node, --no-main;
+ *                               --wasm-weights q4 for the browser's 4-bit weights, default q8)
  *
  * Environment: CHROMIUM_PATH (the browser), BENCH_GPU=1 (WebGPU on the machine's GPU through Vulkan
  * instead of SwiftShader), BENCH_CHROMIUM_ARGS (more chromium flags); see driver/browser.ts.
@@ -56,6 +61,7 @@ import { runConversationBench } from './driver/conversation-run.ts';
 import { runCpuPathsBench } from './driver/cpu-paths-run.ts';
 import { runSchemasBench } from './driver/schemas-run.ts';
 import { takeLock } from './driver/lock.ts';
+import { runStructuredBench } from './driver/structured-run.ts';
 import { parseArgs } from './driver/options.ts';
 import { OUT_DIR, RESULTS } from './driver/paths.ts';
 import { markdownReport } from './driver/report/document.ts';
@@ -96,6 +102,15 @@ async function main(): Promise<void> {
     try {
       const run = await runSchemasBench(options, server);
       if (run) write({ date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, schemas: run.results }, `# inpage-llm MaskBench runner — ${new Date().toISOString()}\n\n- ${driver}.\n\n${run.markdown}`);
+    } finally {
+      server.close();
+    }
+    return;
+  }
+  if (options.structured) {
+    try {
+      const { markdown, results } = await runStructuredBench(options, server);
+      write({ date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, loadAverage: { start: load0, end: loadavg() }, structured: results }, `# inpage-llm structured-output benchmark — ${new Date().toISOString()}\n\n- ${driver}; load average ${load0.map((l) => l.toFixed(2)).join('/')} at start, ${loadavg().map((l) => l.toFixed(2)).join('/')} at the end.\n\n${markdown}\n`);
     } finally {
       server.close();
     }

@@ -38,6 +38,8 @@ export function parseArgs(argv: string[]) {
   };
   const sample = count('--sample');
   const limit = count('--limit');
+  const wasmWeights = value('--wasm-weights') ?? 'q8';
+  if (!['q4', 'q8'].includes(wasmWeights)) throw new Error(`--wasm-weights must be q4 or q8 (got ${wasmWeights})`);
   const profile = value('--profile');
   if (profile !== undefined && !['quick', 'short', 'full'].includes(profile)) throw new Error(`--profile must be quick, short or full (got ${profile})`);
   return {
@@ -54,7 +56,11 @@ export function parseArgs(argv: string[]) {
     models: models as 'tiny' | 'real',
     /** The prefix-cache benchmark (conversation-run.ts) instead of the pages above. */
     conversation: argv.includes('--conversation'),
-    /** With `--conversation`, `--cpu-paths` or `--schemas`: its Node part (`--no-node` skips it). */
+    /** The structured-output benchmark (structured-run.ts) instead of the pages above. */
+    structured: argv.includes('--structured'),
+    /** With `--structured`: the browser's weights on WASM (default q8, what the catalog's Qwen loads there). */
+    wasmWeights: wasmWeights as 'q4' | 'q8',
+    /** With `--conversation`, `--cpu-paths`, `--schemas` or `--structured`: its Node part (`--no-node` skips it). */
     node: !argv.includes('--no-node'),
     /** The CPU-path comparison (cpu-paths-run.ts) instead of the pages above. */
     cpuPaths: argv.includes('--cpu-paths'),

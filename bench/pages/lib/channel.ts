@@ -8,6 +8,7 @@
 import type { RealWorkload } from '../../driver/real-size-results.ts';
 import type { CpuCandidate, CpuWorkload } from '../../driver/cpu-paths-results.ts';
 import type { ConversationTexts } from './conversation.ts';
+import type { StructuredSetup } from './structured.ts';
 
 export interface TaskConfig {
   /** Names the task in logs and in the result. */
@@ -30,6 +31,8 @@ export interface TaskConfig {
   readonly cpu?: { readonly candidates: readonly CpuCandidate[]; readonly workload: CpuWorkload; readonly round: number };
   /** MaskBench page: the files (named as the CLI names them; served under /bench/maskbench/ by name) and the time a file may take. */
   readonly schemas?: { readonly files: readonly string[]; readonly timeoutMs: number };
+  /** Structured-output page: the token cap, the rounds, and the chat model it runs. */
+  readonly structured?: StructuredSetup & { readonly chat: RealWorkload['chat'] };
 }
 
 
