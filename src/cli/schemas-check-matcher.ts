@@ -21,7 +21,7 @@ export const matcherEngine: SchemaEngine = {
       async compile(spec: GrammarSpec) {
         if (spec.kind !== 'json') throw new GatewayError('invalid_request', 'The schema matcher takes JSON answers only.');
         const output = spec.asked ?? spec.output;
-        const matcher = jsonMatcher(output.kind === 'json_schema' ? readSchema(output.schema, { strict: output.strict }) : readSchema({ type: 'object' }));
+        const matcher = jsonMatcher(output.kind === 'json_schema' ? readSchema(output.schema) : readSchema({ type: 'object' }));
         return { start: async () => masks.constraint(matcher) };
       },
     };

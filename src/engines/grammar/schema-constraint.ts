@@ -74,7 +74,7 @@ function jsonMatcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatche
     checkSchemaLimits(output.schema, (at, reason) => new GatewayError('invalid_request', `Invalid schema for ${param} at ${at}: ${reason}.`, { param }), STACK_LIMITS);
   }
   try {
-    node = output.kind === 'json_object' ? typedNode(OBJECT) : readSchema(output.schema, { strict: output.strict });
+    node = output.kind === 'json_object' ? typedNode(OBJECT) : readSchema(output.schema);
   } catch (error) {
     if (error instanceof UnenforceableSchema) return null;
     throw error;
@@ -83,12 +83,12 @@ function jsonMatcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatche
   return jsonMatcher(node);
 }
 
-/** Tool calls (or, as the choice allows, a reply) by the tools' schemas, read strict as xgrammar's are. */
+/** Tool calls (or, as the choice allows, a reply) by the tools' schemas. */
 function toolsMatcherOf(spec: Extract<GrammarSpec, { kind: 'tools' }>): ByteMatcher | null {
-  const read = (schema: Record<string, unknown>, param: string, strict = true): Node | null => {
+  const read = (schema: Record<string, unknown>, param: string): Node | null => {
     checkSchemaLimits(schema, (at, reason) => new GatewayError('invalid_request', `Invalid schema for ${param} at ${at}: ${reason}.`, { param }), STACK_LIMITS);
     try {
-      const node = readSchema(schema, { strict });
+      const node = readSchema(schema);
       return node.kind === 'never' ? null : node;
     } catch (error) {
       if (error instanceof UnenforceableSchema) return null;
@@ -103,7 +103,7 @@ function toolsMatcherOf(spec: Extract<GrammarSpec, { kind: 'tools' }>): ByteMatc
   }
   let reply: Node | undefined;
   if (spec.output) {
-    const node = spec.output.kind === 'json_object' ? typedNode(OBJECT) : read(spec.output.schema, 'response_format', spec.output.strict);
+    const node = spec.output.kind === 'json_object' ? typedNode(OBJECT) : read(spec.output.schema, 'response_format');
     if (!node) return null;
     reply = node;
   }

@@ -22,7 +22,6 @@ const special = new Set([...(vocabulary.specialTokenIds ?? []), ...vocabulary.st
 
 const CITY = readSchema(
   { type: 'object', properties: { city: { type: 'string', maxLength: 6 }, code: { type: 'string', pattern: '^[A-Z]{2}-[0-9]+$' } }, required: ['city', 'code'], additionalProperties: false },
-  { strict: true },
 );
 const tools = (name: string) => toolCallsMatcher({ tools: [{ name, parameters: CITY }], mode: 'either', parallel: true });
 const THINKS = { open: '<think>', close: '</think>' };

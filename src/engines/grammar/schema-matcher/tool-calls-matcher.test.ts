@@ -21,8 +21,8 @@ const WEATHER = { type: 'object', properties: { city: { type: 'string' }, days: 
 const FLAG = { type: 'object', properties: { on: { type: 'boolean' } }, required: ['on'], additionalProperties: false };
 const shape = (over: Partial<ToolCallsShape> = {}): ToolCallsShape => ({
   tools: [
-    { name: 'get_weather', parameters: readSchema(WEATHER, { strict: true }) },
-    { name: 'set_flag', parameters: readSchema(FLAG, { strict: true }) },
+    { name: 'get_weather', parameters: readSchema(WEATHER) },
+    { name: 'set_flag', parameters: readSchema(FLAG) },
   ],
   mode: 'calls',
   parallel: true,
@@ -74,7 +74,7 @@ describe('the tool-calls matcher', () => {
   });
 
   it("takes a reply by the request's schema, compact, where one is asked for", () => {
-    const reply = readSchema({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }, { strict: true });
+    const reply = readSchema({ type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false });
     const either = shape({ mode: 'either', reply });
     expect(takes(either, '{"answer":"Paris"}')).toBe(true);
     expect(takes(either, 'Paris')).toBe(false);
@@ -87,7 +87,7 @@ describe('the tool-calls matcher', () => {
     );
     fc.assert(
       fc.property(tools, ([schemas, pick, instance]) => {
-        const nodes = schemas.map((schema) => readSchema(schema, { strict: true }));
+        const nodes = schemas.map((schema) => readSchema(schema));
         const s: ToolCallsShape = { tools: nodes.map((parameters, i) => ({ name: `tool_${i}`, parameters })), mode: 'calls', parallel: false };
         const text = writeToolCall(`tool_${pick}`, inDefinitionOrder(nodes[pick]!, instance));
         return acceptsText(toolCallsMatcher(s), text);
