@@ -161,18 +161,24 @@ export function typedNode(types: number): TypedNode {
 }
 
 /**
- * How a schema is read. There is no strict mode: a schema means what JSON Schema says, whatever
- * the request's `strict` (an object that does not say what other members it takes takes any), so
- * every value the schema accepts can be written either way (docs/decisions/schema-matcher.md).
+ * How a schema is read. A JSON answer's schema means what JSON Schema says, whatever the request's
+ * `strict` (an object that does not say what other members it takes takes any), so every value the
+ * schema accepts can be written (docs/decisions/schema-matcher.md).
  */
 export interface ReadOptions {
   /** Take declared members in any order (as validators do), not only in the schema's order. */
   readonly anyOrder?: boolean;
+  /**
+   * An object schema that does not say what other members it takes takes none: for a tool's
+   * arguments, where a call passes what the tool declares (and a weak model would otherwise
+   * invent members until its tokens run out), as the grammar engine's tool calls always did.
+   */
+  readonly closedObjects?: boolean;
 }
 
 /** Reads a whole schema (its own root for `#` references). */
 export function readSchema(schema: unknown, options: ReadOptions = {}): Node {
-  const node = new SchemaReader(schema, options.anyOrder ?? false).read(schema, '#');
+  const node = new SchemaReader(schema, options.anyOrder ?? false, options.closedObjects ?? false).read(schema, '#');
   resolveAll(node);
   return node;
 }
@@ -201,10 +207,12 @@ class SchemaReader {
 
   private readonly root: unknown;
   private readonly anyOrder: boolean;
+  private readonly closedObjects: boolean;
 
-  constructor(root: unknown, anyOrder: boolean) {
+  constructor(root: unknown, anyOrder: boolean, closedObjects: boolean) {
     this.root = root;
     this.anyOrder = anyOrder;
+    this.closedObjects = closedObjects;
     const dialect = isRecord(root) && typeof root.$schema === 'string' ? root.$schema : '';
     this.legacy = /draft-0[3-7]/.test(dialect);
   }
@@ -340,7 +348,8 @@ class SchemaReader {
     const declared = isRecord(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
     const patterns = isRecord(schema.patternProperties) ? Object.entries(schema.patternProperties).map(([source, part]) => ({ automaton: pattern(source, `${path}/patternProperties`), source, node: this.read(part, `${path}/patternProperties/${pointer(source)}`) })) : [];
-    const additional = 'additionalProperties' in schema ? this.read(schema.additionalProperties, `${path}/additionalProperties`) : ANY;
+    // Closed only where the schema speaks of objects: a `const`, an `enum`, `{}` keep an object's members.
+    const additional = 'additionalProperties' in schema ? this.read(schema.additionalProperties, `${path}/additionalProperties`) : this.closedObjects && describesObjects(schema) ? NEVER : ANY;
     const names = 'propertyNames' in schema ? this.read(schema.propertyNames, `${path}/propertyNames`) : undefined;
     const nameRule = names?.kind === 'typed' && names.types & STRING ? names.string : undefined;
     const properties: ObjectProperty[] = Object.entries(declared).map(([name, part]) => ({ name, spelling: JSON.stringify(name).slice(1, -1), node: this.read(part, `${path}/properties/${pointer(name)}`), required: required.has(name) }));
@@ -547,7 +556,7 @@ export function integerStep(node: TypedNode): Decimal | undefined {
 
 /** The values both nodes match, as one node (for a name two patternProperties match). */
 export function intersectNodes(a: Node, b: Node): Node {
-  return new SchemaReader(undefined, false).intersect(a, b, '#');
+  return new SchemaReader(undefined, false, false).intersect(a, b, '#');
 }
 
 export function union(nodes: readonly Node[]): Node {
@@ -712,3 +721,9 @@ export function inDefinitionOrder(node: Node, value: unknown, depth = 0): unknow
   return out;
 }
 
+/** Whether a schema speaks of objects: its type says so, or it has object keywords. */
+function describesObjects(schema: Record<string, unknown>): boolean {
+  const { type } = schema;
+  if (type === 'object' || (Array.isArray(type) && type.includes('object'))) return true;
+  return ['properties', 'required', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties'].some((keyword) => keyword in schema);
+}

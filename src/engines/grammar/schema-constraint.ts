@@ -83,12 +83,12 @@ function jsonMatcherOf(spec: Extract<GrammarSpec, { kind: 'json' }>): ByteMatche
   return jsonMatcher(node);
 }
 
-/** Tool calls (or, as the choice allows, a reply) by the tools' schemas. */
+/** Tool calls (or, as the choice allows, a reply) by the tools' schemas, their objects closed (ReadOptions). */
 function toolsMatcherOf(spec: Extract<GrammarSpec, { kind: 'tools' }>): ByteMatcher | null {
-  const read = (schema: Record<string, unknown>, param: string): Node | null => {
+  const read = (schema: Record<string, unknown>, param: string, closedObjects: boolean): Node | null => {
     checkSchemaLimits(schema, (at, reason) => new GatewayError('invalid_request', `Invalid schema for ${param} at ${at}: ${reason}.`, { param }), STACK_LIMITS);
     try {
-      const node = readSchema(schema);
+      const node = readSchema(schema, { closedObjects });
       return node.kind === 'never' ? null : node;
     } catch (error) {
       if (error instanceof UnenforceableSchema) return null;
@@ -97,13 +97,13 @@ function toolsMatcherOf(spec: Extract<GrammarSpec, { kind: 'tools' }>): ByteMatc
   };
   const tools: { name: string; parameters: Node }[] = [];
   for (const tool of spec.tools) {
-    const parameters = read(tool.parameters, 'tools');
+    const parameters = read(tool.parameters, 'tools', true);
     if (!parameters) return null;
     tools.push({ name: tool.name, parameters });
   }
   let reply: Node | undefined;
   if (spec.output) {
-    const node = spec.output.kind === 'json_object' ? typedNode(OBJECT) : read(spec.output.schema, 'response_format');
+    const node = spec.output.kind === 'json_object' ? typedNode(OBJECT) : read(spec.output.schema, 'response_format', false);
     if (!node) return null;
     reply = node;
   }

@@ -68,6 +68,10 @@ describe('jsonMatcher', () => {
     expect(takes({ const: { a: 1 } }, '{"a":1}')).toBe(true);
     expect(takes({ enum: [{ b: [1] }, 2] }, '{"b":[1]}')).toBe(true);
     expect(takes({ type: 'object', const: { a: 1 } }, '{"a":1}')).toBe(true);
+    // Tool arguments: an object schema without additionalProperties takes no other members.
+    expect(takes(schema, '{"a":1,"b":[true]}', { closedObjects: true })).toBe(false);
+    expect(takes(schema, '{"a":1}', { closedObjects: true })).toBe(true);
+    expect(takes({ const: { a: 1 } }, '{"a":1}', { closedObjects: true })).toBe(true);
   });
 
   it('matches a oneOf whose branches are apart as any of them, and refuses one whose branches overlap', () => {
