@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { compilePattern, UnsupportedPattern } from './pattern.ts';
 import type { CharAutomaton } from './char-automaton.ts';
 import { MASKBENCH_DIR, maskbenchMissing } from '../../../test/support/maskbench.ts';
+import { skippedTitle } from '../../../test/support/skipped-title.ts';
 
 function run(automaton: CharAutomaton, text: string): number {
   let state = automaton.start;
@@ -61,7 +62,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 }
 
-describe.skipIf(missing !== undefined)('maskbench patterns', () => {
+describe.skipIf(missing !== undefined)(skippedTitle('maskbench patterns', missing), () => {
   it('compile or are refused, and agree with RegExp where they compile', () => {
     // Strings seen with each pattern: those of the files it occurs in.
     const stringsOf = new Map<string, Set<string>>();
@@ -140,8 +141,4 @@ describe.skipIf(missing !== undefined)('maskbench patterns', () => {
     console.log('refused:', Object.fromEntries([...refusals].sort((a, b) => b[1] - a[1])));
     expect(disagreements.slice(0, 20)).toEqual([]);
   }, 300_000);
-});
-
-describe.skipIf(missing === undefined)('maskbench patterns', () => {
-  it.skip(`skipped: ${missing}`, () => {});
 });

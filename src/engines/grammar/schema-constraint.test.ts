@@ -13,6 +13,7 @@ import { createSchemaConstraints } from './schema-constraint.ts';
 import { nthSet, popcount, qwenVocabulary } from './token-masks/test-matchers.ts';
 import { tokenBytes, type TokenConstraint } from './vocabulary.ts';
 import { MASKBENCH_DIR, maskbenchMissing } from '../../../test/support/maskbench.ts';
+import { skippedTitle } from '../../../test/support/skipped-title.ts';
 
 const vocabulary = qwenVocabulary();
 const bytesOf = vocabulary.tokens.map((token) => tokenBytes(token, vocabulary.type));
@@ -77,7 +78,7 @@ describe('schema constraints on the Qwen vocabulary', () => {
 
   const DIR = MASKBENCH_DIR;
   const missing = maskbenchMissing();
-  it.skipIf(missing !== undefined)('random walks on real-world schemas (MaskBench, a sample): never stuck', () => {
+  it.skipIf(missing !== undefined)(skippedTitle('random walks on real-world schemas (MaskBench, a sample): never stuck', missing), () => {
     const files = readdirSync(DIR).sort().filter((_, i) => i % 97 === 0);
     let started = 0;
     for (const [i, name] of files.entries()) {
@@ -89,5 +90,4 @@ describe('schema constraints on the Qwen vocabulary', () => {
     }
     expect(started).toBeGreaterThan(60);
   }, 120_000);
-  it.skipIf(missing === undefined)(`random walks on real-world schemas (skipped: ${missing})`, () => {});
 });

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorFor } from '../../../test/property/json-schemas.ts';
 import { realWeightsDir, removeRealWeightsDir, sharedModelsMissing, STORIES_ID } from '../../../test/support/real-weights/index.ts';
+import { skippedTitle } from '../../../test/support/skipped-title.ts';
 import { generateTinyModels } from '../../tiny-models/generate.ts';
 import { createSchemaConstraints } from '../grammar/schema-constraint.ts';
 import type { TokenConstraint } from '../grammar/vocabulary.ts';
@@ -112,7 +113,7 @@ describe.each(MODELS)('the decoding loop on %s', (_name, loadModel, skipped) => 
     return decodeLoop(loaded.model, { inputs, past: extra.past, maxNewTokens, processors: extra.processors ?? new LogitsProcessorList(), streamer, signal, endTokenIds: endsOf(loaded), multiToken: true, ...(extra.constraint ? { constraint: extra.constraint } : {}) }).then((decoded) => ({ ...decoded, streamed: streamer.ids }));
   };
 
-  it.skipIf(skipped !== undefined)('generates what generate does: greedy, sampling with a seed, from a cache', async () => {
+  it.skipIf(skipped !== undefined)(skippedTitle('generates what generate does: greedy, sampling with a seed, from a cache', skipped), async () => {
     for (const [text, tokens] of [['Once upon a time', 24], ['The dog', 7], ['Lily saw a big red ball in the park and', 40]] as const) {
       const inputs = encode(loaded, text);
       const prompt = inputs.input_ids.dims.at(-1)!;
@@ -141,7 +142,7 @@ describe.each(MODELS)('the decoding loop on %s', (_name, loadModel, skipped) => 
     }
   });
 
-  it.skipIf(skipped !== undefined)('reads forced tokens in one pass, leaving the model where one at a time does', async () => {
+  it.skipIf(skipped !== undefined)(skippedTitle('reads forced tokens in one pass, leaving the model where one at a time does', skipped), async () => {
     const inputs = encode(loaded, 'Once upon a time');
     const prompt = inputs.input_ids.dims.at(-1)!;
     const reference = (await run(inputs, 30)).sequence.slice(prompt).map(Number);
@@ -159,7 +160,7 @@ describe.each(MODELS)('the decoding loop on %s', (_name, loadModel, skipped) => 
     await decoded.past?.dispose();
   });
 
-  it.skipIf(skipped !== undefined)('stops forcing at max_tokens and never forces after the end', async () => {
+  it.skipIf(skipped !== undefined)(skippedTitle('stops forcing at max_tokens and never forces after the end', skipped), async () => {
     const inputs = encode(loaded, 'The dog');
     const prompt = inputs.input_ids.dims.at(-1)!;
     const reference = (await run(inputs, 6)).sequence.slice(prompt).map(Number);
@@ -172,7 +173,7 @@ describe.each(MODELS)('the decoding loop on %s', (_name, loadModel, skipped) => 
   });
 });
 
-describe.skipIf(missing !== undefined)('stories260K answering under JSON schemas', () => {
+describe.skipIf(missing !== undefined)(skippedTitle('stories260K answering under JSON schemas', missing), () => {
   const SCHEMAS: readonly Record<string, unknown>[] = [
     { type: 'object', properties: { name: { type: 'string', maxLength: 12 }, age: { type: 'integer', minimum: 0, maximum: 120 } }, required: ['name', 'age'], additionalProperties: false },
     { type: 'object', properties: { mood: { enum: ['happy', 'sad', 'angry'] }, friends: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 6 }, minItems: 1, maxItems: 3 } }, required: ['mood', 'friends'], additionalProperties: false },

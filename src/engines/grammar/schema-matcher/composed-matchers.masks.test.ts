@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSchema } from '../../../core/json-schema/schema-node.ts';
 import type { ByteMatcher, MatchState } from '../byte-matcher.ts';
-import { qwenVocabulary } from '../token-masks/test-matchers.ts';
+import { bruteMask, differences, qwenVocabulary } from '../token-masks/test-matchers.ts';
 import { createTokenMasks } from '../token-masks/token-masks.ts';
 import { tokenBytes } from '../vocabulary.ts';
 import { jsonMatcher } from './json-matcher.ts';
@@ -46,18 +46,9 @@ function expectBruteForce(matcher: ByteMatcher, prefix: string): void {
   }
   expect(state, prefix).toBeDefined();
   const fast = constraint.mask()!;
-  const slow = new Int32Array(fast.length);
-  for (let id = 0; id < vocabulary.tokens.length; id++) {
-    if (special.has(id) || bytesOf[id]!.length === 0) continue;
-    let at: MatchState | undefined = state;
-    for (const byte of bytesOf[id]!) if (at) at = matcher.step(at, byte);
-    if (at) slow[id >> 5]! |= 1 << (id & 31);
-  }
-  if (matcher.canEnd(state!)) for (const id of vocabulary.stopTokenIds) slow[id >> 5]! |= 1 << (id & 31);
-  const differ: string[] = [];
-  for (let id = 0; id < vocabulary.size && differ.length < 5; id++) {
-    if (((fast[id >> 5]! ^ slow[id >> 5]!) & (1 << (id & 31))) !== 0) differ.push(`${JSON.stringify(vocabulary.tokens[id])} ${(fast[id >> 5]! >>> (id & 31)) & 1 ? 'let through' : 'kept out'}`);
-  }
+  const differ = differences(fast, bruteMask(vocabulary, bytesOf, matcher, state!))
+    .slice(0, 5)
+    .map((id) => `${JSON.stringify(vocabulary.tokens[id])} ${(fast[id >> 5]! >>> (id & 31)) & 1 ? 'let through' : 'kept out'}`);
   expect(differ, `after ${JSON.stringify(prefix)}`).toEqual([]);
 }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSchema } from '../../../core/json-schema/schema-node.ts';
 import type { MatchState } from '../byte-matcher.ts';
-import { qwenVocabulary } from '../token-masks/test-matchers.ts';
+import { bruteMask, differences, qwenVocabulary } from '../token-masks/test-matchers.ts';
 import { createTokenMasks } from '../token-masks/token-masks.ts';
 import { tokenBytes } from '../vocabulary.ts';
 import { jsonMatcher } from './json-matcher.ts';
@@ -14,7 +14,6 @@ import { jsonMatcher } from './json-matcher.ts';
 const vocabulary = qwenVocabulary();
 const masks = createTokenMasks(vocabulary);
 const bytesOf = vocabulary.tokens.map((token) => tokenBytes(token, vocabulary.type));
-const special = new Set([...(vocabulary.specialTokenIds ?? []), ...vocabulary.stopTokenIds]);
 
 describe('schema matcher masks on the Qwen vocabulary', () => {
   it.each([
@@ -47,17 +46,7 @@ describe('schema matcher masks on the Qwen vocabulary', () => {
       let state: MatchState | undefined = matcher.start;
       for (const byte of new TextEncoder().encode(prefix)) state = state && matcher.step(state, byte);
       expect(state, prefix).toBeDefined();
-      const fast = masks.mask(matcher, state!);
-      const slow = new Int32Array(fast.length);
-      for (let id = 0; id < vocabulary.tokens.length; id++) {
-        if (special.has(id) || bytesOf[id]!.length === 0) continue;
-        let at: MatchState | undefined = state;
-        for (const byte of bytesOf[id]!) if (at) at = matcher.step(at, byte);
-        if (at) slow[id >> 5]! |= 1 << (id & 31);
-      }
-      if (matcher.canEnd(state!)) for (const id of vocabulary.stopTokenIds) slow[id >> 5]! |= 1 << (id & 31);
-      const differ: number[] = [];
-      for (let id = 0; id < vocabulary.size && differ.length < 5; id++) if (((fast[id >> 5]! ^ slow[id >> 5]!) & (1 << (id & 31))) !== 0) differ.push(id);
+      const differ = differences(masks.mask(matcher, state!), bruteMask(vocabulary, bytesOf, matcher, state!)).slice(0, 5);
       expect(differ.map((id) => JSON.stringify(vocabulary.tokens[id])), `after ${prefix}`).toEqual([]);
     }
   }, 120_000);

@@ -17,7 +17,7 @@
  */
 import type { Node } from '../../../core/json-schema/schema-node.ts';
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN, TOOL_CALL_SEPARATOR, TOOL_JSON_SEPARATORS } from '../../../core/tool-syntax.ts';
-import type { ByteMatcher, MatchState, PatternBody, StringBody } from '../byte-matcher.ts';
+import type { ByteMatcher, MatchState, StringBody } from '../byte-matcher.ts';
 import { jsonMatcher } from './json-matcher.ts';
 import { spacedJson } from './spaced-json.ts';
 import { placeSet, placeSetKey, splitPlaces, stepPlaces, type PlaceSet } from './place-set.ts';
@@ -128,6 +128,15 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
   };
 
 
+  /** Where the state is one JSON part's alone: that part's matcher, its state, and how to name a state of it as ours. */
+  const jsonAlone = (state: MatchState) => {
+    const { places } = state as State;
+    const place = places[0]!;
+    if (places.length !== 1 || !('state' in place)) return undefined;
+    const at = (inner: MatchState) => ({ places: [{ part: place.part, state: inner }] }) as State as MatchState;
+    return { matcher: (parts[place.part] as { matcher: ByteMatcher }).matcher, state: place.state, at };
+  };
+
   const start: Place[] = [];
   enter(entry, start);
   return {
@@ -142,24 +151,18 @@ export function toolCallsMatcher(shape: ToolCallsShape): ByteMatcher {
       const place = places[0]!;
       return places.length === 1 && 'text' in place ? `free text ${place.text}.${place.utf8}` : undefined;
     },
+    // Inside one argument's string, and nowhere else: the JSON part's own fast paths.
     stringBody(state) {
-      // Inside one argument's string, and nowhere else: the JSON part's own fast path.
-      const { places } = state as State;
-      if (places.length !== 1 || !('state' in places[0]!)) return undefined;
-      const place = places[0];
-      const body = (parts[place.part] as { matcher: ByteMatcher }).matcher.stringBody?.(place.state);
+      const inside = jsonAlone(state);
+      const body = inside && inside.matcher.stringBody?.(inside.state);
       if (!body) return undefined;
-      const within: StringBody = { min: body.min, max: body.max, ...(body.close ? { close: { places: [{ part: place.part, state: body.close }] } as State as MatchState } : {}) };
+      const within: StringBody = { min: body.min, max: body.max, ...(body.close ? { close: inside.at(body.close) } : {}) };
       return within;
     },
     patternBody(state) {
-      const { places } = state as State;
-      if (places.length !== 1 || !('state' in places[0]!)) return undefined;
-      const place = places[0];
-      const body = (parts[place.part] as { matcher: ByteMatcher }).matcher.patternBody?.(place.state);
-      if (!body) return undefined;
-      const within: PatternBody = { ...body, close: { places: [{ part: place.part, state: body.close }] } as State as MatchState };
-      return within;
+      const inside = jsonAlone(state);
+      const body = inside && inside.matcher.patternBody?.(inside.state);
+      return body && { ...body, close: inside.at(body.close) };
     },
   };
 }

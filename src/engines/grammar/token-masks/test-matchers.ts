@@ -221,3 +221,32 @@ export function nthSet(mask: Int32Array, n: number): number {
   }
   throw new Error('fewer tokens allowed than counted');
 }
+
+/** The mask by definition: each token's bytes stepped, stops where the output may end, nothing else. */
+export function bruteMask(vocabulary: Vocabulary, spelled: readonly number[][], matcher: ByteMatcher, state: MatchState): Int32Array {
+  const mask = new Int32Array(Math.ceil(vocabulary.size / 32));
+  const stops = new Set(vocabulary.stopTokenIds);
+  const specials = new Set(vocabulary.specialTokenIds);
+  for (let id = 0; id < vocabulary.tokens.length; id++) {
+    let allowed: boolean;
+    if (stops.has(id)) allowed = matcher.canEnd(state);
+    else if (specials.has(id) || spelled[id]!.length === 0) allowed = false;
+    else {
+      let at: MatchState | undefined = state;
+      for (const byte of spelled[id]!) if (at !== undefined) at = matcher.step(at, byte);
+      allowed = at !== undefined;
+    }
+    if (allowed) mask[id >> 5]! |= 1 << (id & 31);
+  }
+  return mask;
+}
+
+/** The ids where two masks differ (over the whole logits length). */
+export function differences(a: Int32Array, b: Int32Array): number[] {
+  const found: number[] = [];
+  for (let word = 0; word < Math.max(a.length, b.length); word++) {
+    const diff = (a[word] ?? 0) ^ (b[word] ?? 0);
+    for (let bit = 0; bit < 32; bit++) if ((diff >>> bit) & 1) found.push(word * 32 + bit);
+  }
+  return found;
+}

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ByteMatcher, MatchState } from '../byte-matcher.ts';
 import { tokenBytes, type Vocabulary } from '../vocabulary.ts';
-import { objectMatcher, qwenVocabulary, stringMatcher } from './test-matchers.ts';
+import { bruteMask, differences, objectMatcher, qwenVocabulary, stringMatcher } from './test-matchers.ts';
 import { createTokenMasks, type TokenMasks } from './token-masks.ts';
 
 /** GPT-2's byte-level spelling of each byte. */
@@ -67,35 +67,6 @@ function syntheticVocabulary(seed: number, count: number): Vocabulary {
   tokens.push(spell(utf8('":"')));
   tokens.push('<tool_call>'); // an added token not marked special: plain text
   return { tokens, type: 'byte_level', prependSpace: false, size: tokens.length + 40, stopTokenIds: [stopSpecial, stop], specialTokenIds: [special, stopSpecial] };
-}
-
-/** The mask by definition: each token's bytes stepped, stops where the output may end, nothing else. */
-function bruteMask(vocabulary: Vocabulary, spelled: readonly number[][], matcher: ByteMatcher, state: MatchState): Int32Array {
-  const mask = new Int32Array(Math.ceil(vocabulary.size / 32));
-  const stops = new Set(vocabulary.stopTokenIds);
-  const specials = new Set(vocabulary.specialTokenIds);
-  for (let id = 0; id < vocabulary.tokens.length; id++) {
-    let allowed: boolean;
-    if (stops.has(id)) allowed = matcher.canEnd(state);
-    else if (specials.has(id) || spelled[id]!.length === 0) allowed = false;
-    else {
-      let at: MatchState | undefined = state;
-      for (const byte of spelled[id]!) if (at !== undefined) at = matcher.step(at, byte);
-      allowed = at !== undefined;
-    }
-    if (allowed) mask[id >> 5]! |= 1 << (id & 31);
-  }
-  return mask;
-}
-
-/** The ids where two masks differ (over the whole logits length). */
-function differences(a: Int32Array, b: Int32Array): number[] {
-  const found: number[] = [];
-  for (let word = 0; word < Math.max(a.length, b.length); word++) {
-    const diff = (a[word] ?? 0) ^ (b[word] ?? 0);
-    for (let bit = 0; bit < 32; bit++) if ((diff >>> bit) & 1) found.push(word * 32 + bit);
-  }
-  return found;
 }
 
 const has = (mask: Int32Array, id: number) => ((mask[id >> 5]! >>> (id & 31)) & 1) === 1;
