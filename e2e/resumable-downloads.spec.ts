@@ -147,12 +147,19 @@ test.describe('resumable model-file downloads', () => {
       const sentAfter = sent - sentBefore;
       const responsesAfter = server!.log.get(path)!.length - responsesBefore;
       expect(sentAfter - (size - result.download!.resumedFrom)).toBeLessThan(responsesAfter * 2.5 * MB);
+      // What storage held at the reload was used: the resume starts where the kept bytes end, less
+      // the manifest's few bytes, or one chunk earlier when the reload fell between writing a chunk
+      // and the manifest that lists it (that chunk is written over on the way).
+      expect(result.download!.resumedFrom).toBeLessThanOrEqual(kept);
+      expect(kept - result.download!.resumedFrom).toBeLessThan(4 * 1024 * 1024 + 4096);
       // The reload itself loses what had not been kept yet: under one 4 MiB chunk, plus what sat in
-      // the socket's and the browser's buffers, which on loopback run to several MB.
+      // the socket's and the browser's buffers. Those are the browser's, not ours, and grow with
+      // load (10 MB on a quiet run, 36 MB seen on a busy two-core machine), so the bound only says
+      // the loss is a slice of the file, not the file.
       console.log(`  lost at the reload: ${sentBefore - result.download!.resumedFrom} bytes; after it, ${sentAfter} sent for ${size - result.download!.resumedFrom} missing, ${responsesAfter} responses`);
-      expect(sentBefore - result.download!.resumedFrom).toBeLessThan(32 * MB);
+      expect(sentBefore - result.download!.resumedFrom).toBeLessThan(size * 0.25);
       // In all, nowhere near twice the file.
-      expect(sent).toBeLessThan(size * 1.15);
+      expect(sent).toBeLessThan(size * 1.3);
       expect(await page.evaluate(() => window.downloads.partialBytes())).toBe(0);
       expect(await page.evaluate(() => window.downloads.partialKeys())).toEqual([]);
     });
