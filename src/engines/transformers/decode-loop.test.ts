@@ -22,6 +22,7 @@ import { generateTinyModels } from '../../tiny-models/generate.ts';
 import { createSchemaConstraints } from '../grammar/schema-constraint.ts';
 import type { TokenConstraint } from '../grammar/vocabulary.ts';
 import { configureEnv } from './configure-env.ts';
+import { Drafts, PredictionDrafter, PromptLookupDrafter, type Drafter } from '../decoding/drafts.ts';
 import { decodeLoop, type TokenSink } from './decode-loop.ts';
 import { GrammarMask } from './grammar-constraint.ts';
 import { tokenizerVocabulary } from './tokenizer-vocabulary.ts';
@@ -213,3 +214,140 @@ describe.skipIf(missing !== undefined)(skippedTitle('stories260K answering under
     expect(forced).toBeGreaterThan(20);
   }, 120_000);
 });
+
+/**
+ * Drafts (predicted outputs, prompt lookup) on real inference: they change how many passes an
+ * answer takes, never its tokens. A draft token kept one position off, or a rejected draft token
+ * left in the cache (the next tokens then attend to it), changes the answers below.
+ */
+describe.each(MODELS)('drafts on %s', (_name, loadModel, skipped) => {
+  let loaded: Loaded;
+  beforeAll(async () => {
+    if (!skipped) loaded = await loadModel();
+  }, 60_000);
+  afterAll(() => loaded?.model.dispose());
+  const run = (inputs: { input_ids: Tensor; attention_mask: Tensor }, maxNewTokens: number, extra: { processors?: () => LogitsProcessorList; past?: DynamicCache; drafts?: Drafter } = {}) => {
+    const streamer = sink();
+    const processors = extra.processors?.() ?? new LogitsProcessorList();
+    return decodeLoop(loaded.model, { inputs, past: extra.past, maxNewTokens, processors, streamer, signal, endTokenIds: endsOf(loaded), multiToken: true, ...(extra.drafts ? { drafts: extra.drafts } : {}) }).then((decoded) => ({ ...decoded, streamed: streamer.ids }));
+  };
+  const PROMPTS = ['Once upon a time', 'The dog', 'Lily saw a big red ball in the park and'];
+  /** A seeded stream of numbers in [0, 1). */
+  const random = (seed: number) => () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  /** The answer with edits: tokens replaced, dropped and put in, at seeded places. */
+  const edited = (answer: readonly number[], seed: number, vocab: number) => {
+    const next = random(seed);
+    const out: number[] = [];
+    for (const token of answer) {
+      const r = next();
+      if (r < 0.06) out.push(Math.floor(next() * vocab));
+      else if (r < 0.1) continue;
+      else if (r < 0.14) out.push(token, Math.floor(next() * vocab));
+      else out.push(token);
+    }
+    return out;
+  };
+
+  it.skipIf(skipped !== undefined)(skippedTitle('answers the same with any prediction or prompt lookup, greedy, in fewer passes where the draft is good', skipped), async () => {
+    const vocab = (loaded.model.config as unknown as { vocab_size: number }).vocab_size;
+    for (const text of PROMPTS) {
+      const inputs = encode(loaded, text);
+      const prompt = inputs.input_ids.dims.at(-1)!;
+      const plain = await run(inputs, 48);
+      const answer = plain.sequence.slice(prompt).map(Number);
+      await plain.past?.dispose();
+      const cases: [string, Drafter, (d: Awaited<ReturnType<typeof run>>) => void][] = [
+        ['the answer itself', new PredictionDrafter(answer), (d) => {
+          expect(d.steps).toBeLessThanOrEqual(Math.ceil(answer.length / 4));
+          expect(d.drafted.accepted).toBeGreaterThanOrEqual(answer.length - 1 - d.steps);
+        }],
+        // Fewer passes than one a token.
+        ['the answer edited', new PredictionDrafter(edited(answer, prompt, vocab)), (d) => expect(d.steps).toBeLessThan(answer.length * 0.75)],
+        ['unrelated tokens', new PredictionDrafter(Array.from({ length: 40 }, (_, i) => (i * 7919 + 13) % vocab)), () => {}],
+        ['its first half', new PredictionDrafter(answer.slice(0, 24)), () => {}],
+        ['prompt lookup', new PromptLookupDrafter(), () => {}],
+        ['prediction then lookup', new Drafts(new PredictionDrafter(edited(answer, prompt + 1, vocab)), new PromptLookupDrafter()), () => {}],
+      ];
+      for (const [name, drafts, check] of cases) {
+        const decoded = await run(inputs, 48, { drafts });
+        const tokens = decoded.sequence.slice(prompt).map(Number);
+        expect(tokens, `${text} / ${name}`).toEqual(answer);
+        expect(decoded.streamed, `${text} / ${name}`).toEqual(answer);
+        // The cache holds the answer's tokens but the last, never a rejected one.
+        expect(decoded.past!.get_seq_length(), `${text} / ${name}`).toBe(decoded.sequence.length - 1);
+        check(decoded);
+        // And it is the cache of those tokens: a next turn from it answers as one read from scratch.
+        const next = encode(loaded, loaded.tokenizer.decode(decoded.sequence.map(Number), { skip_special_tokens: true }) + ' Then');
+        const fromScratch = await run(next, 12);
+        const head = decoded.sequence.length - 1;
+        const sameStart = Array.from(next.input_ids.data as BigInt64Array).slice(0, head).every((id, i) => id === decoded.sequence[i]);
+        if (sameStart) expect((await run(next, 12, { past: decoded.past! })).sequence, `${text} / ${name}, next turn`).toEqual(fromScratch.sequence);
+        else await decoded.past!.dispose();
+        await fromScratch.past?.dispose();
+      }
+    }
+  }, 120_000);
+
+  it.skipIf(skipped !== undefined)(skippedTitle('samples what plain decoding samples: the same tokens for each seed, and the same distribution', skipped), async () => {
+    const inputs = encode(loaded, 'Once upon a time');
+    const prompt = inputs.input_ids.dims.at(-1)!;
+    const sampler = (seed: number) => () => {
+      const list = new LogitsProcessorList();
+      list.push(new TokenSampler({ temperature: 1, seed }, prompt));
+      return list;
+    };
+    const greedy = (await run(inputs, 8)).sequence.slice(prompt).map(Number);
+    // Seed by seed: drafting draws the same random numbers at the same positions.
+    for (let seed = 0; seed < 40; seed++) {
+      const plain = await run(inputs, 8, { processors: sampler(seed) });
+      const drafted = await run(inputs, 8, { processors: sampler(seed), drafts: new PredictionDrafter(greedy) });
+      expect(drafted.sequence, `seed ${seed}`).toEqual(plain.sequence);
+    }
+    // In distribution, on different seeds: the answer's second and third tokens, plain against
+    // drafted (the draft, greedy's answer, kept where the sample agrees), a chi-squared test.
+    const draws = 800;
+    const counts = [new Map<string, number>(), new Map<string, number>()];
+    for (let i = 0; i < draws; i++) {
+      for (const [k, drafts] of [[0, undefined], [1, new PredictionDrafter(greedy)]] as const) {
+        const decoded = await run(inputs, 3, { processors: sampler(k * 1_000_003 + i), ...(drafts ? { drafts } : {}) });
+        const key = decoded.sequence.slice(prompt + 1).join(',');
+        counts[k]!.set(key, (counts[k]!.get(key) ?? 0) + 1);
+      }
+    }
+    expect(chiSquaredP(counts[0]!, counts[1]!)).toBeGreaterThan(0.001);
+  }, 180_000);
+});
+
+/**
+ * The p-value of a chi-squared test that two samples of the same size come from one distribution
+ * (categories with fewer than 5 expected draws pooled), by the Wilson–Hilferty approximation.
+ */
+function chiSquaredP(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  let statistic = 0;
+  let categories = 0;
+  let pooled = [0, 0];
+  const add = ([x, y]: number[]) => {
+    const expected = (x! + y!) / 2;
+    statistic += ((x! - expected) ** 2 + (y! - expected) ** 2) / expected;
+    categories++;
+  };
+  for (const key of keys) {
+    const x = a.get(key) ?? 0;
+    const y = b.get(key) ?? 0;
+    if ((x + y) / 2 < 5) pooled = [pooled[0]! + x, pooled[1]! + y];
+    else add([x, y]);
+  }
+  if (pooled[0]! + pooled[1]! > 0) add(pooled);
+  const k = categories - 1;
+  if (k <= 0) return 1;
+  const z = (Math.cbrt(statistic / k) - (1 - 2 / (9 * k))) / Math.sqrt(2 / (9 * k));
+  return 0.5 * erfc(z / Math.SQRT2);
+}
+
+/** The complementary error function (Abramowitz and Stegun 7.1.26, |error| < 1.5e-7). */
+function erfc(x: number): number {
+  const t = 1 / (1 + 0.3275911 * Math.abs(x));
+  const y = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-x * x);
+  return x >= 0 ? y : 2 - y;
+}

@@ -13,8 +13,9 @@
  * See docs/decisions/decode-loop.md.
  * @module
  */
-import { ones, Tensor, type DynamicCache, type GenerationConfig, type LogitsProcessorList, type PreTrainedModel } from '@huggingface/transformers';
+import { DynamicCache, ones, Tensor, type GenerationConfig, type LogitsProcessorList, type PreTrainedModel } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
+import type { Drafter } from '../decoding/drafts.ts';
 import type { TokenConstraint } from '../grammar/vocabulary.ts';
 
 /** What the loop streams to: `generate`'s streamer contract (the prompt first, then each token). */
@@ -38,8 +39,10 @@ export interface DecodeLoopOptions {
   readonly endTokenIds: ReadonlySet<number>;
   /** Takes every token; where it tells forced tokens, they are appended without sampling. */
   readonly constraint?: TokenConstraint;
-  /** Whether a forward pass may read several new tokens (false: forced tokens are not used). */
+  /** Whether a forward pass may read several new tokens (false: forced tokens and drafts are not used). */
   readonly multiToken: boolean;
+  /** Guesses of the next tokens, checked in the pass that reads the token chosen before them. */
+  readonly drafts?: Drafter;
 }
 
 export interface Decoded {
@@ -51,6 +54,8 @@ export interface Decoded {
   readonly forced: number;
   /** Forward passes after the prompt's. */
   readonly steps: number;
+  /** Drafted tokens the model kept, and those it was asked to check and did not keep. */
+  readonly drafted: { readonly accepted: number; readonly rejected: number };
 }
 
 /** transformers.js's generation internals the loop drives, as `generate` itself calls them. */
@@ -62,8 +67,17 @@ interface GenerationInternals {
   forward(inputs: ModelInputs): Promise<Record<string, Tensor>>;
 }
 
-type ModelInputs = Record<string, unknown> & { past_key_values?: DynamicCache | null };
+type ModelInputs = Record<string, unknown> & { past_key_values?: DynamicCache | null; num_logits_to_keep?: Tensor };
 
+/**
+ * One pass reads the tokens chosen since the last (the one chosen, the forced ones after it) and
+ * any draft after them. The logits at the draft's positions are then read in order, each as if the
+ * step before had been a pass of its own (the processors see the sequence as it stands there, the
+ * grammar has taken every token before): the model's choice where it equals the draft's token
+ * keeps that token and goes on; the first choice that differs is kept as the step's token and ends
+ * the checking. The keys and values of draft tokens not kept are cut from the cache before the next
+ * pass, so the model never attends to a token that is not in the answer.
+ */
 export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOptions): Promise<Decoded> {
   const { inputs, maxNewTokens, streamer, signal, endTokenIds, constraint, multiToken } = options;
   const internals = model as unknown as GenerationInternals;
@@ -71,50 +85,94 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
   const promptLength = inputs.input_ids.dims.at(-1)!;
   const process = internals._get_logits_processor(config, promptLength, options.processors);
   const sequence = Array.from(inputs.input_ids.data as BigInt64Array);
+  /** The same ids as numbers, for the drafters. */
+  const ids = sequence.map(Number);
   let modelInputs: ModelInputs = { input_ids: inputs.input_ids, attention_mask: inputs.attention_mask, ...(options.past ? { past_key_values: options.past } : {}) };
   streamer.put([sequence.slice()]);
   let outputs: Record<string, Tensor> | undefined;
   let generated = 0;
   let forced = 0;
   let steps = -1;
+  const drafted = { accepted: 0, rejected: 0 };
+  // Drafts need a cache that can be cut on the CPU: decided at the first pass.
+  let drafts = multiToken ? options.drafts : undefined;
+  /** The draft read by the coming pass, after the chosen tokens it reads. */
+  let draft: readonly number[] = [];
+  /** How many of the sequence's tokens the cache holds once that pass is read and cut to what was kept. */
+  let kept = 0;
+  /** The cache to return where the last pass's had a rejected draft cut off. */
+  let final: DynamicCache | undefined;
   try {
     for (;;) {
       modelInputs = internals.prepare_inputs_for_generation([sequence], modelInputs, config);
+      // A model that computes only the last positions' logits computes the draft's too.
+      if (modelInputs.num_logits_to_keep) modelInputs.num_logits_to_keep = new Tensor('int64', [BigInt(draft.length + 1)], []);
       const pass = internals.forward(modelInputs);
       // The next mask while the pass runs, where the runtime runs it off this thread.
       constraint?.mask();
       outputs = await pass;
       steps++;
-      // [1, tokens read, vocabulary]: the last position's logits choose the next token.
-      const logits = outputs.logits!.slice(null, -1, null).to('float32');
-      if (constraint) await constraint.ready();
-      const scores = process([sequence], logits);
-      const chosen = argmax(scores.data as Float32Array);
-      const step = [chosen];
-      generated++;
-      if (constraint && !constraint.terminated && !constraint.accept(chosen)) {
-        throw new GatewayError('internal', `The output grammar refused token ${chosen}, which its mask allowed.`);
+      if (steps === 0 && drafts && !cutsOnCpu(outputs)) drafts = undefined;
+      const before = sequence.length;
+      // [1, positions kept, vocabulary]: the last draft.length + 1 rows choose the step's tokens.
+      const rows = outputs.logits!.dims.at(-2)!;
+      let accepted = 0;
+      let ended = false;
+      for (let j = 0; j <= draft.length; j++) {
+        if (constraint) {
+          // The first row's mask was asked for while the pass ran; each later one follows the token kept before it.
+          if (j > 0) constraint.mask();
+          await constraint.ready();
+        }
+        const logits = outputs.logits!.slice(null, rows - draft.length - 1 + j, null).to('float32');
+        const scores = process([sequence], logits);
+        const chosen = argmax(scores.data as Float32Array);
+        generated++;
+        if (constraint && !constraint.terminated && !constraint.accept(chosen)) {
+          throw new GatewayError('internal', `The output grammar refused token ${chosen}, which its mask allowed.`);
+        }
+        sequence.push(BigInt(chosen));
+        ids.push(chosen);
+        streamer.put([[BigInt(chosen)]]);
+        ended = endTokenIds.has(chosen) || constraint?.terminated === true;
+        const matched = j < draft.length && chosen === draft[j];
+        if (matched) accepted++;
+        if (!matched || ended || generated >= maxNewTokens) break;
       }
-      const ended = endTokenIds.has(chosen) || constraint?.terminated === true;
-      if (!ended && multiToken && constraint?.forced) {
+      if (draft.length > 0) {
+        drafts!.settle(draft.length, accepted);
+        drafted.accepted += accepted;
+        drafted.rejected += draft.length - accepted;
+      }
+      // What the cache holds of the sequence after this pass: every token read, less the draft's rejected.
+      kept = before + accepted;
+      const cut = draft.length - accepted > 0;
+      if (!ended && generated < maxNewTokens && multiToken && constraint?.forced) {
         for (const token of constraint.forced()) {
           if (generated >= maxNewTokens) break;
           if (!constraint.accept(token)) throw new GatewayError('internal', `The output grammar refused token ${token}, which it forced.`);
-          step.push(token);
+          sequence.push(BigInt(token));
+          ids.push(token);
+          streamer.put([[BigInt(token)]]);
           generated++;
           forced++;
         }
       }
-      for (const token of step) {
-        sequence.push(BigInt(token));
-        streamer.put([[BigInt(token)]]);
+      if (ended || generated >= maxNewTokens || signal.aborted) {
+        // Every token but the last, as after `generate` (a kept draft's last token was read too).
+        const keep = Math.min(kept, sequence.length - 1);
+        if (keep < before + draft.length) final = cutCache(cacheOf(internals, outputs, modelInputs), keep);
+        break;
       }
-      if (ended || generated >= maxNewTokens || signal.aborted) break;
-      modelInputs = internals._update_model_kwargs_for_generation({ generated_input_ids: [[BigInt(chosen)]], outputs, model_inputs: modelInputs, is_encoder_decoder: false });
-      if (step.length > 1) {
-        // The chosen token and the forced ones, read in one pass.
-        modelInputs.input_ids = new Tensor('int64', BigInt64Array.from(step, BigInt), [1, step.length]);
-        modelInputs.attention_mask = ones([1, sequence.length]);
+      modelInputs = internals._update_model_kwargs_for_generation({ generated_input_ids: [[sequence.at(-1)!]], outputs, model_inputs: modelInputs, is_encoder_decoder: false });
+      if (cut) modelInputs.past_key_values = cutCache(modelInputs.past_key_values!, kept);
+      draft = drafts ? drafts.propose(ids, promptLength, maxNewTokens - generated - 1) : [];
+      const unread = sequence.length - kept;
+      if (unread > 1 || draft.length > 0 || cut) {
+        // The tokens chosen since the cache's last, and the draft: read in one pass (the mask, and
+        // so the positions, counted from what the cache holds, not from what the last pass read).
+        modelInputs.input_ids = new Tensor('int64', BigInt64Array.from([...sequence.slice(kept), ...draft.map(BigInt)]), [1, unread + draft.length]);
+        modelInputs.attention_mask = ones([1, sequence.length + draft.length]);
       }
     }
   } catch (error) {
@@ -123,8 +181,20 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
     throw error;
   }
   streamer.end();
-  const past = outputs ? cacheOf(internals, outputs, modelInputs) : undefined;
-  return { sequence, past, forced, steps };
+  const past = final ?? (outputs ? cacheOf(internals, outputs, modelInputs) : undefined);
+  return { sequence, past, forced, steps, drafted };
+}
+
+/** Whether the pass's keys and values are in memory, where a draft's rejected tail can be cut off. */
+function cutsOnCpu(outputs: Record<string, Tensor>): boolean {
+  return Object.entries(outputs).every(([name, tensor]) => !name.startsWith('present') || tensor.location === 'cpu');
+}
+
+/** The cache holding only its first `length` positions (attention keys and values, sequence on axis 2). */
+function cutCache(past: DynamicCache, length: number): DynamicCache {
+  const entries: Record<string, Tensor> = {};
+  for (const [name, tensor] of Object.entries(past) as [string, Tensor][]) entries[name] = tensor.slice(null, null, [0, length], null);
+  return new DynamicCache(entries);
 }
 
 /**
