@@ -200,6 +200,13 @@ export interface ChatRequest {
    * `prompt_cache_key`): a remote Anthropic server, which caches only what it is told to, is told.
    */
   readonly promptCacheKey?: string;
+  /**
+   * The caller's guess of the answer (OpenAI's predicted outputs: a file with a change to make, a
+   * form filled again). An engine that can check guessed tokens several at a time uses it as a
+   * draft: the answer is the same with or without it, only faster where the guess is right. An
+   * engine that cannot ignores it (and reports none of it kept).
+   */
+  readonly prediction?: string;
 }
 
 /**
@@ -253,6 +260,12 @@ export type ChatEvent =
    * ends as after any natural stop (web-llm then keeps its conversation). The text of its tokens
    * ends exactly where the stop string begins: none of it was sent.
    */
+  /**
+   * Of the request's `prediction`, the tokens the engine checked so far and kept (`accepted`) or
+   * threw away (`rejected`), counted from the start; sent as they change, before the tokens of the
+   * step that changed them, so that a stop string's cut leaves the count of the step it fell in.
+   */
+  | { readonly type: 'prediction'; readonly accepted: number; readonly rejected: number }
   | { readonly type: 'end'; readonly reason: 'stop' | 'length'; readonly promptTokens?: number; readonly cachedTokens?: number; readonly stopSequence?: string };
 
 export interface EmbedRequest {

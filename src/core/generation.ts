@@ -28,6 +28,11 @@ export interface Usage {
   readonly cachedTokens: number;
   /** Of `completionTokens`, those of the thinking (markers included); present for a model that thinks. */
   readonly reasoningTokens?: number;
+  /**
+   * Where the request had a `prediction`: of its tokens, those the answer kept, and those the
+   * engine checked and threw away (OpenAI's `accepted_prediction_tokens`, `rejected_prediction_tokens`).
+   */
+  readonly prediction?: { readonly accepted: number; readonly rejected: number };
 }
 
 export type GenerationEvent =
@@ -119,7 +124,7 @@ export async function startGeneration(engine: Engine, request: ChatRequest, sign
     })());
   const pending = first.done ? [] : [first.value];
   const started = pending[0]?.type === 'start' ? pending[0] : undefined;
-  const counts: Counts = { promptTokens: started?.promptTokens ?? 0, completionTokens: 0, cachedTokens: started?.cachedTokens ?? 0, ...(reasoning ? { reasoningTokens: 0 } : {}) };
+  const counts: Counts = { promptTokens: started?.promptTokens ?? 0, completionTokens: 0, cachedTokens: started?.cachedTokens ?? 0, ...(reasoning ? { reasoningTokens: 0 } : {}), ...(request.prediction !== undefined ? { prediction: { accepted: 0, rejected: 0 } } : {}) };
   const inner = run(feed, pending, request, counts, controller, close, reasoning);
   const events: AsyncIterator<GenerationEvent> = {
     next: () => inner.next(),
@@ -154,9 +159,16 @@ interface Counts {
   completionTokens: number;
   cachedTokens: number;
   reasoningTokens?: number;
+  prediction?: { accepted: number; rejected: number };
 }
 
-const usageOf = ({ promptTokens, completionTokens, cachedTokens, reasoningTokens }: Counts): Usage => ({ promptTokens, completionTokens, cachedTokens, ...(reasoningTokens !== undefined ? { reasoningTokens } : {}) });
+const usageOf = ({ promptTokens, completionTokens, cachedTokens, reasoningTokens, prediction }: Counts): Usage => ({
+  promptTokens,
+  completionTokens,
+  cachedTokens,
+  ...(reasoningTokens !== undefined ? { reasoningTokens } : {}),
+  ...(prediction ? { prediction: { ...prediction } } : {}),
+});
 
 async function* run(
   source: AsyncIterator<ChatEvent>,
@@ -239,6 +251,7 @@ async function* run(
         counts.promptTokens = event.promptTokens;
         counts.cachedTokens = event.cachedTokens ?? 0;
       }
+      if (event.type === 'prediction' && counts.prediction) counts.prediction = { accepted: event.accepted, rejected: event.rejected };
       if (event.type !== 'token') continue;
       counts.completionTokens++;
       const out: GenerationEvent[] = [];

@@ -16,6 +16,7 @@ import { createEventChannel } from './event-channel.ts';
 import { checkLogitBias } from '../decoding/logit-bias.ts';
 import { attentionCacheOnly, DEFAULT_PREFILL_CHUNK_TOKENS, prefillInChunks } from './chunked-prefill.ts';
 import { decodeLoop } from './decode-loop.ts';
+import { Drafts, PredictionDrafter, PromptLookupDrafter, type Drafter } from '../decoding/drafts.ts';
 import type { KVPrefixCache } from './kv-prefix-cache.ts';
 import { LogitBias } from './logit-bias.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
@@ -29,6 +30,11 @@ export interface ChatGenerationOptions {
   readonly prefixCache?: KVPrefixCache;
   /** A prompt longer than this is read in pieces of it (chunked-prefill.ts). */
   readonly prefillChunkTokens?: number;
+  /**
+   * Guess the next tokens from the prompt and the answer so far, checked several a pass (default
+   * true; drafts.ts backs off where the guesses miss). A request's `prediction` is used either way.
+   */
+  readonly promptLookup?: boolean;
 }
 
 /**
@@ -42,7 +48,7 @@ export async function* generateChat(
   info: ModelInfo,
   request: ChatRequest,
   signal: AbortSignal,
-  { loadGrammar, prefixCache, prefillChunkTokens = DEFAULT_PREFILL_CHUNK_TOKENS }: ChatGenerationOptions = {},
+  { loadGrammar, prefixCache, prefillChunkTokens = DEFAULT_PREFILL_CHUNK_TOKENS, promptLookup = true }: ChatGenerationOptions = {},
 ): AsyncGenerator<ChatEvent> {
   const { tokenizer } = pipe;
   // Thinking turned off where the template has the switch; elsewhere the model still thinks (and the gateway splits it off).
@@ -65,7 +71,9 @@ export async function* generateChat(
   const budget = request.thinkingBudget !== undefined && info.reasoning && !thinkingOff ? thinkingBudget(pipe, info.reasoning, request.thinkingBudget, promptTokens) : undefined;
   const constraint = spec ? await startConstraint(pipe, spec, loadGrammar) : undefined;
   try {
-    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, budget, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens);
+    const prediction = request.prediction ? tokenizer.encode(request.prediction, { add_special_tokens: false }) : undefined;
+    const drafts = prediction || promptLookup ? new Drafts(prediction && new PredictionDrafter(prediction), promptLookup ? new PromptLookupDrafter() : undefined) : undefined;
+    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, budget, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens, drafts);
   } finally {
     // Every way out, a consumer leaving at the first event included: the matcher lives in wasm memory.
     constraint?.dispose();
@@ -83,6 +91,7 @@ async function* decode(
   budget: ThinkingBudget | undefined,
   prefix: { readonly cache: KVPrefixCache; readonly model: string } | undefined,
   prefillChunkTokens: number,
+  drafts: Drafts | undefined,
 ): AsyncGenerator<ChatEvent> {
   if (signal.aborted) throw abortedError();
   if (maxNewTokens <= 0) {
@@ -100,9 +109,9 @@ async function* decode(
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal.addEventListener('abort', onAbort, { once: true });
-  const channel = createEventChannel<string>();
+  const channel = createEventChannel<ChatEvent>();
   const ends = endTokenIds(model);
-  const streamer = new TokenStreamer({ tokenizer, endTokenIds: ends, onToken: (text) => channel.push(text) });
+  const streamer = new TokenStreamer({ tokenizer, endTokenIds: ends, onToken: (text) => channel.push({ type: 'token', text }) });
   const processors = new LogitsProcessorList();
   // The bias before the grammar's mask (a masked token stays masked, whatever its bias), and the
   // mask before the sampler, which then only ever chooses among allowed tokens. A thinking budget
@@ -121,6 +130,7 @@ async function* decode(
     signal: stop.signal,
     endTokenIds: ends,
     ...(constraint ? { constraint } : {}),
+    ...(drafts ? { drafts: reportingPrediction(drafts, request.prediction !== undefined, (event) => channel.push(event)) } : {}),
     multiToken: attentionCacheOnly(model),
   }).then(
     async ({ sequence, past }) => {
@@ -134,9 +144,9 @@ async function* decode(
   );
 
   try {
-    for await (const text of channel) {
+    for await (const event of channel) {
       if (signal.aborted) break;
-      yield { type: 'token', text };
+      yield event;
     }
     if (signal.aborted) throw abortedError();
     yield { type: 'end', reason: streamer.sawEnd || constraint?.terminated ? 'stop' : 'length' };
@@ -145,6 +155,21 @@ async function* decode(
     stop.abort();
     await generation;
   }
+}
+
+/** The drafts, telling each change in what came of the request's prediction (where it has one). */
+function reportingPrediction(drafts: Drafts, predicted: boolean, send: (event: ChatEvent) => void): Drafter {
+  let sent = { accepted: 0, rejected: 0 };
+  return {
+    propose: (sequence, generatedFrom, max) => drafts.propose(sequence, generatedFrom, max),
+    settle(proposed, accepted) {
+      drafts.settle(proposed, accepted);
+      const now = drafts.prediction;
+      if (!predicted || (now.accepted === sent.accepted && now.rejected === sent.rejected)) return;
+      sent = now;
+      send({ type: 'prediction', ...now });
+    },
+  };
 }
 
 /** A budget for the reply's thinking, ended by the model's closing marker in its own tokens. */

@@ -116,6 +116,9 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
       const before = sequence.length;
       // [1, positions kept, vocabulary]: the last draft.length + 1 rows choose the step's tokens.
       const rows = outputs.logits!.dims.at(-2)!;
+      const read = (modelInputs.input_ids as Tensor).dims.at(-1)!;
+      if (read > 1 && !modelInputs.num_logits_to_keep) logitsAtEveryPosition.set(model, rows === read);
+      if (rows < draft.length + 1) throw new GatewayError('internal', `The model gave logits for ${rows} positions of a pass that checks ${draft.length} drafted tokens.`);
       let accepted = 0;
       let ended = false;
       for (let j = 0; j <= draft.length; j++) {
@@ -133,7 +136,6 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
         }
         sequence.push(BigInt(chosen));
         ids.push(chosen);
-        streamer.put([[BigInt(chosen)]]);
         ended = endTokenIds.has(chosen) || constraint?.terminated === true;
         const matched = j < draft.length && chosen === draft[j];
         if (matched) accepted++;
@@ -144,6 +146,8 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
         drafted.accepted += accepted;
         drafted.rejected += draft.length - accepted;
       }
+      // Streamed once the draft is settled: whoever counts the draft's tokens hears of them first.
+      for (const token of sequence.slice(before)) streamer.put([[token]]);
       // What the cache holds of the sequence after this pass: every token read, less the draft's rejected.
       kept = before + accepted;
       const cut = draft.length - accepted > 0;
@@ -166,7 +170,7 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
       }
       modelInputs = internals._update_model_kwargs_for_generation({ generated_input_ids: [[sequence.at(-1)!]], outputs, model_inputs: modelInputs, is_encoder_decoder: false });
       if (cut) modelInputs.past_key_values = cutCache(modelInputs.past_key_values!, kept);
-      draft = drafts ? drafts.propose(ids, promptLength, maxNewTokens - generated - 1) : [];
+      draft = drafts && (modelInputs.num_logits_to_keep || logitsAtEveryPosition.get(model)) ? drafts.propose(ids, promptLength, maxNewTokens - generated - 1) : [];
       const unread = sequence.length - kept;
       if (unread > 1 || draft.length > 0 || cut) {
         // The tokens chosen since the cache's last, and the draft: read in one pass (the mask, and
@@ -184,6 +188,14 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
   const past = final ?? (outputs ? cacheOf(internals, outputs, modelInputs) : undefined);
   return { sequence, past, forced, steps, drafted };
 }
+
+/**
+ * Whether a model's pass gives logits at every position it reads, learned from its first pass over
+ * several tokens: an export that computes the head at the last position only (to spare a large
+ * vocabulary's [tokens × vocabulary] logits) cannot check drafts, and is given none. A model that
+ * takes `num_logits_to_keep` is told how many positions the draft needs instead.
+ */
+const logitsAtEveryPosition = new WeakMap<object, boolean>();
 
 /** Whether the pass's keys and values are in memory, where a draft's rejected tail can be cut off. */
 function cutsOnCpu(outputs: Record<string, Tensor>): boolean {

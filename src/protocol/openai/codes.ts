@@ -92,15 +92,20 @@ export function readFinish(choice: Readonly<Record<string, unknown>>): { reason:
 
 /**
  * Chat completions usage: `prompt_tokens` includes the cached ones, as OpenAI counts them; a
- * thinking model's adds `completion_tokens_details.reasoning_tokens`, as OpenAI's reasoning models do.
+ * thinking model's adds `completion_tokens_details.reasoning_tokens`, as OpenAI's reasoning models do;
+ * a request with a prediction, `accepted_prediction_tokens` and `rejected_prediction_tokens`.
  */
-export function toOpenAIUsage({ promptTokens, completionTokens, cachedTokens, reasoningTokens }: Usage) {
+export function toOpenAIUsage({ promptTokens, completionTokens, cachedTokens, reasoningTokens, prediction }: Usage) {
+  const details = {
+    ...(reasoningTokens !== undefined || prediction ? { reasoning_tokens: reasoningTokens ?? 0 } : {}),
+    ...(prediction ? { accepted_prediction_tokens: prediction.accepted, rejected_prediction_tokens: prediction.rejected } : {}),
+  };
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     prompt_tokens_details: { cached_tokens: cachedTokens },
-    ...(reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
+    ...(Object.keys(details).length > 0 ? { completion_tokens_details: details } : {}),
   };
 }
 
@@ -114,6 +119,9 @@ export function readOpenAIUsage(usage: unknown): Usage {
     completionTokens: count(source.completion_tokens),
     cachedTokens: count(isRecord(source.prompt_tokens_details) ? source.prompt_tokens_details.cached_tokens : 0),
     ...(typeof details?.reasoning_tokens === 'number' ? { reasoningTokens: details.reasoning_tokens } : {}),
+    ...(typeof details?.accepted_prediction_tokens === 'number' || typeof details?.rejected_prediction_tokens === 'number'
+      ? { prediction: { accepted: count(details?.accepted_prediction_tokens), rejected: count(details?.rejected_prediction_tokens) } }
+      : {}),
   };
 }
 

@@ -89,6 +89,8 @@ export function toChatCompletionBody(request: ChatRequest, { model, stream, with
     if (choice !== 'auto') body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
     if (request.parallelToolCalls === false) body.parallel_tool_calls = false;
   }
+  // A server that speculates (OpenAI's predicted outputs; vLLM and others ignore it) is given the guess.
+  if (request.prediction !== undefined) body.prediction = { type: 'content', content: request.prediction };
   if (stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

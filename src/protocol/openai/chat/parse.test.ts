@@ -280,3 +280,30 @@ describe('parseChatCompletion: thinking switches', () => {
     expect(paramOf(body)).toBe(param);
   });
 });
+
+describe('parseChatCompletion: prediction (predicted outputs)', () => {
+  const TOOL = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } };
+  it('takes the content as a string or text parts, and none for null', () => {
+    expect(parse({ prediction: { type: 'content', content: 'a b c' } }).chat.prediction).toBe('a b c');
+    expect(parse({ prediction: { type: 'content', content: [{ type: 'text', text: 'a ' }, { type: 'text', text: 'b' }] } }).chat.prediction).toBe('a b');
+    expect(parse({ prediction: null }).chat.prediction).toBeUndefined();
+    expect(parse({ prediction: { type: 'content', content: '' } }).chat.prediction).toBe('');
+  });
+  it('refuses a malformed prediction, naming the field', () => {
+    expect(paramOf({ prediction: 'a b' })).toBe('prediction');
+    expect(paramOf({ prediction: { type: 'text', content: 'a' } })).toBe('prediction.type');
+    expect(paramOf({ prediction: { type: 'content' } })).toBe('prediction.content');
+    expect(paramOf({ prediction: { type: 'content', content: [{ type: 'image_url' }] } })).toBe('prediction.content[0]');
+  });
+  it('refuses the parameters predicted outputs do not go with, as OpenAI does', () => {
+    const prediction = { type: 'content', content: 'x' };
+    expect(paramOf({ prediction, tools: [TOOL] })).toBe('tools');
+    expect(paramOf({ prediction, n: 2 })).toBe('n');
+    expect(paramOf({ prediction, logprobs: true })).toBe('logprobs');
+    expect(paramOf({ prediction, presence_penalty: 0.5 })).toBe('presence_penalty');
+    expect(paramOf({ prediction, frequency_penalty: 0.1 })).toBe('frequency_penalty');
+    expect(paramOf({ prediction, modalities: ['text', 'audio'] })).toBe('modalities');
+    // What they do go with.
+    expect(parse({ prediction, n: 1, logprobs: false, presence_penalty: 0, frequency_penalty: -0.5, temperature: 0.7 }).chat.prediction).toBe('x');
+  });
+});

@@ -47,6 +47,7 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>): Pa
     // gives the same opaque end-user id as `user`.
     const user = [body.safety_identifier, body.user].find((value): value is string => typeof value === 'string' && value !== '');
     const promptCacheKey = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
+    const prediction = parsePrediction(body, tools.tools !== undefined);
 
     const chat: NeutralRequest = {
       model: String(body.model),
@@ -66,9 +67,46 @@ export function parseChatCompletion(body: Readonly<Record<string, unknown>>): Pa
       ...(effort && thinking !== false ? { reasoningEffort: effort } : {}),
       ...(user ? { user } : {}),
       ...(promptCacheKey ? { promptCacheKey } : {}),
+      ...(prediction !== undefined ? { prediction } : {}),
     };
     return { chat, stream, includeUsage: stream && includeUsage };
   });
+}
+
+/**
+ * `prediction`: `{ type: 'content', content }`, the content a string or text parts (joined), as
+ * OpenAI's predicted outputs take it; null or absent for none. Refused, as OpenAI refuses them,
+ * with the parameters predicted outputs do not go with: tools, more than one choice, log
+ * probabilities, positive presence and frequency penalties, audio.
+ */
+function parsePrediction(body: Readonly<Record<string, unknown>>, hasTools: boolean): string | undefined {
+  const value = body.prediction;
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) throw invalid('prediction', `Invalid type for 'prediction': expected an object, but got ${describe(value)}.`);
+  if (value.type !== 'content') throw invalid('prediction.type', `Invalid value for 'prediction.type': ${describe(value.type)}. Supported values are: 'content'.`);
+  const content = value.content;
+  let text: string;
+  if (typeof content === 'string') text = content;
+  else if (Array.isArray(content)) {
+    text = content
+      .map((part, i) => {
+        if (!isRecord(part) || part.type !== 'text' || typeof part.text !== 'string') {
+          throw invalid(`prediction.content[${i}]`, `Invalid value for 'prediction.content[${i}]': expected a text part ({ "type": "text", "text": ... }), but got ${describe(part)}.`);
+        }
+        return part.text;
+      })
+      .join('');
+  } else throw invalid('prediction.content', `Invalid type for 'prediction.content': expected a string or an array of text parts, but got ${describe(content)}.`);
+  const unsupported = (param: string, what: string) => invalid(param, `Invalid parameter: ${what} is not supported with predicted outputs ('prediction').`);
+  if (hasTools) throw unsupported('tools', "'tools' (function calling)");
+  if (typeof body.n === 'number' && body.n > 1) throw unsupported('n', "'n' greater than 1");
+  if (body.logprobs === true) throw unsupported('logprobs', "'logprobs'");
+  if (typeof body.top_logprobs === 'number' && body.top_logprobs > 0) throw unsupported('top_logprobs', "'top_logprobs'");
+  if (typeof body.presence_penalty === 'number' && body.presence_penalty > 0) throw unsupported('presence_penalty', "'presence_penalty' greater than 0");
+  if (typeof body.frequency_penalty === 'number' && body.frequency_penalty > 0) throw unsupported('frequency_penalty', "'frequency_penalty' greater than 0");
+  if (body.audio !== undefined && body.audio !== null) throw unsupported('audio', "'audio'");
+  if (Array.isArray(body.modalities) && body.modalities.some((m) => m !== 'text')) throw unsupported('modalities', "a modality other than 'text'");
+  return text;
 }
 
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
