@@ -39,6 +39,9 @@
  *                               worker beside the Node CLI, on the same sample of the shared
  *                               MaskBench files (driver/schemas-run.ts; --sample N, default 1000,
  *                               --limit N, --tokenizer DIR, --no-node, --no-main)
+ *   --drafts                    the drafted-decoding benchmark instead (driver/drafts-run.ts): the
+ *                               real-shaped Qwen q4 and q8 and stories260K in Node, predicted outputs
+ *                               of falling quality and prompt lookup off and on; ms/token
  *   --structured                the structured-output benchmark instead (driver/structured-run.ts):
  *                               the real-shaped Qwen q4 in Node and in the browser's engine worker
  *                               (WASM): free text, json_schema shapes, forced and auto tool calls,
@@ -62,6 +65,7 @@ import { runCpuPathsBench } from './driver/cpu-paths-run.ts';
 import { runSchemasBench } from './driver/schemas-run.ts';
 import { takeLock } from './driver/lock.ts';
 import { runStructuredBench } from './driver/structured-run.ts';
+import { runDraftsBench } from './driver/drafts-run.ts';
 import { parseArgs } from './driver/options.ts';
 import { OUT_DIR, RESULTS } from './driver/paths.ts';
 import { markdownReport } from './driver/report/document.ts';
@@ -102,6 +106,15 @@ async function main(): Promise<void> {
     try {
       const run = await runSchemasBench(options, server);
       if (run) write({ date: new Date().toISOString(), options, driver, chromium: { path: CHROMIUM, args: browserArgs(options.driver) }, schemas: run.results }, `# inpage-llm MaskBench runner — ${new Date().toISOString()}\n\n- ${driver}.\n\n${run.markdown}`);
+    } finally {
+      server.close();
+    }
+    return;
+  }
+  if (options.drafts) {
+    try {
+      const { markdown, samples } = await runDraftsBench(options, server);
+      write({ date: new Date().toISOString(), options, loadAverage: { start: load0, end: loadavg() }, drafts: samples }, `# inpage-llm drafted-decoding benchmark — ${new Date().toISOString()}\n\n- Node (onnxruntime-node) and ${driver}; load average ${load0.map((l) => l.toFixed(2)).join('/')} at start, ${loadavg().map((l) => l.toFixed(2)).join('/')} at the end.\n\n${markdown}\n`);
     } finally {
       server.close();
     }

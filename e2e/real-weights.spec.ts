@@ -105,6 +105,33 @@ for (const inPage of [false, true]) {
   });
 }
 
+// Predicted outputs in the browser's engine worker: a prediction of the story, exact or edited, and
+// one of something else, change how many passes the story takes, never the story (drafted tokens
+// are checked in one pass and the rejected ones cut from the cache on WASM as in Node).
+test('the published story with a prediction of it, of it edited and of something else, on WASM through the service worker', async ({ page }) => {
+  await startRuntime(page, { device: 'wasm', inPage: false, transformersRemoteHost: hub.url, models: models() });
+  const tokens = 96;
+  const story = storyPrefix(tokens);
+  const predictions = [story, story.replace(/\bthe\b/g, 'a').replace(/\bwas\b/g, 'is'), 'Quarterly revenue rose by 4.2% in the northern region.'];
+  const got = await page.evaluate(async ({ model, prompt, tokens, predictions }) => {
+    const client = new window.harness.OpenAI({ baseURL: `${location.origin}/v1`, apiKey: 'k', dangerouslyAllowBrowser: true });
+    const out: { text: string; details: unknown }[] = [];
+    for (const content of predictions) {
+      const reply = await client.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }], max_tokens: tokens, temperature: 0, prediction: { type: 'content', content } });
+      out.push({ text: reply.choices[0]!.message.content!, details: reply.usage!.completion_tokens_details });
+    }
+    return out;
+  }, { model: STORIES_ID, prompt: STORY_PROMPT, tokens, predictions });
+  console.log(`predictions on WASM: ${JSON.stringify(got.map((answer) => answer.details))}`);
+  for (const answer of got) expect(answer.text).toBe(story);
+  const [exact, edited, other] = got.map((answer) => answer.details as { accepted_prediction_tokens: number; rejected_prediction_tokens: number });
+  expect(exact!.accepted_prediction_tokens).toBeGreaterThan(tokens * 0.8);
+  expect(exact!.rejected_prediction_tokens).toBe(0);
+  expect(edited!.accepted_prediction_tokens).toBeGreaterThan(tokens / 2);
+  expect(edited!.rejected_prediction_tokens).toBeGreaterThan(0);
+  expect(other!.accepted_prediction_tokens).toBe(0);
+});
+
 // The CPU path as a cross-origin-isolated page runs it: onnxruntime-web on every core. Threads
 // split the matrix products, not their sums: the same greedy story, byte for byte.
 test('the published story and the reference vector on WASM on every core, the page made cross-origin isolated', async ({ page }) => {

@@ -56,6 +56,8 @@ export function parseArgs(argv: string[]) {
     models: models as 'tiny' | 'real',
     /** The prefix-cache benchmark (conversation-run.ts) instead of the pages above. */
     conversation: argv.includes('--conversation'),
+    /** The drafted-decoding benchmark (drafts-run.ts) instead of the pages above. */
+    drafts: argv.includes('--drafts'),
     /** The structured-output benchmark (structured-run.ts) instead of the pages above. */
     structured: argv.includes('--structured'),
     /** With `--structured`: the browser's weights on WASM (default q8, what the catalog's Qwen loads there). */

@@ -34,6 +34,12 @@ export interface WorkerConfig {
    * default 256). Smaller saves memory on small devices at some speed.
    */
   readonly prefillChunkTokens?: number;
+  /**
+   * Guess a chat answer's next tokens from its prompt (prompt lookup) and check them several a
+   * forward pass (transformers.js models on the CPU path; default true: it backs off where the
+   * guesses miss, and the answers are the same either way).
+   */
+  readonly promptLookup?: boolean;
   /** Serve web-llm models and libraries from these folders instead of their public sources. */
   readonly webllmSelfHost?: SelfHost;
   /** Where transformers.js fetches models that are not bundled (default: the Hugging Face hub). */

@@ -52,6 +52,8 @@ export interface NodeEngineOptions {
    * only its new tokens; 0 keeps none. Default 256 MiB.
    */
   readonly prefixCacheBytes?: number;
+  /** Draft chat answers from their prompts (prompt lookup), checked several tokens a pass (default true). */
+  readonly promptLookup?: boolean;
 }
 
 /** The catalog's transformers.js models (and yours) on onnxruntime-node. */
@@ -71,6 +73,7 @@ export function createNodeEngine(options: NodeEngineOptions = {}): ModelHost {
     device: 'cpu',
     grammar: loadXGrammar,
     ...(options.prefixCacheBytes !== undefined ? { prefixCacheBytes: options.prefixCacheBytes } : {}),
+    ...(options.promptLookup !== undefined ? { promptLookup: options.promptLookup } : {}),
     ...(options.localModelPath !== undefined ? { onDisk: onDiskUnder(options.localModelPath) } : {}),
   });
   return createModelHost({ adapters: [adapter], remoteModels: catalog.remote, ...(options.maxLoaded !== undefined ? { maxLoaded: options.maxLoaded } : {}) });

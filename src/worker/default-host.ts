@@ -37,6 +37,7 @@ export function createDefaultHost(config: WorkerConfig, onProgress: (progress: L
     grammar: loadXGrammar,
     ...(config.prefixCacheBytes !== undefined ? { prefixCacheBytes: config.prefixCacheBytes } : {}),
     ...(config.prefillChunkTokens !== undefined ? { prefillChunkTokens: config.prefillChunkTokens } : {}),
+    ...(config.promptLookup !== undefined ? { promptLookup: config.promptLookup } : {}),
   });
   const webllm = createWebLLMAdapter({ models: catalog.webllm, selfHost: config.webllmSelfHost, grammar: loadXGrammar });
   // The browser's own model lives in the page (the Prompt API is on `window` only): reached over the port it gave.

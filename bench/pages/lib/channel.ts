@@ -8,6 +8,7 @@
 import type { RealWorkload } from '../../driver/real-size-results.ts';
 import type { CpuCandidate, CpuWorkload } from '../../driver/cpu-paths-results.ts';
 import type { ConversationTexts } from './conversation.ts';
+import type { DraftRow } from './drafts.ts';
 import type { StructuredSetup } from './structured.ts';
 
 export interface TaskConfig {
@@ -33,6 +34,8 @@ export interface TaskConfig {
   readonly schemas?: { readonly files: readonly string[]; readonly timeoutMs: number };
   /** Structured-output page: the token cap, the rounds, and the chat model it runs. */
   readonly structured?: StructuredSetup & { readonly chat: RealWorkload['chat'] };
+  /** Drafted-decoding page: the chat model, the rows and the rounds. */
+  readonly drafts?: { readonly chat: RealWorkload['chat']; readonly rows: readonly DraftRow[]; readonly rounds: number };
 }
 
 

@@ -31,6 +31,12 @@ export interface TransformersAdapterOptions extends EnvOptions {
    * sixteenth of the device's memory, between 64 MiB and 1 GiB (see prefix-store.ts).
    */
   readonly prefixCacheBytes?: number;
+  /**
+   * Guess a chat answer's next tokens from its prompt and what it wrote so far, and check the
+   * guesses several a pass (default true: backs off where they miss; the answers are the same
+   * either way). A request's `prediction` is drafted from whatever this says.
+   */
+  readonly promptLookup?: boolean;
   /** A chat prompt longer than this is read in pieces of it, bounding the memory one pass takes (default 256; chunked-prefill.ts). A positive integer. */
   readonly prefillChunkTokens?: number;
   /**
@@ -88,7 +94,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     async *chat(chat, { signal }) {
       const spec = lookup(chat.model, 'chat');
       const pipe = await loader.load('text-generation', request(spec));
-      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(prefillChunkTokens ? { prefillChunkTokens } : {}) });
+      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(prefillChunkTokens ? { prefillChunkTokens } : {}), ...(options.promptLookup === false ? { promptLookup: false } : {}) });
     },
     async embed(embed, { signal }) {
       const spec = lookup(embed.model, 'embedding');
