@@ -24,8 +24,11 @@ export interface Drafter {
    * Tokens guessed to follow `sequence` (the prompt, then every token generated so far, the one
    * just chosen last), at most `max`; empty for no guess.
    */
-  propose(sequence: readonly number[], generatedFrom: number, max: number): readonly number[];
-  /** Of the last proposal's `proposed` tokens, the model kept the first `accepted`. */
+  propose(sequence: readonly number[], generatedFrom: number, max: number, positionCost?: number): readonly number[];
+  /**
+   * Of the last proposal's `proposed` tokens, the model kept the first `accepted`. (`positionCost`
+   * above: what one more position costs a pass, as a share of a pass over one token; see DraftLength.)
+   */
   settle(proposed: number, accepted: number): void;
 }
 
@@ -58,26 +61,54 @@ export function lastMatchEnd(source: readonly number[], before: number, tokens: 
   return -1;
 }
 
+/** What one more position costs a pass, as a share of a one-token pass, until the decoder has measured it. */
+export const DEFAULT_POSITION_COST = 0.25;
+
 /**
- * How many tokens to guess: more after a guess the model kept whole, fewer after one it cut short
- * (as many as it kept, and one), between 1 and `ceiling`.
+ * How many tokens to guess: the length that gives the most tokens per unit of time, by what the
+ * model kept of this source's guesses so far. Each guessed token is taken to be kept with one
+ * chance p (kept tokens over kept tokens and cuts, the older evidence fading), so k guesses keep
+ * p + p² + … + p^k on average, and a pass over them costs 1 + k × the position cost: guessing pays
+ * only where the first outweighs the second. Where no length pays, one token is guessed every
+ * eighth step, so that a source that starts to agree is heard again.
  */
 class DraftLength {
-  #length: number;
+  #kept: number;
+  #cut = 1;
+  #idle = 0;
   readonly #ceiling: number;
 
-  constructor(start: number, ceiling: number) {
-    this.#length = start;
+  constructor(prior: number, ceiling: number) {
+    // The prior: as if `prior` of every guess had been kept (prior / (prior + 1) chance a token).
+    this.#kept = prior;
     this.#ceiling = ceiling;
   }
 
-  get value(): number {
-    return this.#length;
+  length(positionCost: number): number {
+    const p = this.#kept / (this.#kept + this.#cut);
+    let best = 0;
+    let bestRate = 1;
+    let expected = 0;
+    let pk = 1;
+    for (let k = 1; k <= this.#ceiling; k++) {
+      pk *= p;
+      expected += pk;
+      const rate = (1 + expected) / (1 + positionCost * k);
+      if (rate > bestRate) {
+        bestRate = rate;
+        best = k;
+      }
+    }
+    if (best > 0) this.#idle = 0;
+    else if (++this.#idle % 8 === 0) return 1;
+    return best;
   }
 
   settle(proposed: number, accepted: number): void {
     if (proposed === 0) return;
-    this.#length = accepted === proposed ? Math.min(this.#ceiling, this.#length * 2) : Math.max(1, Math.min(this.#length, accepted + 1));
+    // Evidence fades by a tenth a guess: a prediction right again after an edit is believed again.
+    this.#kept = this.#kept * 0.9 + accepted;
+    this.#cut = this.#cut * 0.9 + (accepted < proposed ? 1 : 0);
   }
 }
 
@@ -95,12 +126,12 @@ export class PredictionDrafter implements Drafter {
   /** A replaced token was guessed since the answer last kept a guess: not again until it does. */
   #guessed = false;
 
-  constructor(prediction: readonly number[], { start = 8, ceiling = 32 }: { start?: number; ceiling?: number } = {}) {
+  constructor(prediction: readonly number[], { prior = 8, ceiling = 32 }: { prior?: number; ceiling?: number } = {}) {
     this.#prediction = prediction;
-    this.#length = new DraftLength(start, ceiling);
+    this.#length = new DraftLength(prior, ceiling);
   }
 
-  propose(sequence: readonly number[], generatedFrom: number, max: number): readonly number[] {
+  propose(sequence: readonly number[], generatedFrom: number, max: number, positionCost = DEFAULT_POSITION_COST): readonly number[] {
     const prediction = this.#prediction;
     const answer = sequence.slice(generatedFrom);
     const last = answer.at(-1);
@@ -124,8 +155,7 @@ export class PredictionDrafter implements Drafter {
       if (from < 0 || from >= prediction.length) return [];
     }
     this.#next = from;
-    const draft = prediction.slice(from, from + Math.min(max, this.#length.value));
-    return draft;
+    return prediction.slice(from, from + Math.min(max, this.#length.length(positionCost)));
   }
 
   settle(proposed: number, accepted: number): void {
@@ -161,11 +191,11 @@ export class PromptLookupDrafter implements Drafter {
   #rest = 0;
   #restAfterMiss = 1;
 
-  constructor({ start = 4, ceiling = 16 }: { start?: number; ceiling?: number } = {}) {
-    this.#length = new DraftLength(start, ceiling);
+  constructor({ prior = 3, ceiling = 16 }: { prior?: number; ceiling?: number } = {}) {
+    this.#length = new DraftLength(prior, ceiling);
   }
 
-  propose(sequence: readonly number[], _generatedFrom: number, max: number): readonly number[] {
+  propose(sequence: readonly number[], _generatedFrom: number, max: number, positionCost = DEFAULT_POSITION_COST): readonly number[] {
     if (this.#rest > 0) {
       this.#rest--;
       return [];
@@ -174,7 +204,7 @@ export class PromptLookupDrafter implements Drafter {
     // An earlier occurrence: one that ends before the tail itself begins to end.
     const end = lastMatchEnd(sequence, sequence.length - 1, tail, LOOKUP_NGRAM_MAX, LOOKUP_NGRAM_MIN);
     if (end < 0) return [];
-    return sequence.slice(end, end + Math.min(max, this.#length.value));
+    return sequence.slice(end, end + Math.min(max, this.#length.length(positionCost)));
   }
 
   settle(proposed: number, accepted: number): void {
@@ -202,12 +232,12 @@ export class Drafts implements Drafter {
     this.#lookup = lookup;
   }
 
-  propose(sequence: readonly number[], generatedFrom: number, max: number): readonly number[] {
+  propose(sequence: readonly number[], generatedFrom: number, max: number, positionCost = DEFAULT_POSITION_COST): readonly number[] {
     this.#last = undefined;
     if (max <= 0) return [];
     for (const drafter of [this.#prediction, this.#lookup]) {
       if (!drafter) continue;
-      const draft = drafter.propose(sequence, generatedFrom, max);
+      const draft = drafter.propose(sequence, generatedFrom, max, positionCost);
       if (draft.length > 0) {
         this.#last = drafter;
         return draft;

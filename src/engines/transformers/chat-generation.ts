@@ -35,6 +35,15 @@ export interface ChatGenerationOptions {
    * true; drafts.ts backs off where the guesses miss). A request's `prediction` is used either way.
    */
   readonly promptLookup?: boolean;
+  /**
+   * Whether a pass over several tokens gives each position the logits passes over one token at a
+   * time would (default true). Not so for weights quantized with their activations (q8: one scale
+   * over all of a pass's positions): drafts are then not checked at all, since the answer would
+   * change with them, and a prediction reports none kept.
+   */
+  readonly independentPositions?: boolean;
+  /** What one more position costs a pass, as the drafts reckon it: fixed here, else measured (decode-loop.ts). */
+  readonly draftPositionCost?: number;
 }
 
 /**
@@ -48,7 +57,7 @@ export async function* generateChat(
   info: ModelInfo,
   request: ChatRequest,
   signal: AbortSignal,
-  { loadGrammar, prefixCache, prefillChunkTokens = DEFAULT_PREFILL_CHUNK_TOKENS, promptLookup = true }: ChatGenerationOptions = {},
+  { loadGrammar, prefixCache, prefillChunkTokens = DEFAULT_PREFILL_CHUNK_TOKENS, promptLookup = true, independentPositions = true, draftPositionCost }: ChatGenerationOptions = {},
 ): AsyncGenerator<ChatEvent> {
   const { tokenizer } = pipe;
   // Thinking turned off where the template has the switch; elsewhere the model still thinks (and the gateway splits it off).
@@ -71,9 +80,9 @@ export async function* generateChat(
   const budget = request.thinkingBudget !== undefined && info.reasoning && !thinkingOff ? thinkingBudget(pipe, info.reasoning, request.thinkingBudget, promptTokens) : undefined;
   const constraint = spec ? await startConstraint(pipe, spec, loadGrammar) : undefined;
   try {
-    const prediction = request.prediction ? tokenizer.encode(request.prediction, { add_special_tokens: false }) : undefined;
-    const drafts = prediction || promptLookup ? new Drafts(prediction && new PredictionDrafter(prediction), promptLookup ? new PromptLookupDrafter() : undefined) : undefined;
-    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, budget, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens, drafts);
+    const prediction = request.prediction && independentPositions ? tokenizer.encode(request.prediction, { add_special_tokens: false }) : undefined;
+    const drafts = independentPositions && (prediction || promptLookup) ? new Drafts(prediction && new PredictionDrafter(prediction), promptLookup ? new PromptLookupDrafter() : undefined) : undefined;
+    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, budget, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens, drafts, draftPositionCost);
   } finally {
     // Every way out, a consumer leaving at the first event included: the matcher lives in wasm memory.
     constraint?.dispose();
@@ -92,6 +101,7 @@ async function* decode(
   prefix: { readonly cache: KVPrefixCache; readonly model: string } | undefined,
   prefillChunkTokens: number,
   drafts: Drafts | undefined,
+  positionCost: number | undefined,
 ): AsyncGenerator<ChatEvent> {
   if (signal.aborted) throw abortedError();
   if (maxNewTokens <= 0) {
@@ -132,6 +142,7 @@ async function* decode(
     ...(constraint ? { constraint } : {}),
     ...(drafts ? { drafts: reportingPrediction(drafts, request.prediction !== undefined, (event) => channel.push(event)) } : {}),
     multiToken: attentionCacheOnly(model),
+    ...(positionCost !== undefined ? { positionCost } : {}),
   }).then(
     async ({ sequence, past }) => {
       channel.close();

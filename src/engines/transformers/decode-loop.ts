@@ -15,7 +15,7 @@
  */
 import { DynamicCache, ones, Tensor, type GenerationConfig, type LogitsProcessorList, type PreTrainedModel } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
-import type { Drafter } from '../decoding/drafts.ts';
+import { DEFAULT_POSITION_COST, type Drafter } from '../decoding/drafts.ts';
 import type { TokenConstraint } from '../grammar/vocabulary.ts';
 
 /** What the loop streams to: `generate`'s streamer contract (the prompt first, then each token). */
@@ -43,6 +43,8 @@ export interface DecodeLoopOptions {
   readonly multiToken: boolean;
   /** Guesses of the next tokens, checked in the pass that reads the token chosen before them. */
   readonly drafts?: Drafter;
+  /** What a pass's extra position costs the drafts, fixed (reproducible drafts); default: measured on this model's passes. */
+  readonly positionCost?: number;
 }
 
 export interface Decoded {
@@ -107,11 +109,13 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
       modelInputs = internals.prepare_inputs_for_generation([sequence], modelInputs, config);
       // A model that computes only the last positions' logits computes the draft's too.
       if (modelInputs.num_logits_to_keep) modelInputs.num_logits_to_keep = new Tensor('int64', [BigInt(draft.length + 1)], []);
+      const started = performance.now();
       const pass = internals.forward(modelInputs);
       // The next mask while the pass runs, where the runtime runs it off this thread.
       constraint?.mask();
       outputs = await pass;
       steps++;
+      if (steps > 0) passCosts(model).heard((modelInputs.input_ids as Tensor).dims.at(-1)!, performance.now() - started);
       if (steps === 0 && drafts && !cutsOnCpu(outputs)) drafts = undefined;
       const before = sequence.length;
       // [1, positions kept, vocabulary]: the last draft.length + 1 rows choose the step's tokens.
@@ -170,7 +174,7 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
       }
       modelInputs = internals._update_model_kwargs_for_generation({ generated_input_ids: [[sequence.at(-1)!]], outputs, model_inputs: modelInputs, is_encoder_decoder: false });
       if (cut) modelInputs.past_key_values = cutCache(modelInputs.past_key_values!, kept);
-      draft = drafts && (modelInputs.num_logits_to_keep || logitsAtEveryPosition.get(model)) ? drafts.propose(ids, promptLength, maxNewTokens - generated - 1) : [];
+      draft = drafts && (modelInputs.num_logits_to_keep || logitsAtEveryPosition.get(model)) ? drafts.propose(ids, promptLength, maxNewTokens - generated - 1, options.positionCost ?? passCosts(model).positionCost) : [];
       const unread = sequence.length - kept;
       if (unread > 1 || draft.length > 0 || cut) {
         // The tokens chosen since the cache's last, and the draft: read in one pass (the mask, and
@@ -196,6 +200,35 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
  * takes `num_logits_to_keep` is told how many positions the draft needs instead.
  */
 const logitsAtEveryPosition = new WeakMap<object, boolean>();
+
+/**
+ * What a pass costs a model: a one-token pass's time, and what each more position adds to it as a
+ * share of that (the drafts' position cost), both running averages of its decoding passes (the
+ * prompt's pass, whose many positions cost less each, is left out). Until heard, the default.
+ */
+class PassCosts {
+  #one: number | undefined;
+  #share: number | undefined;
+
+  heard(positions: number, ms: number): void {
+    if (positions === 1) this.#one = this.#one === undefined ? ms : this.#one * 0.8 + ms * 0.2;
+    else if (this.#one !== undefined && positions <= 64) {
+      const share = Math.min(4, Math.max(0.005, (ms / this.#one - 1) / (positions - 1)));
+      this.#share = this.#share === undefined ? share : this.#share * 0.8 + share * 0.2;
+    }
+  }
+
+  get positionCost(): number {
+    return this.#share ?? DEFAULT_POSITION_COST;
+  }
+}
+
+const costs = new WeakMap<object, PassCosts>();
+function passCosts(model: object): PassCosts {
+  let known = costs.get(model);
+  if (!known) costs.set(model, (known = new PassCosts()));
+  return known;
+}
 
 /** Whether the pass's keys and values are in memory, where a draft's rejected tail can be cut off. */
 function cutsOnCpu(outputs: Record<string, Tensor>): boolean {

@@ -37,6 +37,11 @@ export interface TransformersAdapterOptions extends EnvOptions {
    * either way). A request's `prediction` is drafted from whatever this says.
    */
   readonly promptLookup?: boolean;
+  /**
+   * What one more position costs a forward pass, as a share of a one-token pass, for sizing drafts:
+   * fixed, so that drafting is the same run to run (tests); default: measured on the model's passes.
+   */
+  readonly draftPositionCost?: number;
   /** A chat prompt longer than this is read in pieces of it, bounding the memory one pass takes (default 256; chunked-prefill.ts). A positive integer. */
   readonly prefillChunkTokens?: number;
   /**
@@ -45,6 +50,27 @@ export interface TransformersAdapterOptions extends EnvOptions {
    * bundled models are.
    */
   readonly onDisk?: (source: string) => Promise<boolean>;
+}
+
+/**
+ * Weights whose export quantizes the activations too (transformers.js's `q8`, `int8`, `uint8`:
+ * DynamicQuantizeLinear takes one scale over the whole [positions × features] input), so that in a
+ * pass over several tokens each position's logits depend on the others'. Drafts are not checked on
+ * them: the answer would change with the draft (docs/decisions/speculative-decoding.md).
+ */
+const QUANTIZES_ACTIVATIONS = new Set(['q8', 'int8', 'uint8']);
+
+/** The weights' dtype as transformers.js chose them: the one asked for, else the model's config's, else the device's default. */
+function loadedDtype(pipe: { model: { config: unknown } }, spec: TransformersModelSpec, on: TransformersDevice): string {
+  const asked = on === 'wasm' && spec.wasmDtype ? spec.wasmDtype : spec.dtype;
+  if (asked) return asked;
+  const configured = (pipe.model.config as { 'transformers.js_config'?: { dtype?: unknown } })['transformers.js_config']?.dtype;
+  if (typeof configured === 'string') return configured;
+  if (configured && typeof configured === 'object') {
+    const model = (configured as Record<string, unknown>).model;
+    if (typeof model === 'string') return model;
+  }
+  return on === 'wasm' ? 'q8' : 'fp32';
 }
 
 export function createTransformersAdapter(options: TransformersAdapterOptions): EngineAdapter & { device(): Promise<TransformersDevice> } {
@@ -94,7 +120,8 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
     async *chat(chat, { signal }) {
       const spec = lookup(chat.model, 'chat');
       const pipe = await loader.load('text-generation', request(spec));
-      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(prefillChunkTokens ? { prefillChunkTokens } : {}), ...(options.promptLookup === false ? { promptLookup: false } : {}) });
+      const dtype = loadedDtype(pipe, spec, await loader.device());
+      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(prefillChunkTokens ? { prefillChunkTokens } : {}), ...(options.promptLookup === false ? { promptLookup: false } : {}), ...(QUANTIZES_ACTIVATIONS.has(dtype) ? { independentPositions: false } : {}), ...(options.draftPositionCost !== undefined ? { draftPositionCost: options.draftPositionCost } : {}) });
     },
     async embed(embed, { signal }) {
       const spec = lookup(embed.model, 'embedding');
