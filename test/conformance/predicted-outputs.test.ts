@@ -4,12 +4,12 @@
  * `completion_tokens_details.accepted_prediction_tokens` / `rejected_prediction_tokens` are exact.
  * The figures are worked out apart from the engine: the drafting rule (drafts.ts, the same one the
  * engine uses) run over the greedy story the model is known to write, guess by guess, against the
- * tokens that follow (the engine's position cost fixed, as the rule is given it here, instead of
+ * tokens that follow (the engine's pass cost fixed, as the rule is given it here, instead of
  * measured). An engine that miscounted, kept a wrong guess or lost a right one disagrees.
  */
 import { AutoTokenizer, env, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_POSITION_COST, Drafts, PredictionDrafter, PromptLookupDrafter } from '../../src/engines/decoding/drafts.ts';
+import { DEFAULT_PASS_COST, Drafts, PredictionDrafter, PromptLookupDrafter } from '../../src/engines/decoding/drafts.ts';
 import { createModelHost } from '../../src/engines/hosting/model-host.ts';
 import { createTransformersAdapter } from '../../src/engines/transformers/index.ts';
 import { createHarness, type Harness, TRANSPORTS } from '../support/harness.ts';
@@ -40,7 +40,7 @@ function expectedCounts(prediction: string): { accepted: number; rejected: numbe
   const sequence: number[] = [...STORY_PROMPT_IDS, answer[0]!];
   while (sequence.length - STORY_PROMPT_IDS.length < TOKENS) {
     const generated = sequence.length - STORY_PROMPT_IDS.length;
-    const draft = drafts.propose(sequence, STORY_PROMPT_IDS.length, TOKENS - generated - 1, DEFAULT_POSITION_COST);
+    const draft = drafts.propose(sequence, STORY_PROMPT_IDS.length, TOKENS - generated - 1, DEFAULT_PASS_COST);
     let kept = 0;
     while (kept < draft.length && draft[kept] === answer[generated + kept]) kept++;
     if (draft.length > 0) drafts.settle(draft.length, kept);
@@ -59,7 +59,7 @@ const PREDICTIONS: readonly [string, () => string][] = [
 describe.each(TRANSPORTS)('predicted outputs on real weights (%s)', (transport) => {
   let h: Harness;
   beforeAll(() => {
-    if (!missing) h = createHarness(transport, { engine: createModelHost({ adapters: [createTransformersAdapter({ models: [storiesSpec], localModelPath: dir, device: 'cpu', draftPositionCost: DEFAULT_POSITION_COST })] }) });
+    if (!missing) h = createHarness(transport, { engine: createModelHost({ adapters: [createTransformersAdapter({ models: [storiesSpec], localModelPath: dir, device: 'cpu', draftPassCost: DEFAULT_PASS_COST })] }) });
   });
   afterAll(() => h?.close());
   const messages = [{ role: 'user' as const, content: STORY_PROMPT }];

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Drafts, lastMatchEnd, PredictionDrafter, PromptLookupDrafter } from './drafts.ts';
 
 /** Cheap extra positions (a small model), and dear ones. */
-const CHEAP = 0.02;
-const DEAR = 3;
+const CHEAP = { jump: 0, perPosition: 0.02 };
+const DEAR = { jump: 3, perPosition: 0.5 };
 
 describe('lastMatchEnd', () => {
   it('finds the latest occurrence of the longest tail, ending no later than asked', () => {

@@ -24,10 +24,10 @@ export interface Drafter {
    * Tokens guessed to follow `sequence` (the prompt, then every token generated so far, the one
    * just chosen last), at most `max`; empty for no guess.
    */
-  propose(sequence: readonly number[], generatedFrom: number, max: number, positionCost?: number): readonly number[];
+  propose(sequence: readonly number[], generatedFrom: number, max: number, cost?: PassCost): readonly number[];
   /**
-   * Of the last proposal's `proposed` tokens, the model kept the first `accepted`. (`positionCost`
-   * above: what one more position costs a pass, as a share of a pass over one token; see DraftLength.)
+   * Of the last proposal's `proposed` tokens, the model kept the first `accepted`. (`cost` above:
+   * what a pass over a draft costs the model; see PassCost.)
    */
   settle(proposed: number, accepted: number): void;
 }
@@ -61,16 +61,29 @@ export function lastMatchEnd(source: readonly number[], before: number, tokens: 
   return -1;
 }
 
-/** What one more position costs a pass, as a share of a one-token pass, until the decoder has measured it. */
-export const DEFAULT_POSITION_COST = 0.25;
+/**
+ * What a pass that reads a draft of k tokens costs, in one-token passes: 1 + `jump` + k ×
+ * `perPosition`. The jump is real: onnxruntime's CPU kernels take another path for a product of
+ * more than one row (the real-shaped Qwen, q4 on onnxruntime-node: 114 ms for one token, 177 for
+ * two, 208 for eight, 430 for 32; q8: 55, 64, 91, 226), so a short draft can cost more than it
+ * saves where a long one pays many times. The decoder measures both on each model's passes.
+ */
+export interface PassCost {
+  readonly jump: number;
+  readonly perPosition: number;
+}
+
+/** Until the decoder has measured the model's passes. */
+export const DEFAULT_PASS_COST: PassCost = { jump: 0.4, perPosition: 0.05 };
 
 /**
  * How many tokens to guess: the length that gives the most tokens per unit of time, by what the
  * model kept of this source's guesses so far. Each guessed token is taken to be kept with one
  * chance p (kept tokens over kept tokens and cuts, the older evidence fading), so k guesses keep
- * p + p² + … + p^k on average, and a pass over them costs 1 + k × the position cost: guessing pays
- * only where the first outweighs the second. Where no length pays, one token is guessed every
- * eighth step, so that a source that starts to agree is heard again.
+ * p + p² + … + p^k on average, one more token comes with the pass, and the pass costs as PassCost
+ * says: guessing happens only where that beats a one-token pass by a twentieth. Where no length
+ * pays, one is tried every 32nd step (at the longest length the model would pay for were p
+ * high), so that a source that starts to agree is heard again.
  */
 class DraftLength {
   #kept: number;
@@ -84,23 +97,23 @@ class DraftLength {
     this.#ceiling = ceiling;
   }
 
-  length(positionCost: number): number {
+  length(cost: PassCost, cap = Infinity): number {
     const p = this.#kept / (this.#kept + this.#cut);
     let best = 0;
-    let bestRate = 1;
+    let bestRate = 1.05;
     let expected = 0;
     let pk = 1;
-    for (let k = 1; k <= this.#ceiling; k++) {
+    for (let k = 1; k <= Math.min(this.#ceiling, cap); k++) {
       pk *= p;
       expected += pk;
-      const rate = (1 + expected) / (1 + positionCost * k);
+      const rate = (1 + expected) / (1 + cost.jump + cost.perPosition * k);
       if (rate > bestRate) {
         bestRate = rate;
         best = k;
       }
     }
     if (best > 0) this.#idle = 0;
-    else if (++this.#idle % 8 === 0) return 1;
+    else if (++this.#idle % 32 === 0) return Math.min(this.#ceiling, cap, 8);
     return best;
   }
 
@@ -131,14 +144,17 @@ export class PredictionDrafter implements Drafter {
     this.#length = new DraftLength(prior, ceiling);
   }
 
-  propose(sequence: readonly number[], generatedFrom: number, max: number, positionCost = DEFAULT_POSITION_COST): readonly number[] {
+  propose(sequence: readonly number[], generatedFrom: number, max: number, cost = DEFAULT_PASS_COST): readonly number[] {
     const prediction = this.#prediction;
     const answer = sequence.slice(generatedFrom);
     const last = answer.at(-1);
     if (last === undefined) return [];
     let from: number;
+    // A place found again is less sure than one followed: its guess is kept short until it holds.
+    let cap = Infinity;
     if (prediction[this.#next] === last) from = this.#next + 1;
     else {
+      cap = 16;
       // The answer left the prediction: find its last tokens there, after the old place first,
       // then its last token a little ahead (a token the answer left out), then, once, the place
       // after the old one (a token the answer replaced).
@@ -151,11 +167,12 @@ export class PredictionDrafter implements Drafter {
       if (from < 0 && !this.#guessed) {
         from = this.#next + 1;
         this.#guessed = true;
+        cap = 8;
       }
       if (from < 0 || from >= prediction.length) return [];
     }
     this.#next = from;
-    return prediction.slice(from, from + Math.min(max, this.#length.length(positionCost)));
+    return prediction.slice(from, from + Math.min(max, this.#length.length(cost, cap)));
   }
 
   settle(proposed: number, accepted: number): void {
@@ -195,7 +212,7 @@ export class PromptLookupDrafter implements Drafter {
     this.#length = new DraftLength(prior, ceiling);
   }
 
-  propose(sequence: readonly number[], _generatedFrom: number, max: number, positionCost = DEFAULT_POSITION_COST): readonly number[] {
+  propose(sequence: readonly number[], _generatedFrom: number, max: number, cost = DEFAULT_PASS_COST): readonly number[] {
     if (this.#rest > 0) {
       this.#rest--;
       return [];
@@ -204,7 +221,7 @@ export class PromptLookupDrafter implements Drafter {
     // An earlier occurrence: one that ends before the tail itself begins to end.
     const end = lastMatchEnd(sequence, sequence.length - 1, tail, LOOKUP_NGRAM_MAX, LOOKUP_NGRAM_MIN);
     if (end < 0) return [];
-    return sequence.slice(end, end + Math.min(max, this.#length.length(positionCost)));
+    return sequence.slice(end, end + Math.min(max, this.#length.length(cost)));
   }
 
   settle(proposed: number, accepted: number): void {
@@ -232,12 +249,12 @@ export class Drafts implements Drafter {
     this.#lookup = lookup;
   }
 
-  propose(sequence: readonly number[], generatedFrom: number, max: number, positionCost = DEFAULT_POSITION_COST): readonly number[] {
+  propose(sequence: readonly number[], generatedFrom: number, max: number, cost = DEFAULT_PASS_COST): readonly number[] {
     this.#last = undefined;
     if (max <= 0) return [];
     for (const drafter of [this.#prediction, this.#lookup]) {
       if (!drafter) continue;
-      const draft = drafter.propose(sequence, generatedFrom, max, positionCost);
+      const draft = drafter.propose(sequence, generatedFrom, max, cost);
       if (draft.length > 0) {
         this.#last = drafter;
         return draft;

@@ -16,7 +16,7 @@ import { createEventChannel } from './event-channel.ts';
 import { checkLogitBias } from '../decoding/logit-bias.ts';
 import { attentionCacheOnly, DEFAULT_PREFILL_CHUNK_TOKENS, prefillInChunks } from './chunked-prefill.ts';
 import { decodeLoop } from './decode-loop.ts';
-import { Drafts, PredictionDrafter, PromptLookupDrafter, type Drafter } from '../decoding/drafts.ts';
+import { Drafts, PredictionDrafter, PromptLookupDrafter, type Drafter, type PassCost } from '../decoding/drafts.ts';
 import type { KVPrefixCache } from './kv-prefix-cache.ts';
 import { LogitBias } from './logit-bias.ts';
 import { needsSampler, TokenSampler } from './token-sampler.ts';
@@ -42,8 +42,8 @@ export interface ChatGenerationOptions {
    * change with them, and a prediction reports none kept.
    */
   readonly independentPositions?: boolean;
-  /** What one more position costs a pass, as the drafts reckon it: fixed here, else measured (decode-loop.ts). */
-  readonly draftPositionCost?: number;
+  /** What a pass over a draft costs, as the drafts reckon it: fixed here, else measured (decode-loop.ts). */
+  readonly draftPassCost?: PassCost;
 }
 
 /**
@@ -57,7 +57,7 @@ export async function* generateChat(
   info: ModelInfo,
   request: ChatRequest,
   signal: AbortSignal,
-  { loadGrammar, prefixCache, prefillChunkTokens = DEFAULT_PREFILL_CHUNK_TOKENS, promptLookup = true, independentPositions = true, draftPositionCost }: ChatGenerationOptions = {},
+  { loadGrammar, prefixCache, prefillChunkTokens = DEFAULT_PREFILL_CHUNK_TOKENS, promptLookup = true, independentPositions = true, draftPassCost }: ChatGenerationOptions = {},
 ): AsyncGenerator<ChatEvent> {
   const { tokenizer } = pipe;
   // Thinking turned off where the template has the switch; elsewhere the model still thinks (and the gateway splits it off).
@@ -82,7 +82,7 @@ export async function* generateChat(
   try {
     const prediction = request.prediction && independentPositions ? tokenizer.encode(request.prediction, { add_special_tokens: false }) : undefined;
     const drafts = independentPositions && (prediction || promptLookup) ? new Drafts(prediction && new PredictionDrafter(prediction), promptLookup ? new PromptLookupDrafter() : undefined) : undefined;
-    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, budget, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens, drafts, draftPositionCost);
+    yield* decode(pipe, inputs, promptTokens, maxNewTokens, request, signal, constraint, budget, prefixCache && { cache: prefixCache, model: info.id }, prefillChunkTokens, drafts, draftPassCost);
   } finally {
     // Every way out, a consumer leaving at the first event included: the matcher lives in wasm memory.
     constraint?.dispose();
@@ -101,7 +101,7 @@ async function* decode(
   prefix: { readonly cache: KVPrefixCache; readonly model: string } | undefined,
   prefillChunkTokens: number,
   drafts: Drafts | undefined,
-  positionCost: number | undefined,
+  passCost: PassCost | undefined,
 ): AsyncGenerator<ChatEvent> {
   if (signal.aborted) throw abortedError();
   if (maxNewTokens <= 0) {
@@ -142,7 +142,7 @@ async function* decode(
     ...(constraint ? { constraint } : {}),
     ...(drafts ? { drafts: reportingPrediction(drafts, request.prediction !== undefined, (event) => channel.push(event)) } : {}),
     multiToken: attentionCacheOnly(model),
-    ...(positionCost !== undefined ? { positionCost } : {}),
+    ...(passCost ? { passCost } : {}),
   }).then(
     async ({ sequence, past }) => {
       channel.close();

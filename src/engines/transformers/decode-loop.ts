@@ -15,7 +15,7 @@
  */
 import { DynamicCache, ones, Tensor, type GenerationConfig, type LogitsProcessorList, type PreTrainedModel } from '@huggingface/transformers';
 import { GatewayError } from '../../core/errors.ts';
-import { DEFAULT_POSITION_COST, type Drafter } from '../decoding/drafts.ts';
+import { DEFAULT_PASS_COST, type Drafter, type PassCost } from '../decoding/drafts.ts';
 import type { TokenConstraint } from '../grammar/vocabulary.ts';
 
 /** What the loop streams to: `generate`'s streamer contract (the prompt first, then each token). */
@@ -43,8 +43,8 @@ export interface DecodeLoopOptions {
   readonly multiToken: boolean;
   /** Guesses of the next tokens, checked in the pass that reads the token chosen before them. */
   readonly drafts?: Drafter;
-  /** What a pass's extra position costs the drafts, fixed (reproducible drafts); default: measured on this model's passes. */
-  readonly positionCost?: number;
+  /** What a pass over a draft costs, as the drafts reckon it, fixed (reproducible drafts); default: measured on this model's passes. */
+  readonly passCost?: PassCost;
 }
 
 export interface Decoded {
@@ -174,7 +174,7 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
       }
       modelInputs = internals._update_model_kwargs_for_generation({ generated_input_ids: [[sequence.at(-1)!]], outputs, model_inputs: modelInputs, is_encoder_decoder: false });
       if (cut) modelInputs.past_key_values = cutCache(modelInputs.past_key_values!, kept);
-      draft = drafts && (modelInputs.num_logits_to_keep || logitsAtEveryPosition.get(model)) ? drafts.propose(ids, promptLength, maxNewTokens - generated - 1, options.positionCost ?? passCosts(model).positionCost) : [];
+      draft = drafts && (modelInputs.num_logits_to_keep || logitsAtEveryPosition.get(model)) ? drafts.propose(ids, promptLength, maxNewTokens - generated - 1, options.passCost ?? passCosts(model).cost) : [];
       const unread = sequence.length - kept;
       if (unread > 1 || draft.length > 0 || cut) {
         // The tokens chosen since the cache's last, and the draft: read in one pass (the mask, and
@@ -202,26 +202,48 @@ export async function decodeLoop(model: PreTrainedModel, options: DecodeLoopOpti
 const logitsAtEveryPosition = new WeakMap<object, boolean>();
 
 /**
- * What a pass costs a model: a one-token pass's time, and what each more position adds to it as a
- * share of that (the drafts' position cost), both running averages of its decoding passes (the
- * prompt's pass, whose many positions cost less each, is left out). Until heard, the default.
+ * What a model's passes cost, measured: a one-token pass's time (a running average), and the line
+ * 1 + jump + perPosition × (positions − 1) fitted, with older passes fading, to its passes over
+ * several positions as multiples of it (the prompt's first pass, whose many positions cost less
+ * each, is left out). Until three such passes are heard, the default.
  */
 class PassCosts {
   #one: number | undefined;
-  #share: number | undefined;
+  // Weighted sums for the fit: weight, x, y, x², xy (x: positions − 1, y: time over one − 1).
+  #w = 0;
+  #x = 0;
+  #y = 0;
+  #xx = 0;
+  #xy = 0;
+  #heard = 0;
 
   heard(positions: number, ms: number): void {
-    if (positions === 1) this.#one = this.#one === undefined ? ms : this.#one * 0.8 + ms * 0.2;
-    else if (this.#one !== undefined && positions <= 64) {
-      const share = Math.min(4, Math.max(0.005, (ms / this.#one - 1) / (positions - 1)));
-      this.#share = this.#share === undefined ? share : this.#share * 0.8 + share * 0.2;
+    if (positions === 1) {
+      this.#one = this.#one === undefined ? ms : this.#one * 0.8 + ms * 0.2;
+      return;
     }
+    if (this.#one === undefined || positions > 64) return;
+    const x = positions - 1;
+    const y = ms / this.#one - 1;
+    const fade = 0.95;
+    this.#w = this.#w * fade + 1;
+    this.#x = this.#x * fade + x;
+    this.#y = this.#y * fade + y;
+    this.#xx = this.#xx * fade + x * x;
+    this.#xy = this.#xy * fade + x * y;
+    this.#heard++;
   }
 
-  get positionCost(): number {
-    return this.#share ?? DEFAULT_POSITION_COST;
+  get cost(): PassCost {
+    if (this.#heard < 3) return DEFAULT_PASS_COST;
+    const spread = this.#w * this.#xx - this.#x * this.#x;
+    const perPosition = spread > 1e-6 * this.#w * this.#w ? clamp((this.#w * this.#xy - this.#x * this.#y) / spread, 0.001, 2) : DEFAULT_PASS_COST.perPosition;
+    const jump = clamp((this.#y - perPosition * this.#x) / this.#w, 0, 4);
+    return { jump, perPosition };
   }
 }
+
+const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
 const costs = new WeakMap<object, PassCosts>();
 function passCosts(model: object): PassCosts {

@@ -14,6 +14,7 @@ import { embedTexts } from './embedding.ts';
 import { readLocalFacts } from './local-facts.ts';
 import { clearFinishedParts } from '../files/index.ts';
 import { defaultPrefixCacheBytes } from '../decoding/prefix-store.ts';
+import type { PassCost } from '../decoding/drafts.ts';
 import { KVPrefixCache } from './kv-prefix-cache.ts';
 import { createPipelineLoader } from './pipeline-loader.ts';
 import type { LoadXGrammar } from '../grammar/xgrammar.ts';
@@ -38,10 +39,10 @@ export interface TransformersAdapterOptions extends EnvOptions {
    */
   readonly promptLookup?: boolean;
   /**
-   * What one more position costs a forward pass, as a share of a one-token pass, for sizing drafts:
-   * fixed, so that drafting is the same run to run (tests); default: measured on the model's passes.
+   * What a forward pass over a draft costs, in one-token passes, for sizing drafts: fixed, so that
+   * drafting is the same run to run (tests); default: measured on the model's passes.
    */
-  readonly draftPositionCost?: number;
+  readonly draftPassCost?: PassCost;
   /** A chat prompt longer than this is read in pieces of it, bounding the memory one pass takes (default 256; chunked-prefill.ts). A positive integer. */
   readonly prefillChunkTokens?: number;
   /**
@@ -121,7 +122,7 @@ export function createTransformersAdapter(options: TransformersAdapterOptions): 
       const spec = lookup(chat.model, 'chat');
       const pipe = await loader.load('text-generation', request(spec));
       const dtype = loadedDtype(pipe, spec, await loader.device());
-      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(prefillChunkTokens ? { prefillChunkTokens } : {}), ...(options.promptLookup === false ? { promptLookup: false } : {}), ...(QUANTIZES_ACTIVATIONS.has(dtype) ? { independentPositions: false } : {}), ...(options.draftPositionCost !== undefined ? { draftPositionCost: options.draftPositionCost } : {}) });
+      yield* generateChat(pipe, spec.info, chat, signal, { prefixCache, ...(options.grammar ? { loadGrammar: options.grammar } : {}), ...(prefillChunkTokens ? { prefillChunkTokens } : {}), ...(options.promptLookup === false ? { promptLookup: false } : {}), ...(QUANTIZES_ACTIVATIONS.has(dtype) ? { independentPositions: false } : {}), ...(options.draftPassCost ? { draftPassCost: options.draftPassCost } : {}) });
     },
     async embed(embed, { signal }) {
       const spec = lookup(embed.model, 'embedding');
