@@ -81,7 +81,7 @@ export const DEFAULT_PASS_COST: PassCost = { jump: 0.4, perPosition: 0.05 };
  * model kept of this source's guesses so far. Each guessed token is taken to be kept with one
  * chance p (kept tokens over kept tokens and cuts, the older evidence fading), so k guesses keep
  * p + p² + … + p^k on average, one more token comes with the pass, and the pass costs as PassCost
- * says: guessing happens only where that beats a one-token pass by a twentieth. Where no length
+ * says: guessing happens only where that beats a one-token pass by a tenth. Where no length
  * pays, one is tried every 32nd step (at the longest length the model would pay for were p
  * high), so that a source that starts to agree is heard again.
  */
@@ -100,7 +100,7 @@ class DraftLength {
   length(cost: PassCost, cap = Infinity): number {
     const p = this.#kept / (this.#kept + this.#cut);
     let best = 0;
-    let bestRate = 1.05;
+    let bestRate = 1.1;
     let expected = 0;
     let pk = 1;
     for (let k = 1; k <= Math.min(this.#ceiling, cap); k++) {
@@ -139,7 +139,7 @@ export class PredictionDrafter implements Drafter {
   /** A replaced token was guessed since the answer last kept a guess: not again until it does. */
   #guessed = false;
 
-  constructor(prediction: readonly number[], { prior = 8, ceiling = 32 }: { prior?: number; ceiling?: number } = {}) {
+  constructor(prediction: readonly number[], { prior = 2, ceiling = 32 }: { prior?: number; ceiling?: number } = {}) {
     this.#prediction = prediction;
     this.#length = new DraftLength(prior, ceiling);
   }
@@ -208,7 +208,7 @@ export class PromptLookupDrafter implements Drafter {
   #rest = 0;
   #restAfterMiss = 1;
 
-  constructor({ prior = 3, ceiling = 16 }: { prior?: number; ceiling?: number } = {}) {
+  constructor({ prior = 2, ceiling = 16 }: { prior?: number; ceiling?: number } = {}) {
     this.#length = new DraftLength(prior, ceiling);
   }
 
